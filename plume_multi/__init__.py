@@ -1,0 +1,59 @@
+"""plume_multi: odor-plume search for many agents at once.
+
+Front-ends over one engine of compiled kernels:
+
+* ``Simulator`` / ``Scenario`` — the array API: B worlds x N agents per call.
+* ``parallel_env()`` / ``env()`` — PettingZoo ``ParallelEnv`` / AEC over one world of N agents.
+* ``vector_env()`` — a Gymnasium ``VectorEnv`` of B single-agent worlds.
+* ``PlumeSearchEnv`` — the single-agent Gymnasium env, exactly as its contract says.
+
+The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
+registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``) with Gymnasium.
+"""
+
+from importlib import import_module
+
+from . import errors
+from ._registration import register_envs
+from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
+from .scenario import Scenario
+from .simulator import Simulator
+from .world import WorldState
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "PlumeSearchEnv": "plume_multi.wrappers.single",
+    "parallel_env": "plume_multi.envs.pettingzoo",
+    "env": "plume_multi.envs.pettingzoo",
+    "raw_env": "plume_multi.envs.pettingzoo",
+    "vector_env": "plume_multi.envs.vector",
+}
+
+__all__ = [
+    "Scenario",
+    "Simulator",
+    "WorldState",
+    "errors",
+    "PlumeError",
+    "ValidationError",
+    "StateError",
+    "ComponentError",
+    "RenderingError",
+    *_LAZY,
+]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'plume_multi' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+register_envs()

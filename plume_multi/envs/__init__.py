@@ -1,0 +1,1 @@
+"""Front-ends: PettingZoo (``pettingzoo``) and the Gymnasium VectorEnv (``vector``)."""

@@ -1,0 +1,65 @@
+"""Vectorized baseline searchers: functions of observations only (what the agents sense).
+
+Each policy maps ``obs`` (M, D) float32 to actions (M,) int64 for M agents at once, keeping its
+own per-agent memory in arrays. They serve the demo, the benchmarks and as baselines for RL.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["RandomPolicy", "GradientClimber"]
+
+
+class RandomPolicy:
+    """Uniformly random actions."""
+
+    def __init__(self, n_actions: int = 4, seed=None):
+        self.n_actions = int(n_actions)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, mask=None) -> None:
+        """No memory to clear."""
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return self.rng.integers(0, self.n_actions, size=len(obs), dtype=np.int64)
+
+
+class GradientClimber:
+    """Run-and-tumble chemotaxis on the sensed concentration (column 0 of the observation).
+
+    Each agent keeps moving in its current direction while the concentration it senses rises;
+    when it falls (or stays flat), it turns to a random direction. With probability ``explore``
+    it turns at random anyway, so it does not get stuck against a wall.
+
+    Args:
+        n_actions: size of the action set (4 for ``"cardinal"``).
+        explore: probability of a random turn at each step.
+        seed: seeds the policy's own generator.
+    """
+
+    def __init__(self, n_actions: int = 4, explore: float = 0.1, seed=None):
+        self.n_actions = int(n_actions)
+        self.explore = float(explore)
+        self.rng = np.random.default_rng(seed)
+        self._last = None
+        self._heading = None
+
+    def reset(self, mask=None) -> None:
+        """Forget the memory of all agents, or of those where ``mask`` (M,) is True."""
+        if mask is None or self._last is None:
+            self._last = None
+            return
+        self._last[mask] = -1.0
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        conc = np.asarray(obs)[:, 0]
+        m = len(conc)
+        if self._last is None or len(self._last) != m:
+            self._last = np.full(m, -1.0, dtype=np.float32)
+            self._heading = self.rng.integers(0, self.n_actions, size=m, dtype=np.int64)
+        worse = conc <= self._last
+        turn = worse | (self.rng.random(m) < self.explore)
+        self._heading[turn] = self.rng.integers(0, self.n_actions, size=int(turn.sum()), dtype=np.int64)
+        self._last[:] = conc
+        return self._heading.copy()
