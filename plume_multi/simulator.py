@@ -57,7 +57,8 @@ class Simulator:
             ``"next_step"`` (default): the following ``step`` resets it (its actions are ignored;
             reward 0, flags False); the step that ended it returned its final observation.
             ``"same_step"``: the ending step resets it at once and returns the new episode's first
-            observation; the final one is in ``final_obs`` / ``final_length`` where ``final_mask``.
+            observation; the final one is in ``final_obs`` / ``final_length`` where ``final_mask``
+            (which is ``state.world_done``).
             ``"disabled"``: nothing; call ``reset(mask=...)``. Stepping on is allowed: finished
             agents stay put and earn nothing, the step count keeps growing.
         field: optional ``(H, W)`` float array in ``[0, 1]`` to use instead of the Gaussian plume.
@@ -116,7 +117,7 @@ class Simulator:
         self._state_args = (s.pos, s.active, s.terminated, s.truncated, s.obs, s.reward,
                             s.ep_length, s.world_t, s.world_done, s.world_episode, s.world_seed)
         self._step_args = (self._moves, s.field, self._starts, cfg, *self._state_args,
-                           s.final_obs, s.final_length, s.final_mask)
+                           s.final_obs, s.final_length)
         self._reset_args = (cfg, s.field, self._starts, *self._state_args)
         self._action_shape = (self.num_agents,)
         self._all_worlds = np.ones(self.num_worlds, dtype=np.bool_)
@@ -179,8 +180,6 @@ class Simulator:
         if seed is not None and mask is self._all_worlds:
             self.seed = seed
         K.reset_kernel(mask, -1 if seed is None else seed, *self._reset_args)
-        if self.state.final_mask.shape[0]:
-            self.state.final_mask[mask] = False
         self._ready = True
         return self.state.obs
 
@@ -259,8 +258,9 @@ class Simulator:
 
     @property
     def final_mask(self) -> np.ndarray:
-        """Under ``same_step``: ``(B,)`` bool, worlds whose episode ended on the last step."""
-        return self.state.final_mask
+        """``(B,)`` bool, worlds whose episode ended on the last step (a view of
+        ``state.world_done``); under ``same_step`` their final observation is in ``final_obs``."""
+        return self.state.world_done
 
     def goal_reached(self) -> np.ndarray:
         """``(B*N,)`` bool: agents that have reached the source this episode (a new array)."""
@@ -298,12 +298,14 @@ class Simulator:
 
     def validate(self) -> list[str]:
         """Problems in the current state (empty when consistent)."""
-        problems = self.state.validate(max_steps=self.scenario.max_steps, autoreset=self.autoreset != "disabled")
+        problems = self.state.validate(max_steps=self.scenario.max_steps, autoreset=self.autoreset)
         if not problems:
             d = self.state.pos.astype(np.int64) - np.asarray(self.scenario.source_location)
-            at_goal = np.flatnonzero(self.state.active & ((d * d).sum(axis=1) <= self.scenario.goal_d2()))
+            # arrival is checked by a step, so only an agent that has not moved yet may sit there active
+            moved_in = self.state.active & (self.state.ep_length > 0) & ((d * d).sum(axis=1) <= self.scenario.goal_d2())
+            at_goal = np.flatnonzero(moved_in)
             if at_goal.size:
-                problems.append(f"active: {at_goal.size} agents at the source are still marked active (first: row {at_goal[0]})")
+                problems.append(f"active: {at_goal.size} agents that moved onto the source are still marked active (first: row {at_goal[0]})")
         return problems
 
     def __repr__(self) -> str:

@@ -36,7 +36,6 @@ _PER_WORLD = {
 _FINAL = {
     "final_obs": (np.float32, lambda B, N, D: (B * N, D)),
     "final_length": (np.int32, lambda B, N, D: (B * N,)),
-    "final_mask": (np.bool_, lambda B, N, D: (B,)),
 }
 ARRAY_FIELDS = {**_PER_AGENT, **_PER_WORLD, **_FINAL}
 
@@ -53,11 +52,13 @@ class WorldState:
         ep_length (BN,) int32: steps an agent has taken while active this episode.
         world_t (B,) int32: steps into the current episode.
         world_done (B,) bool: the episode ended on the last step (``world_t >= max_steps`` or no
-            agent active); under NEXT_STEP autoreset the next step resets the world.
+            agent active); under NEXT_STEP autoreset the next step resets the world, under
+            SAME_STEP it has been reset already.
         world_episode (B,) int32: episodes since the world was last seeded (0 = the seeded one).
         world_seed (B,) int64: the seed the world was last reset with.
-        final_obs (BN, D), final_length (BN,), final_mask (B,): under SAME_STEP autoreset, the
-            last observation and length of episodes that ended on the last step (zero rows otherwise).
+        final_obs (BN, D), final_length (BN,): under SAME_STEP autoreset, the last observation
+            and length of the episodes that ended on the last step, where ``world_done`` (zero
+            rows otherwise).
         field (H, W) float32: the shared concentration field, indexed ``[y, x]``; never copied per
             agent or per step.
         source (2,) int32: ``(x, y)`` of the source.
@@ -81,7 +82,6 @@ class WorldState:
     world_seed: np.ndarray
     final_obs: np.ndarray
     final_length: np.ndarray
-    final_mask: np.ndarray
 
     @classmethod
     def allocate(cls, num_worlds: int, n_agents: int, obs_dim: int, field: np.ndarray, source,
@@ -145,11 +145,12 @@ class WorldState:
             np.copyto(getattr(self, name), snap[name])
 
     # ------------------------------------------------------------------ validate
-    def validate(self, max_steps: int | None = None, autoreset: bool = True) -> list[str]:
+    def validate(self, max_steps: int | None = None, autoreset: str = "next_step") -> list[str]:
         """Problems found in the state (empty when consistent). Never raises.
 
-        With ``max_steps``, also checks ``world_done`` against the step counts, and, when
-        ``autoreset`` (episodes never run past their end), that no world is past ``max_steps``.
+        With ``max_steps``, also checks ``world_done`` against the step counts and, unless
+        ``autoreset == "disabled"`` (where episodes may run past their end), that no world is
+        past ``max_steps``.
         """
         problems = []
         w, h = self.grid_size
@@ -187,12 +188,15 @@ class WorldState:
         if lag.size:
             problems.append(f"ep_length: {lag.size} active agents did not move at every step (first: row {lag[0]})")
         if max_steps is not None:
-            if autoreset:
+            if autoreset != "disabled":
                 late = np.flatnonzero(self.world_t > max_steps)
                 if late.size:
                     problems.append(f"world_t: {late.size} worlds past max_steps={max_steps} (first: world {late[0]})")
             any_active = self.active.reshape(B, N).any(axis=1)
-            wrong = np.flatnonzero(self.world_done != ((self.world_t >= max_steps) | ~any_active))
+            expected = (self.world_t >= max_steps) | ~any_active
+            if autoreset == "same_step":  # a world that ended on the last step is already reset
+                expected |= self.world_done & (self.world_t == 0)
+            wrong = np.flatnonzero(self.world_done != expected)
             if wrong.size:
                 problems.append(f"world_done: {wrong.size} worlds flagged inconsistently with their step count and agents (first: world {wrong[0]})")
         return problems

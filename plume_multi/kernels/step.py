@@ -26,8 +26,8 @@ Semantics of one step of one world (``t`` is its step count):
    ``n_neighbours`` nearest other agents (squared distance, ties by index)].
 4. ``world_done = t >= max_steps or no agent active``.
    ``autoreset == SAME_STEP`` and the world is done: its rows of ``obs`` and
-   ``ep_length`` are copied to ``final_obs`` / ``final_length``, ``final_mask[b] = True``, and
-   the world is reset; ``reward``, ``terminated``, ``truncated`` keep this step's values.
+   ``ep_length`` are copied to ``final_obs`` / ``final_length`` and the world is reset;
+   ``reward``, ``terminated``, ``truncated`` and ``world_done`` keep this step's values.
 
 Randomness: a world's episode 0 starts as ``numpy.random.default_rng(world_seed)`` draws
 (``rng.pcg64_starts``); episode ``e >= 1`` from ``rng.counter_starts(world_seed, e)``.
@@ -115,8 +115,9 @@ def reset_world(b, seeded, clear_outputs, cfg, field, starts, pos, active, termi
 
     ``seeded``: the world's ``world_seed`` was just set; its episode 0 begins (PCG64 draws).
     Otherwise the world's next episode begins (counter-based draws).
-    ``clear_outputs``: zero ``reward`` and the flags (False under SAME_STEP autoreset, where the
-    caller must still see the finishing step's values).
+    ``clear_outputs``: zero ``reward``, the flags and ``world_done`` (False under SAME_STEP
+    autoreset, where the caller must still see the finishing step's values, and ``world_done``
+    tells which worlds ended and were reset).
     """
     n_agents = cfg[C_N_AGENTS]
     base = b * n_agents
@@ -133,7 +134,8 @@ def reset_world(b, seeded, clear_outputs, cfg, field, starts, pos, active, termi
     else:
         counter_starts(world_seed[b], world_episode[b], n_agents, cfg[C_WIDTH], cfg[C_HEIGHT], pos, base)
     world_t[b] = 0
-    world_done[b] = False
+    if clear_outputs:
+        world_done[b] = False
     for i in range(base, base + n_agents):
         active[i] = True
         ep_length[i] = 0
@@ -167,7 +169,7 @@ def _save_final(b, cfg, obs, ep_length, final_obs, final_length):
 @njit(cache=True)
 def advance_worlds(b_start, b_stop, actions, moves, field, starts, cfg, pos, active, terminated,
                    truncated, obs, reward, ep_length, world_t, world_done, world_episode,
-                   world_seed, final_obs, final_length, final_mask):
+                   world_seed, final_obs, final_length):
     """Advance worlds ``b_start..b_stop-1`` one step (the module docstring gives the rules).
 
     One flat loop over agents; a world's start and end are events inside it. Per-world helper
@@ -243,13 +245,11 @@ def advance_worlds(b_start, b_stop, actions, moves, field, starts, cfg, pos, act
                     observe_neighbours(b, cfg, pos, obs)
                 done = trunc or n_active == 0
                 world_done[b] = done
-                if mode == AUTORESET_SAME_STEP:
-                    final_mask[b] = done
-                    if done:
-                        _save_final(b, cfg, obs, ep_length, final_obs, final_length)
-                        reset_world(b, False, False, cfg, field, starts, pos, active, terminated,
-                                    truncated, obs, reward, ep_length, world_t, world_done,
-                                    world_episode, world_seed)
+                if mode == AUTORESET_SAME_STEP and done:
+                    _save_final(b, cfg, obs, ep_length, final_obs, final_length)
+                    reset_world(b, False, False, cfg, field, starts, pos, active, terminated,
+                                truncated, obs, reward, ep_length, world_t, world_done,
+                                world_episode, world_seed)
             n = 0
             b += 1
 
@@ -272,7 +272,7 @@ def first_invalid_action(actions, n_actions):
 @njit(cache=True)
 def step_kernel(actions, moves, field, starts, cfg, pos, active, terminated, truncated, obs,
                 reward, ep_length, world_t, world_done, world_episode, world_seed, final_obs,
-                final_length, final_mask):
+                final_length):
     """Validate every action, then advance every world by one step (serial).
 
     Returns -1 on success, else the index of the first invalid action (nothing was changed).
@@ -282,7 +282,7 @@ def step_kernel(actions, moves, field, starts, cfg, pos, active, terminated, tru
         return bad
     advance_worlds(0, world_t.shape[0], actions, moves, field, starts, cfg, pos, active,
                    terminated, truncated, obs, reward, ep_length, world_t, world_done,
-                   world_episode, world_seed, final_obs, final_length, final_mask)
+                   world_episode, world_seed, final_obs, final_length)
     return -1
 
 
@@ -292,7 +292,7 @@ PARALLEL_CHUNKS = 64
 @njit(cache=True, parallel=True)
 def step_kernel_parallel(actions, moves, field, starts, cfg, pos, active, terminated, truncated,
                          obs, reward, ep_length, world_t, world_done, world_episode, world_seed,
-                         final_obs, final_length, final_mask):
+                         final_obs, final_length):
     """``step_kernel`` with chunks of worlds on threads. Each world writes only its own rows,
     so the result is identical to the serial kernel's, whatever the thread count."""
     bad = first_invalid_action(actions, moves.shape[0])
@@ -304,7 +304,7 @@ def step_kernel_parallel(actions, moves, field, starts, cfg, pos, active, termin
         advance_worlds(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, moves,
                        field, starts, cfg, pos, active, terminated, truncated, obs, reward,
                        ep_length, world_t, world_done, world_episode, world_seed, final_obs,
-                       final_length, final_mask)
+                       final_length)
     return -1
 
 

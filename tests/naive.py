@@ -1,0 +1,151 @@
+"""A plain, obviously-correct reference of the engine: Python loops, one agent at a time.
+
+Written from the rules in plume_multi/kernels/step.py's docstring, independently of the kernels:
+start cells of a world's seeded episode come from numpy.random.default_rng itself, and the
+counter-based starts of later episodes from a Python-int transcription of the hash.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+M64 = (1 << 64) - 1
+
+
+def fmix64(z: int) -> int:
+    z ^= z >> 33
+    z = (z * 0xFF51AFD7ED558CCD) & M64
+    z ^= z >> 33
+    z = (z * 0xC4CEB9FE1A85EC53) & M64
+    z ^= z >> 33
+    return z
+
+
+def counter_u32(seed: int, episode: int, counter: int) -> int:
+    z = fmix64((seed + 0x9E3779B97F4A7C15) & M64)
+    z = fmix64(z ^ ((episode * 0xD1B54A32D192ED03) & M64))
+    z = fmix64(z ^ ((counter * 0x8CB92BA72F3D8DD7 + 1) & M64))
+    return z >> 32
+
+
+def counter_starts(seed, episode, n_agents, width, height):
+    out, counter = [], 0
+    for _ in range(n_agents):
+        cell = []
+        for bound in (width, height):
+            threshold = (2**32 - bound) % bound
+            while True:
+                m = counter_u32(seed, episode, counter) * bound
+                counter += 1
+                if (m & 0xFFFFFFFF) >= threshold:
+                    break
+            cell.append(m >> 32)
+        out.append(tuple(cell))
+    return out
+
+
+def numpy_starts(seed, n_agents, width, height):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_agents):
+        x = int(rng.integers(0, width))
+        y = int(rng.integers(0, height))
+        out.append((x, y))
+    return out
+
+
+def gaussian(grid_size, source, sigma):
+    w, h = grid_size
+    f = np.zeros((h, w), dtype=np.float32)
+    for y in range(h):
+        for x in range(w):
+            d2 = (x - source[0]) ** 2 + (y - source[1]) ** 2
+            f[y, x] = np.float32(min(max(math.exp(-d2 / (2.0 * sigma * sigma)), 0.0), 1.0))
+    return f
+
+
+class NaiveWorld:
+    """One world of N agents, stepped agent by agent."""
+
+    def __init__(self, scenario, field, autoreset):
+        self.sc = scenario
+        self.field = field
+        self.autoreset = autoreset
+        w, h = scenario.grid_size
+        self.sx = np.float32(1.0 / (w - 1)) if w > 1 else np.float32(0.0)
+        self.sy = np.float32(1.0 / (h - 1)) if h > 1 else np.float32(0.0)
+        self.moves = scenario.moves()
+
+    # -- state
+    def reset(self, seed=None):
+        sc = self.sc
+        if seed is not None:
+            self.seed, self.episode = seed, 0
+        else:
+            self.episode += 1
+        if sc.start_positions is not None:
+            self.pos = [tuple(p) for p in sc.start_positions]
+        elif self.episode == 0:
+            self.pos = numpy_starts(self.seed, sc.n_agents, *sc.grid_size)
+        else:
+            self.pos = counter_starts(self.seed, self.episode, sc.n_agents, *sc.grid_size)
+        self.t = 0
+        self.done = False
+        self.active = [True] * sc.n_agents
+        self.length = [0] * sc.n_agents
+        self.reward = [0.0] * sc.n_agents
+        self.terminated = [False] * sc.n_agents
+        self.truncated = [False] * sc.n_agents
+        self.obs = self.observe()
+        self.final = None
+
+    def observe(self):
+        rows = []
+        for n, (x, y) in enumerate(self.pos):
+            row = [self.field[y, x], np.float32(x * float(self.sx)), np.float32(y * float(self.sy))]
+            others = sorted(((px - x) ** 2 + (py - y) ** 2, m) for m, (px, py) in enumerate(self.pos) if m != n)
+            for _, m in others[: self.sc.n_neighbours]:
+                row.append(np.float32((self.pos[m][0] - x) * float(self.sx)))
+                row.append(np.float32((self.pos[m][1] - y) * float(self.sy)))
+            rows.append(row)
+        return np.array(rows, dtype=np.float32).reshape(self.sc.n_agents, self.sc.obs_dim)
+
+    def step(self, actions):
+        sc = self.sc
+        self.final = None
+        if self.autoreset == "next_step" and self.done:
+            self.reset()
+            return
+        self.t += 1
+        w, h = sc.grid_size
+        arrived = False
+        for n in range(sc.n_agents):
+            if self.active[n]:
+                dx, dy = self.moves[actions[n]]
+                x = min(max(self.pos[n][0] + int(dx), 0), w - 1)
+                y = min(max(self.pos[n][1] + int(dy), 0), h - 1)
+                self.pos[n] = (x, y)
+                self.length[n] += 1
+                if math.sqrt((x - sc.source_location[0]) ** 2 + (y - sc.source_location[1]) ** 2) <= sc.goal_radius:
+                    self.reward[n], self.active[n], self.terminated[n] = 1.0, False, True
+                    arrived = True
+                else:
+                    self.reward[n], self.terminated[n] = 0.0, False
+            else:
+                self.reward[n], self.terminated[n] = 0.0, True
+            self.truncated[n] = self.t >= sc.max_steps
+        if arrived and sc.team:
+            for n in range(sc.n_agents):
+                if self.active[n]:
+                    self.reward[n], self.active[n], self.terminated[n] = 1.0, False, True
+        self.obs = self.observe()
+        self.done = self.t >= sc.max_steps or not any(self.active)
+        if self.autoreset == "same_step" and self.done:
+            final = (self.obs.copy(), list(self.length))
+            reward, term, trunc = list(self.reward), list(self.terminated), list(self.truncated)
+            self.reset()
+            self.reward, self.terminated, self.truncated = reward, term, trunc
+            self.final = final
+            self.done = True  # "ended on the last step", though already reset
