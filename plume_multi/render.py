@@ -1,18 +1,34 @@
 """One renderer for every front-end.
 
 ``render_frame`` draws a plain-NumPy RGB frame: the field as a perceptually uniform heat map
-(viridis), the source and every agent marked so they stay visible at any grid size, with y drawn
-upward (UP moves up on screen). ``HumanWindow`` shows frames in one matplotlib window
-(matplotlib is the optional ``viz`` extra).
+(viridis), the source as a red cross, every searching agent as a square of its own colour, agents
+that have finished as white squares, and optionally each agent's recent trail, with y drawn upward
+(UP moves up on screen). It is vectorized over agents, so it can be called every step.
+``HumanWindow`` shows frames in one matplotlib window (matplotlib is the optional ``viz`` extra).
+
+Pixel geometry: with ``scale`` s, cell ``(x, y)`` of a ``W x H`` grid is the s x s block whose
+top-left pixel is ``row = (H - 1 - y) * s``, ``col = x * s``; markers are centred on pixel
+``(row + s // 2, col + s // 2)`` (``cell_centre_pixel``).
 """
 
 from __future__ import annotations
 
+import functools
+import numbers
+
 import numpy as np
 
-from .errors import RenderingError
+from .errors import RenderingError, ValidationError
 
-__all__ = ["render_frame", "HumanWindow", "agent_colours"]
+__all__ = [
+    "render_frame",
+    "HumanWindow",
+    "agent_colours",
+    "cell_centre_pixel",
+    "marker_radius",
+    "SOURCE_COLOUR",
+    "FINISHED_COLOUR",
+]
 
 # viridis, sampled at 9 points; interpolated to a 256-entry table once at import.
 _VIRIDIS_ANCHORS = np.array([
@@ -28,60 +44,160 @@ SOURCE_COLOUR = np.array([255, 40, 40], dtype=np.uint8)
 FINISHED_COLOUR = np.array([255, 255, 255], dtype=np.uint8)
 
 
-def agent_colours(n: int) -> np.ndarray:
-    """``(n, 3)`` uint8 distinct, bright colours (golden-ratio hues)."""
-    hues = (np.arange(n) * 0.618033988749895) % 1.0
+@functools.lru_cache(maxsize=16)
+def _cached_colours(n: int) -> np.ndarray:
+    # golden-ratio steps spread any number of hues; the band around pure red is left to the source
+    hues = 0.08 + 0.84 * ((np.arange(n) * 0.618033988749895) % 1.0)
     h6 = hues * 6.0
     c = np.stack([np.abs(h6 - 3) - 1, 2 - np.abs(h6 - 2), 2 - np.abs(h6 - 4)], axis=1)
     rgb = np.clip(c, 0, 1) * 0.75 + 0.25
-    return (rgb * 255).round().astype(np.uint8)
+    colours = (rgb * 255).round().astype(np.uint8)
+    colours.flags.writeable = False
+    return colours
 
 
-def _marker_radius(w: int, h: int) -> int:
-    return max(1, min(w, h) // 48)
+def agent_colours(n: int) -> np.ndarray:
+    """``(n, 3)`` uint8 distinct, bright colours (golden-ratio hues, none red like the source);
+    agent k gets the same colour whatever n is."""
+    return _cached_colours(int(n)).copy()
 
 
-def _stamp(frame, x, y, colour, radius, cross=False):
-    """Draw a filled square (or a cross) centred on cell (x, y); y upward."""
-    h, w = frame.shape[:2]
-    row = h - 1 - y
-    if cross:
-        frame[max(row - radius, 0):row + radius + 1, x] = colour
-        frame[row, max(x - radius, 0):x + radius + 1] = colour
-    else:
-        frame[max(row - radius, 0):row + radius + 1, max(x - radius, 0):x + radius + 1] = colour
+def marker_radius(width: int, height: int, scale: int = 1) -> int:
+    """Half-size in pixels of the square drawn for an agent (the source cross is one larger).
+
+    About 1/48 of the picture's shorter side, at least 1 pixel, and never smaller than a cell.
+    """
+    return max(1, scale // 2, (min(width, height) * scale) // 48)
 
 
-def render_frame(field: np.ndarray, positions=None, *, source=None, active=None) -> np.ndarray:
-    """An RGB picture of a world, one pixel per cell.
+def cell_centre_pixel(x, y, height: int, scale: int = 1):
+    """``(row, col)`` of the pixel at the centre of cell ``(x, y)`` (y upward)."""
+    x = np.asarray(x)
+    y = np.asarray(y)
+    return (height - 1 - y) * scale + scale // 2, x * scale + scale // 2
+
+
+def _check_cells(name: str, cells, w: int, h: int) -> np.ndarray:
+    cells = np.asarray(cells)
+    if cells.ndim < 2 or cells.shape[-1] != 2 or cells.dtype.kind not in "iuf":
+        raise ValidationError(f"{name}: got shape {cells.shape} dtype {cells.dtype}; expected integer cells (..., 2) of (x, y)")
+    if cells.size:
+        xs, ys = cells[..., 0], cells[..., 1]
+        if xs.min() < 0 or xs.max() >= w or ys.min() < 0 or ys.max() >= h:
+            raise ValidationError(
+                f"{name}: cells range over x {xs.min()}..{xs.max()}, y {ys.min()}..{ys.max()}; "
+                f"expected 0 <= x < {w} and 0 <= y < {h} (the grid is {w}x{h})"
+            )
+    return cells.astype(np.intp, copy=False)
+
+
+def _stamp_squares(frame, rows, cols, colours, radius):
+    """Fill a ``(2r+1)^2`` square around each pixel ``(rows[k], cols[k])`` with ``colours[k]``.
+
+    Later markers cover earlier ones. Offsets falling outside the frame are clamped onto its edge,
+    which is already inside the square, so the result equals slicing each square to the frame.
+    """
+    if len(rows) == 0:
+        return
+    ph, pw = frame.shape[:2]
+    d = np.arange(-radius, radius + 1)
+    rr = np.clip(rows[:, None] + d, 0, ph - 1) * pw
+    cc = np.clip(cols[:, None] + d, 0, pw - 1)
+    flat = (rr[:, :, None] + cc[:, None, :]).reshape(len(rows), -1)  # one flat index per pixel
+    pixels = frame.reshape(-1, 3)
+    pixels[flat] = np.asarray(colours)[:, None, :]
+
+
+def render_frame(field: np.ndarray, positions=None, *, source=None, active=None, trails=None,
+                 scale: int = 1) -> np.ndarray:
+    """An RGB picture of a world.
 
     Args:
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
-        positions: ``(M, 2)`` int cells ``(x, y)`` of the agents to draw (or None).
+        positions: ``(M, 2)`` int cells ``(x, y)`` of the agents to draw (or None). Agent k is
+            drawn in ``agent_colours(M)[k]``.
         source: ``(x, y)`` of the source, drawn as a red cross (or None).
-        active: ``(M,)`` bool; agents not active (finished) are drawn white.
+        active: ``(M,)`` bool; agents not active (finished) are drawn as white squares, beneath
+            the searching ones so a searcher passing over a finished agent stays visible.
+        trails: ``(T, M, 2)`` int cells, each agent's last T positions (oldest first), drawn as
+            cells of the agent's colour, three quarters over the field (or None).
+        scale: each cell becomes ``scale x scale`` pixels (an int >= 1).
 
     Returns:
-        ``(H, W, 3)`` uint8, row 0 at the top (the largest y).
+        ``(H * scale, W * scale, 3)`` uint8, row 0 at the top (the largest y).
     """
     field = np.asarray(field)
+    if field.ndim != 2 or field.dtype.kind not in "fiu":
+        raise ValidationError(f"field: got shape {field.shape} dtype {field.dtype}; expected an (H, W) float array")
+    if not isinstance(scale, numbers.Integral) or isinstance(scale, bool) or not 1 <= scale <= 64:
+        raise ValidationError(f"scale: got {scale!r}; expected an integer in 1..64")
     h, w = field.shape
     idx = np.clip(field[::-1] * 255.0, 0, 255).astype(np.uint8)
+    if scale > 1:
+        idx = np.repeat(np.repeat(idx, scale, axis=0), scale, axis=1)
     frame = _LUT[idx]
-    r = _marker_radius(w, h)
+    r = marker_radius(w, h, scale)
+
+    if trails is not None:
+        trails = _check_cells("trails", trails, w, h)
+        if trails.ndim != 3:
+            raise ValidationError(f"trails: got shape {trails.shape}; expected (T, M, 2)")
+        if trails.size:
+            colours = agent_colours(trails.shape[1]).astype(np.uint16)
+            pw = frame.shape[1]
+            d = np.arange(scale)
+            rows = ((h - 1 - trails[..., 1]) * scale)[..., None] + d
+            cols = (trails[..., 0] * scale)[..., None] + d
+            flat = (rows[..., :, None] * pw + cols[..., None, :]).reshape(trails.shape[:2] + (-1,))
+            pixels = frame.reshape(-1, 3)
+            pixels[flat] = ((pixels[flat] + 3 * colours[None, :, None, :]) // 4).astype(np.uint8)
+
     if source is not None:
-        _stamp(frame, int(source[0]), int(source[1]), SOURCE_COLOUR, r + 1, cross=True)
+        sx, sy = int(source[0]), int(source[1])
+        if not (0 <= sx < w and 0 <= sy < h):
+            raise ValidationError(f"source: got {tuple(source)}; expected (x, y) with 0 <= x < {w} and 0 <= y < {h}")
+        row, col = cell_centre_pixel(sx, sy, h, scale)
+        frame[max(row - r - 1, 0):row + r + 2, col] = SOURCE_COLOUR
+        frame[row, max(col - r - 1, 0):col + r + 2] = SOURCE_COLOUR
+
     if positions is not None:
-        positions = np.asarray(positions)
-        colours = agent_colours(len(positions))
-        for k, (x, y) in enumerate(positions):
-            finished = active is not None and not active[k]
-            _stamp(frame, int(x), int(y), FINISHED_COLOUR if finished else colours[k], r)
+        positions = _check_cells("positions", positions, w, h)
+        if positions.ndim != 2:
+            raise ValidationError(f"positions: got shape {positions.shape}; expected (M, 2)")
+        m = len(positions)
+        colours = agent_colours(m)
+        rows, cols = cell_centre_pixel(positions[:, 0], positions[:, 1], h, scale)
+        if active is None:
+            _stamp_squares(frame, rows, cols, colours, r)
+        else:
+            active = np.asarray(active)
+            if active.shape != (m,):
+                raise ValidationError(f"active: got shape {active.shape}; expected ({m},) bool, one per agent")
+            active = active.astype(bool, copy=False)
+            done = ~active
+            _stamp_squares(frame, rows[done], cols[done], np.broadcast_to(FINISHED_COLOUR, (int(done.sum()), 3)), r)
+            _stamp_squares(frame, rows[active], cols[active], colours[active], r)
     return frame
 
 
+def _interactive_backend() -> bool:
+    import matplotlib
+
+    backend = matplotlib.get_backend().lower()
+    try:
+        from matplotlib.backends import BackendFilter, backend_registry
+
+        return backend not in backend_registry.list_builtin(BackendFilter.NON_INTERACTIVE)
+    except ImportError:  # matplotlib < 3.9
+        return backend not in {"agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}
+
+
 class HumanWindow:
-    """One matplotlib window, updated in place with each frame."""
+    """One matplotlib window, updated in place with each frame.
+
+    Under a non-interactive backend (``Agg``, as on a headless machine) the frames are drawn onto
+    the figure without opening a window, and nothing warns.
+    """
 
     def __init__(self, title: str = "plume_multi", fps: int = 30):
         try:
@@ -98,16 +214,23 @@ class HumanWindow:
 
     def show(self, frame: np.ndarray) -> None:
         plt = self._plt
+        interactive = _interactive_backend()
         if self._fig is None or not plt.fignum_exists(self._fig.number):
             self._fig, ax = plt.subplots()
             ax.set_title(self._title)
             ax.set_axis_off()
             self._image = ax.imshow(frame, interpolation="nearest")
-            plt.show(block=False)
+            if interactive:
+                plt.show(block=False)
         else:
+            if self._image.get_array().shape != frame.shape:
+                self._image.set_extent((-0.5, frame.shape[1] - 0.5, frame.shape[0] - 0.5, -0.5))
             self._image.set_data(frame)
-        self._fig.canvas.draw_idle()
-        plt.pause(self._pause)
+        if interactive:
+            self._fig.canvas.draw_idle()
+            plt.pause(self._pause)
+        else:
+            self._fig.canvas.draw()
 
     def close(self) -> None:
         if self._fig is not None:

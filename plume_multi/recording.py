@@ -1,0 +1,411 @@
+"""Pictures and movies of a search.
+
+* ``TrajectoryRecorder`` collects the positions and active flags of one world's agents, step by
+  step (from a ``Simulator`` or from arrays), and writes them as a PNG or a movie.
+* ``save_trajectory_png`` draws every trajectory over the field, with the source and where each
+  agent ended (matplotlib: the ``viz`` extra).
+* ``write_movie`` writes frames (from ``render_frame``, or any ``rgb_array`` render) as a GIF or
+  an MP4 (imageio: the ``movie`` extra; MP4 also needs an ffmpeg backend such as
+  ``imageio-ffmpeg``).
+
+Example:
+    >>> sim = Simulator(Scenario(n_agents=8, grid_size=(64, 48)), autoreset="disabled")
+    >>> obs = sim.reset(seed=0)
+    >>> rec = TrajectoryRecorder.from_simulator(sim)
+    >>> for _ in range(100):
+    ...     obs, *_ = sim.step(policy(obs))
+    ...     rec.record()
+    >>> rec.save_png("search.png"); rec.save_movie("search.gif", fps=20)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from pathlib import Path
+
+import numpy as np
+
+from .errors import RenderingError, StateError, ValidationError
+from .render import SOURCE_COLOUR, agent_colours, render_frame
+
+__all__ = ["TrajectoryRecorder", "save_trajectory_png", "write_movie", "auto_scale", "MOVIE_FORMATS"]
+
+MOVIE_FORMATS = (".gif", ".mp4")
+MOVIE_EXTRA = "pip install 'plume-multi[movie]' (or pip install imageio)"
+VIZ_EXTRA = "pip install 'plume-multi[viz]' (or pip install matplotlib)"
+
+
+def auto_scale(width: int, height: int, target: int = 256) -> int:
+    """The smallest integer scale that makes the longer side of a frame at least ``target`` pixels."""
+    return max(1, math.ceil(target / max(width, height)))
+
+
+def _check_path(path, suffixes, what: str) -> Path:
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise ValidationError(f"{what} path: got {str(path)!r}; expected a file name ending in {' or '.join(suffixes)}")
+    if not path.parent.is_dir():
+        raise ValidationError(f"{what} path: the folder {str(path.parent)!r} of {str(path)!r} does not exist; create it first")
+    return path
+
+
+def _positive_int(name: str, value, low: int = 1) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+        raise ValidationError(f"{name}: got {value!r}; expected an integer >= {low}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------------------- movies
+def write_movie(path, frames, *, fps: float = 15, hold_last: float = 1.0) -> Path:
+    """Write ``frames`` (an iterable of ``(H, W, 3)`` uint8 arrays, all one shape) as a GIF or MP4.
+
+    Frames are consumed one at a time (a generator need not fit in memory as arrays).
+
+    Args:
+        path: ``*.gif`` or ``*.mp4``; its folder must exist.
+        fps: frames per second, > 0.
+        hold_last: seconds the last frame stays on screen before a GIF loops (0 for none).
+
+    Returns:
+        the path written.
+
+    Raises:
+        RenderingError: imageio (or, for MP4, an ffmpeg backend) is not installed, or no frames.
+        ValidationError: a bad path, fps, or a frame of the wrong shape or dtype.
+    """
+    path = _check_path(path, MOVIE_FORMATS, "movie")
+    if not isinstance(fps, numbers.Real) or isinstance(fps, bool) or not (0 < fps <= 100):
+        raise ValidationError(f"fps: got {fps!r}; expected a number with 0 < fps <= 100")
+    try:
+        import imageio.v3 as iio
+    except ImportError as exc:
+        raise RenderingError(f"writing a movie needs imageio: {MOVIE_EXTRA}") from exc
+
+    frames = iter(frames)
+    first = next(frames, None)
+    if first is None:
+        raise RenderingError(f"no frames to write to {str(path)!r}: record at least one step first")
+    first = np.asarray(first)
+    if first.ndim != 3 or first.shape[2] != 3 or first.dtype != np.uint8:
+        raise ValidationError(f"frames: got shape {first.shape} dtype {first.dtype}; expected (H, W, 3) uint8")
+
+    def checked():
+        yield first
+        for k, frame in enumerate(frames, start=1):
+            frame = np.asarray(frame)
+            if frame.shape != first.shape or frame.dtype != np.uint8:
+                raise ValidationError(
+                    f"frames[{k}]: got shape {frame.shape} dtype {frame.dtype}; expected {first.shape} uint8 like frames[0]"
+                )
+            yield frame
+
+    try:
+        if path.suffix.lower() == ".gif":
+            return _write_gif(iio, path, checked(), fps, hold_last)
+        return _write_mp4(path, checked(), fps)
+    except BaseException:
+        path.unlink(missing_ok=True)  # no half-written movie left behind
+        raise
+
+
+def _write_gif(iio, path: Path, frames, fps: float, hold_last: float) -> Path:
+    durations = []
+    with iio.imopen(path, "w", plugin="pillow") as out:
+        pending = None
+        for frame in frames:
+            if pending is not None:
+                out.write(pending, is_batch=False)
+                durations.append(1000.0 / fps)
+            pending = frame
+        # The last frame is held a little, so the end of the search is seen before the GIF
+        # loops. The keywords of the last write apply to the whole file: one duration per frame.
+        durations.append(max(1000.0 / fps, 1000.0 * hold_last))
+        # (Pillow wants a number, not a list, for a single frame)
+        out.write(pending, is_batch=False, duration=durations if len(durations) > 1 else durations[0], loop=0)
+    return path
+
+
+def _write_mp4(path: Path, frames, fps: float) -> Path:
+    import imageio.v2 as imageio
+
+    try:
+        writer = imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, macro_block_size=1,
+                                    codec="libx264", pixelformat="yuv420p")
+    except (ImportError, ValueError, RuntimeError, OSError) as exc:
+        raise RenderingError(
+            f"writing MP4 needs an ffmpeg backend for imageio: pip install imageio-ffmpeg "
+            f"(GIF needs only {MOVIE_EXTRA}); the backend said: {exc}"
+        ) from exc
+    with writer:
+        for frame in frames:
+            # H.264 with yuv420p needs even sides: repeat the last row / column where odd
+            h, w = frame.shape[:2]
+            if h % 2 or w % 2:
+                frame = np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
+            writer.append_data(frame)
+    return path
+
+
+# --------------------------------------------------------------------------------------- pictures
+def save_trajectory_png(path, field, trajectory, *, source=None, active=None, title=None,
+                        width_inches: float = 6.0, dpi: int = 100) -> Path:
+    """A PNG of every agent's trajectory over the field.
+
+    The field is the viridis heat map (y upward); each agent's path is a line of its own colour
+    (the colours of ``render_frame``), its start a hollow circle; where it ended is a filled circle
+    if it was still searching, a white diamond if it had finished (``active`` False: it reached
+    the source, or a team-mate did); the source is a red star.
+
+    Args:
+        path: ``*.png``; its folder must exist.
+        field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
+        trajectory: ``(T, M, 2)`` int cells ``(x, y)``: the positions of M agents at T times.
+        source: ``(x, y)`` of the source (or None).
+        active: ``(M,)`` bool, the agents still searching at the end (or None: not distinguished).
+        title: the picture's title (default: agents, steps and how many finished).
+
+    Returns:
+        the path written.
+    """
+    path = _check_path(path, (".png",), "picture")
+    field = np.asarray(field)
+    if field.ndim != 2:
+        raise ValidationError(f"field: got shape {field.shape}; expected (H, W)")
+    h, w = field.shape
+    traj = np.asarray(trajectory)
+    if traj.ndim != 3 or traj.shape[2] != 2 or traj.shape[0] < 1 or traj.dtype.kind not in "iu":
+        raise ValidationError(f"trajectory: got shape {traj.shape} dtype {traj.dtype}; expected (T, M, 2) integer cells, T >= 1")
+    if traj.size and (traj[..., 0].min() < 0 or traj[..., 0].max() >= w or traj[..., 1].min() < 0 or traj[..., 1].max() >= h):
+        raise ValidationError(f"trajectory: cells outside the {w}x{h} grid of the field")
+    n_steps, m = traj.shape[0] - 1, traj.shape[1]
+    if active is not None:
+        active = np.asarray(active, dtype=bool)
+        if active.shape != (m,):
+            raise ValidationError(f"active: got shape {active.shape}; expected ({m},), one flag per agent")
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.collections import LineCollection
+        from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
+    except ImportError as exc:
+        raise RenderingError(f"the trajectory picture needs matplotlib: {VIZ_EXTRA}") from exc
+
+    # A Figure without pyplot: no global state, no window, works under any backend.
+    # The axes keep the grid's aspect; tall grids get a narrower figure rather than a taller one.
+    aspect = h / w
+    ax_w = width_inches * 0.72
+    ax_h = ax_w * aspect
+    if ax_h > 5.0:
+        ax_h, ax_w = 5.0, 5.0 / aspect
+    fig = Figure(figsize=(max(ax_w + 1.8, 4.0), ax_h + 1.4), dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    image = ax.imshow(field, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest",
+                      extent=(-0.5, w - 0.5, -0.5, h - 0.5))
+    fig.colorbar(image, ax=ax, label="concentration", fraction=0.046, pad=0.03)
+
+    colours = agent_colours(m) / 255.0
+    alpha = 0.9 if m <= 32 else max(0.25, 0.9 * math.sqrt(32 / m))
+    width = 1.4 if m <= 32 else 0.8
+    ax.add_collection(LineCollection([traj[:, k, :] for k in range(m)], colors=colours, linewidths=width,
+                                     alpha=alpha, zorder=2))
+    marker_size = 22 if m <= 64 else 10
+    start, end = traj[0], traj[-1]
+    ax.scatter(start[:, 0], start[:, 1], s=marker_size, facecolors="none", edgecolors=colours, linewidths=1.0, zorder=3)
+    searching = np.ones(m, dtype=bool) if active is None else active
+    ax.scatter(end[searching, 0], end[searching, 1], s=marker_size * 1.3, c=colours[searching],
+               edgecolors="black", linewidths=0.6, zorder=4)
+    finished = ~searching
+    ax.scatter(end[finished, 0], end[finished, 1], s=marker_size * 1.6, marker="D", c="white",
+               edgecolors=colours[finished], linewidths=1.2, zorder=5)
+    if source is not None:
+        ax.scatter([source[0]], [source[1]], s=220, marker="*", c=[SOURCE_COLOUR / 255], edgecolors="white",
+                   linewidths=1.0, zorder=6)
+    ax.set_xlim(-0.5, w - 0.5)
+    ax.set_ylim(-0.5, h - 0.5)
+    ax.set_xlabel("x (cells)")
+    ax.set_ylabel("y (cells)")
+    if title is None:
+        title = f"{m} agent{'s' if m != 1 else ''}, {n_steps} step{'s' if n_steps != 1 else ''}"
+        if active is not None:
+            title += f": {int(finished.sum())} finished"
+    ax.set_title(title)
+
+    handles = [Line2D([], [], ls="none", marker="o", mfc="none", mec="grey", label="start")]
+    if searching.any():
+        label = "end" if active is None else f"end, still searching ({int(searching.sum())})"
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="grey", mec="black", label=label))
+    if finished.any():
+        handles.append(Line2D([], [], ls="none", marker="D", mfc="white", mec="grey",
+                              label=f"end, finished ({int(finished.sum())})"))
+    if source is not None:
+        handles.append(Line2D([], [], ls="none", marker="*", ms=12, mfc=SOURCE_COLOUR / 255, mec="white",
+                              label="source"))
+    wide = fig.get_figwidth() >= 5.5
+    ncol = len(handles) if wide else 2
+    legend_inches = 0.3 if wide else 0.55
+    if not wide:
+        fig.set_figheight(fig.get_figheight() + 0.25)
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False, fontsize="small")
+    fig.tight_layout(rect=(0, legend_inches / fig.get_figheight(), 1, 1))
+    fig.savefig(path, format="png")
+    return path
+
+
+# --------------------------------------------------------------------------------------- recorder
+class TrajectoryRecorder:
+    """Positions and active flags of the agents of one world, one entry per step.
+
+    Make one with ``TrajectoryRecorder.from_simulator(sim, world=0)`` after ``sim.reset()`` (it
+    records the start at once) and call ``record()`` after each ``sim.step``; or make one from a
+    field and call ``record(positions, active)`` with arrays you hold (e.g. from an env).
+
+    It keeps positions only (``T x N x 2`` int32), and draws frames when a movie is written.
+    One recorder holds one episode: with an autoresetting simulator, ``record()`` refuses to
+    run across a reset (make a new recorder, or use ``autoreset="disabled"``).
+
+    Args:
+        field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
+        source: ``(x, y)`` of the source, or None.
+    """
+
+    def __init__(self, field, source=None):
+        field = np.asarray(field)
+        if field.ndim != 2:
+            raise ValidationError(f"field: got shape {field.shape}; expected (H, W)")
+        self.field = field
+        self.source = None if source is None else (int(source[0]), int(source[1]))
+        self._positions: list[np.ndarray] = []
+        self._active: list[np.ndarray] = []
+        self._sim = None
+        self._rows = None
+        self._world = 0
+        self._last_t = -1
+
+    @classmethod
+    def from_simulator(cls, sim, world: int = 0) -> "TrajectoryRecorder":
+        """A recorder bound to world ``world`` of ``sim`` (already reset); records the current state."""
+        if not isinstance(world, numbers.Integral) or not 0 <= world < sim.num_worlds:
+            raise ValidationError(f"world: got {world!r}; expected an integer in 0..{sim.num_worlds - 1}")
+        rec = cls(sim.field, sim.scenario.source_location)
+        rec._sim = sim
+        rec._world = int(world)
+        n = sim.n_agents
+        rec._rows = slice(world * n, (world + 1) * n)
+        rec.record()
+        return rec
+
+    @property
+    def grid_size(self) -> tuple[int, int]:
+        """``(width, height)`` of the field."""
+        return self.field.shape[1], self.field.shape[0]
+
+    def record(self, positions=None, active=None) -> None:
+        """Append one step: ``positions`` ``(N, 2)`` cells and ``active`` ``(N,)`` bool (copied).
+
+        Without arguments, reads them from the bound simulator.
+        """
+        if positions is None:
+            if self._sim is None:
+                raise ValidationError("record(): got no positions and no simulator; pass positions "
+                                      "(N, 2), or make the recorder with TrajectoryRecorder.from_simulator(sim)")
+            sim = self._sim
+            t = int(sim.world_steps[self._world])
+            if self._positions and t <= self._last_t:
+                raise StateError(
+                    f"world {self._world} started a new episode (its step count went from {self._last_t} to {t}); "
+                    "a recorder holds one episode: make a new one, or use Simulator(..., autoreset='disabled')"
+                )
+            self._last_t = t
+            positions = sim.positions[self._rows]
+            active = sim.active[self._rows]
+        positions = np.array(positions, dtype=np.int32)
+        w, h = self.grid_size
+        if positions.ndim != 2 or positions.shape[1] != 2:
+            raise ValidationError(f"positions: got shape {positions.shape}; expected (N, 2) cells (x, y)")
+        if self._positions and positions.shape != self._positions[0].shape:
+            raise ValidationError(f"positions: got shape {positions.shape}; expected {self._positions[0].shape} as before")
+        if positions.size and (positions[:, 0].min() < 0 or positions[:, 0].max() >= w
+                               or positions[:, 1].min() < 0 or positions[:, 1].max() >= h):
+            raise ValidationError(f"positions: cells outside the {w}x{h} grid")
+        n = len(positions)
+        if active is None:
+            active = np.ones(n, dtype=bool)
+        active = np.array(active, dtype=bool)
+        if active.shape != (n,):
+            raise ValidationError(f"active: got shape {active.shape}; expected ({n},), one flag per agent")
+        self._positions.append(positions)
+        self._active.append(active)
+
+    def __len__(self) -> int:
+        """Entries recorded (the start plus one per step)."""
+        return len(self._positions)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """``(T, N, 2)`` int32: every recorded position."""
+        self._require()
+        return np.stack(self._positions)
+
+    @property
+    def active(self) -> np.ndarray:
+        """``(T, N)`` bool: every recorded active flag."""
+        self._require()
+        return np.stack(self._active)
+
+    def _require(self):
+        if not self._positions:
+            raise StateError("nothing recorded yet: call record() first")
+
+    def frame(self, t: int = -1, *, trail: int = 0, scale: int = 1) -> np.ndarray:
+        """The ``render_frame`` picture of entry ``t`` with the last ``trail`` positions as trails."""
+        self._require()
+        t = range(len(self._positions))[t]
+        trails = None
+        if trail > 0 and t > 0:
+            trails = np.stack(self._positions[max(0, t - trail):t])
+        return render_frame(self.field, self._positions[t], source=self.source, active=self._active[t],
+                            trails=trails, scale=scale)
+
+    def frames(self, *, trail: int = 12, scale: int = 1, every: int = 1):
+        """Yield frames of entries ``0, every, 2*every, ...`` and always the last one."""
+        self._require()
+        every = _positive_int("every", every)
+        trail = _positive_int("trail", trail, low=0)
+        last = len(self._positions) - 1
+        for t in range(0, last + 1, every):
+            yield self.frame(t, trail=trail, scale=scale)
+        if last % every:
+            yield self.frame(last, trail=trail, scale=scale)
+
+    def save_png(self, path, *, title=None) -> Path:
+        """PNG of all trajectories (``save_trajectory_png``) with where each agent ended."""
+        self._require()
+        return save_trajectory_png(path, self.field, self.positions, source=self.source,
+                                   active=self._active[-1], title=title)
+
+    def save_movie(self, path, *, fps: float = 15, trail: int = 12, scale: int | None = None,
+                   every: int = 1, progress=None) -> Path:
+        """GIF or MP4 of the recorded steps (``write_movie``).
+
+        Args:
+            fps: frames per second.
+            trail: steps of trail drawn behind each agent (0 for none).
+            scale: pixels per cell (default: ``auto_scale``, at least 256 pixels on the longer side).
+            every: draw every ``every``-th step (and the last).
+            progress: optional callable ``progress(frames_done, frames_total)``.
+        """
+        self._require()
+        if scale is None:
+            scale = auto_scale(*self.grid_size)
+        every = _positive_int("every", every)
+        total = (len(self._positions) - 1) // every + 1 + (1 if (len(self._positions) - 1) % every else 0)
+
+        def counted():
+            for k, frame in enumerate(self.frames(trail=trail, scale=scale, every=every), start=1):
+                if progress is not None:
+                    progress(k, total)
+                yield frame
+
+        return write_movie(path, counted(), fps=fps)

@@ -1,0 +1,295 @@
+"""The `plume-multi` command: exit codes and output of each subcommand on good and bad input."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import imageio.v3 as iio
+import pytest
+
+from plume_multi.cli import main
+
+TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "40", "--quiet"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def outputs(tmp_path, name="run"):
+    return ["--png", str(tmp_path / f"{name}.png"), "--movie", str(tmp_path / f"{name}.gif")]
+
+
+# ------------------------------------------------------------------ top level
+def test_help_lists_the_commands(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for command in ("demo", "bench", "render"):
+        assert command in out
+
+
+def test_no_command_prints_usage_and_fails(capsys):
+    code, _, err = run(capsys)
+    assert code == 2 and "usage: plume-multi" in err
+
+
+def test_unknown_command(capsys):
+    code, _, err = run(capsys, "fly")
+    assert code == 2 and "invalid choice: 'fly'" in err
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("plume-multi 0.")
+
+
+def test_installed_console_script():
+    script = Path(sys.executable).with_name("plume-multi")
+    result = subprocess.run([str(script), "render", "--agents", "0"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "plume-multi render: error: --agents: got 0; expected an integer >= 1" in result.stderr
+
+
+# ------------------------------------------------------------------ render
+def test_render_help(capsys):
+    code, out, _ = run(capsys, "render", "--help")
+    assert code == 0
+    assert "MODULE:NAME" in out and "--grid WIDTH HEIGHT" in out and "factory" in out
+
+
+def test_render_writes_a_png_and_a_gif(tmp_path, capsys):
+    code, out, err = run(capsys, "render", *TINY, *outputs(tmp_path), "--seed", "2")
+    assert code == 0, err
+    assert "gradient: 3 agents on a 24x16 grid, source at (12, 8)" in out
+    assert "agents finished" in out and f"wrote {tmp_path / 'run.png'}" in out and f"wrote {tmp_path / 'run.gif'}" in out
+    assert err == ""  # --quiet
+    png = iio.imread(tmp_path / "run.png")
+    assert png.ndim == 3 and png.shape[0] > 100
+    gif = iio.imread(tmp_path / "run.gif", index=None)
+    scale = 256 // 24 + 1
+    assert gif.shape[1:] == (16 * scale, 24 * scale, 3) and gif.shape[0] >= 2
+
+
+def test_render_progress_goes_to_stderr(tmp_path, capsys):
+    code, out, err = run(capsys, "render", "--agents", "2", "--grid", "20", "12", "--steps", "30",
+                         "--policy", "random", "--no-movie", "--png", str(tmp_path / "a.png"))
+    assert code == 0
+    assert "render: " in err and "/30" in err and "render:" not in out
+
+
+def test_render_options_reach_the_run(tmp_path, capsys):
+    code, out, err = run(capsys, "render", "--agents", "4", "--grid", "20", "14", "--steps", "25", "--quiet",
+                         "--policy", "random", "--source", "3", "4", "--action-model", "moore", "--neighbours", "2",
+                         "--team", "--goal-radius", "2.5", "--sigma", "4", "--every", "5", "--scale", "2", "--fps", "8",
+                         "--trail", "0", *outputs(tmp_path))
+    assert code == 0, err
+    assert "source at (3, 4)" in out
+    frames = iio.imread(tmp_path / "run.gif", index=None)
+    assert frames.shape[1:3] == (28, 40)  # --scale 2
+    steps = int(out.split("after ")[1].split()[0])
+    assert frames.shape[0] == steps // 5 + 1 + (1 if steps % 5 else 0)  # --every 5, plus the last step
+
+
+def test_render_no_movie(tmp_path, capsys):
+    code, out, _ = run(capsys, "render", *TINY, *outputs(tmp_path), "--no-movie")
+    assert code == 0 and (tmp_path / "run.png").exists() and not (tmp_path / "run.gif").exists()
+
+
+def test_render_creates_missing_folders(tmp_path, capsys):
+    code, _, _ = run(capsys, "render", *TINY, "--png", str(tmp_path / "a" / "b.png"),
+                     "--movie", str(tmp_path / "c" / "d.gif"))
+    assert code == 0 and (tmp_path / "a" / "b.png").is_file() and (tmp_path / "c" / "d.gif").is_file()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--agents", "0"], "--agents: got 0; expected an integer >= 1"),
+    (["--steps", "-3"], "--steps: got -3; expected an integer >= 1"),
+    (["--seed", "-1"], "--seed: got -1; expected an integer in 0..9223372036854775807"),
+    (["--seed", str(2**63)], f"--seed: got {2**63}; expected an integer in 0.."),
+    (["--grid", "0", "5"], "--grid (Scenario.grid_size: got (0, 5)"),
+    (["--source", "99", "1"], "--source (Scenario.source_location: got (99, 1)"),
+    (["--sigma", "0"], "--sigma (Scenario.sigma: got 0.0"),
+    (["--neighbours", "5"], "--neighbours (Scenario.n_neighbours: got 5; expected an integer in 0..2"),
+    (["--goal-radius", "-1"], "--goal-radius (Scenario.goal_radius: got -1.0"),
+    (["--png", "out.jpg"], "--png: got 'out.jpg'; expected a file name ending in .png"),
+    (["--movie", "out.avi"], "--movie: got 'out.avi'; expected a file name ending in .gif or .mp4"),
+    (["--every", "0"], "--every: got 0; expected an integer >= 1"),
+    (["--scale", "0"], "--scale: got 0; expected an integer in 1..64"),
+    (["--fps", "0"], "--fps: got 0.0"),
+    (["--trail", "-1"], "--trail: got -1"),
+    (["--policy", "clever"], "--policy: got 'clever'; expected random, gradient or MODULE:NAME"),
+    (["--policy", "no_such_module_xyz:f"], "--policy: cannot import module 'no_such_module_xyz'"),
+    (["--policy", "plume_multi.policies:Nothing"], "--policy: 'plume_multi.policies' has no attribute 'Nothing'"),
+    (["--policy", "math:pi"], "--policy: 'math:pi' is a float, not a callable"),
+    (["--policy", "missing_file.py:f"], "--policy: the file 'missing_file.py' does not exist"),
+])
+def test_render_bad_arguments(tmp_path, capsys, argv, message):
+    code, out, err = run(capsys, "render", "--agents", "3", "--grid", "24", "16", "--steps", "5", "--quiet",
+                         *outputs(tmp_path), *argv)
+    assert code == 2, err
+    assert f"plume-multi render: error: {message}" in err
+    assert not (tmp_path / "run.png").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--agents", "many"], "argument --agents: invalid int value: 'many'"),
+    (["--grid", "24"], "argument --grid: expected 2 arguments"),
+    (["--action-model", "hex"], "argument --action-model: invalid choice: 'hex'"),
+    (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+])
+def test_render_unparsable_arguments(capsys, argv, message):
+    code, _, err = run(capsys, "render", *argv)
+    assert code == 2 and message in err
+
+
+# ------------------------------------------------------------------ user policies
+@pytest.fixture
+def policy_module(tmp_path, monkeypatch):
+    """A module in the current folder (not on sys.path) with policies of every kind."""
+    name = f"user_policies_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent("""
+        import numpy as np
+        CALLS = []
+
+        def always_up(obs):
+            CALLS.append(("always_up", obs.shape))
+            return np.zeros(len(obs), dtype=np.int64)
+
+        def make(scenario, seed):
+            CALLS.append(("make", scenario.n_agents, scenario.n_actions, seed))
+            return always_up
+
+        class Right:
+            def __init__(self, n_actions):
+                CALLS.append(("Right", n_actions))
+            def __call__(self, obs):
+                return np.ones(len(obs), dtype=np.int32)
+
+        def wrong_shape(obs):
+            return np.zeros((len(obs), 2), dtype=np.int64)
+
+        def floats(obs):
+            return np.zeros(len(obs))
+
+        def out_of_range(obs):
+            return np.full(len(obs), 7)
+
+        def broken(obs):
+            raise KeyError("oops")
+
+        def factory_of_nothing(scenario):
+            return 42
+
+        class NeedsMore:
+            def __init__(self, n_actions, depth):
+                pass
+    """))
+    (tmp_path / f"{name}_broken.py").write_text("import numpy\nraise RuntimeError('bad module')\n")
+    (tmp_path / f"{name}_needs.py").write_text("import no_such_dependency_xyz\n")
+    monkeypatch.chdir(tmp_path)
+    yield name
+    for module in (name, f"{name}_broken", f"{name}_needs"):
+        sys.modules.pop(module, None)
+
+
+def test_render_user_function(tmp_path, capsys, policy_module):
+    code, out, err = run(capsys, "render", *TINY, "--no-movie", "--policy", f"{policy_module}:always_up",
+                         "--png", "a.png")
+    assert code == 0, err
+    calls = sys.modules[policy_module].CALLS
+    assert calls[0] == ("always_up", (3, 3)) and len(calls) >= 1
+    assert (tmp_path / "a.png").exists()
+
+
+def test_render_user_factory_function_and_class(capsys, policy_module):
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "a.png", "--seed", "9",
+                       "--policy", f"{policy_module}:make")
+    assert code == 0, err
+    assert sys.modules[policy_module].CALLS[0] == ("make", 3, 4, 9)
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "b.png", "--action-model", "moore",
+                       "--policy", f"{policy_module}:Right")
+    assert code == 0, err
+    assert ("Right", 9) in sys.modules[policy_module].CALLS
+
+
+def test_render_policy_from_a_file_path(tmp_path, capsys, policy_module):
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "a.png",
+                       "--policy", f"{tmp_path / policy_module}.py:always_up")
+    assert code == 0, err
+
+
+def test_render_builtin_class_by_name(tmp_path, capsys):
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", str(tmp_path / "a.png"),
+                       "--policy", "plume_multi.policies:GradientClimber")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("name, message", [
+    ("wrong_shape", "returned shape (3, 2) dtype int64; expected 3 integer actions in 0..3, shape (3,)"),
+    ("floats", "returned shape (3,) dtype float64; expected 3 integer actions"),
+    ("out_of_range", "returned actions in 7..7; expected 3 integer actions in 0..3"),
+    ("broken", "raised KeyError: 'oops'"),
+])
+def test_render_policy_that_misbehaves(capsys, policy_module, name, message):
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "a.png", "--policy", f"{policy_module}:{name}")
+    assert code == 1
+    assert f"plume-multi render: error: policy '{policy_module}:{name}' {message}" in err
+    assert not Path("a.png").exists()
+
+
+def test_render_factory_returning_a_non_callable(capsys, policy_module):
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "a.png",
+                       "--policy", f"{policy_module}:factory_of_nothing")
+    assert code == 2 and "returned a int, not a callable policy" in err
+
+
+@pytest.mark.parametrize("suffix, message", [
+    ("_broken:f", "importing '{m}_broken' failed: RuntimeError: bad module"),
+    ("_needs:f", "importing '{m}_needs' failed: ModuleNotFoundError: No module named 'no_such_dependency_xyz'"),
+    (":NeedsMore", "calling the factory '{m}:NeedsMore' failed: TypeError"),
+])
+def test_render_policy_module_or_factory_that_fails(capsys, policy_module, suffix, message):
+    code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "a.png", "--policy", policy_module + suffix)
+    assert code == 2
+    assert f"plume-multi render: error: --policy: {message.format(m=policy_module)}" in err
+
+
+def test_render_missing_movie_extra(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    code, _, err = run(capsys, "render", *TINY, *outputs(tmp_path))
+    assert code == 1 and "pip install 'plume-multi[movie]'" in err and "--no-movie" in err
+    assert not (tmp_path / "run.png").exists()  # refused before the run, not after it
+
+
+# ------------------------------------------------------------------ demo and bench are delegated
+def test_demo(tmp_path, capsys):
+    code, out, err = run(capsys, "demo", "--agents", "4", "--steps", "30", "--worlds", "2", "--quiet",
+                         "--out", str(tmp_path))
+    assert code == 0, err
+    assert "gradient climbing" in out and "random walk" in out
+    assert iio.imread(tmp_path / "demo.png").ndim == 3
+
+
+def test_demo_help_and_bad_argument(capsys):
+    code, out, _ = run(capsys, "demo", "--help")
+    assert code == 0 and "plume-multi demo" in out
+    code, _, err = run(capsys, "demo", "--agents", "none")
+    assert code == 2 and "--agents" in err
+
+
+def test_bench(capsys):
+    code, out, err = run(capsys, "bench", "--quick", "--no-rss", "--sizes", "1,64", "--repeats", "1")
+    assert code == 0, err
+    assert "| worlds x agents |" in out and "| 1 x 1 |" in out
+
+
+def test_bench_bad_argument(capsys):
+    code, _, err = run(capsys, "bench", "--repeats", "many")
+    assert code == 2 and "--repeats" in err
