@@ -21,6 +21,7 @@ import time
 import numba
 import numpy as np
 
+from .progress import Progress
 from .scenario import Scenario
 from .simulator import Simulator
 
@@ -217,15 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     shapes = _shapes(sizes)
     print(f"Simulator.step vs a vectorized NumPy step (same work), medians of {args.repeats} interleaved rounds; "
           f"{os.cpu_count()} CPUs, Numba {numba.__version__}, NumPy {np.__version__}, {numba.get_num_threads()} Numba threads")
-    done = []
-
-    def progress(k):
-        sys.stderr.write(f"\rbench: {k}/{len(shapes)} rows")
-        sys.stderr.flush()
-        done.append(k)
-
-    rows = engine_rows(shapes, repeats=args.repeats, min_seconds=min_seconds, progress=progress)
-    sys.stderr.write("\n")
+    with Progress(len(shapes), "bench") as bar:
+        rows = engine_rows(shapes, repeats=args.repeats, min_seconds=min_seconds, progress=bar.update)
     print(format_table(rows))
     result = {"engine": rows}
     if not args.no_rss and not args.quick:
