@@ -19,4 +19,6 @@ def register_envs() -> None:
             # PlumeSearchEnv truncates at its own max_steps (default 1000), as the contract says;
             # no TimeLimit wrapper on top.
             max_episode_steps=None,
+            # The env enforces call order itself, raising StateError with the contract's messages.
+            order_enforce=False,
         )

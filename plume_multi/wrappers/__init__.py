@@ -7,6 +7,7 @@ from importlib import import_module
 
 _LAZY = {
     "PlumeSearchEnv": "plume_multi.wrappers.single",
+    "EnvironmentState": "plume_multi.wrappers.single",
     "SB3VecEnv": "plume_multi.wrappers.sb3",
 }
 __all__ = list(_LAZY)
