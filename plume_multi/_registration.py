@@ -1,12 +1,21 @@
-"""Gymnasium registration of the single-agent env and its native vectorized form."""
+"""Registration: Gymnasium (the single-agent env and its native vectorized form) and PettingZoo.
+
+Only ids and entry-point strings: nothing here imports the front-ends themselves.
+"""
 
 from __future__ import annotations
 
 ENV_ID = "PlumeSearch-v0"
 ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the reference implementation's id
+PETTINGZOO_ID = "plume_multi/plume_search-v0"
 
 
 def register_envs() -> None:
+    register_gymnasium()
+    register_pettingzoo()
+
+
+def register_gymnasium() -> None:
     import gymnasium
 
     for env_id in (ENV_ID, ALIAS_ID):
@@ -22,3 +31,19 @@ def register_envs() -> None:
             # The env enforces call order itself, raising StateError with the contract's messages.
             order_enforce=False,
         )
+
+
+def register_pettingzoo() -> bool:
+    """Register ``PETTINGZOO_ID`` in PettingZoo's AEC and parallel registries.
+
+    Returns False when the installed PettingZoo has no registry (versions before 1.25), else True.
+    Calling it again is harmless.
+    """
+    try:
+        from pettingzoo import aec_registry, parallel_registry, register
+    except ImportError:
+        return False
+    for kind, registry, factory in (("aec", aec_registry, "env"), ("parallel", parallel_registry, "parallel_env")):
+        if PETTINGZOO_ID not in registry:
+            register(kind, PETTINGZOO_ID, entry_point=f"plume_multi.envs.pettingzoo:{factory}")
+    return True

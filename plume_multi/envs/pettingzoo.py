@@ -1,0 +1,482 @@
+"""PettingZoo front-end: N searchers in one shared plume, as a ``ParallelEnv`` and its AEC form.
+
+* ``raw_env`` — the ``ParallelEnv`` class (one world of N agents on the ``Simulator``).
+* ``parallel_env(**kwargs)`` — an instance of it.
+* ``env(**kwargs)`` — its AEC form: ``parallel_to_aec`` (which also enforces call order).
+
+Agent names exist only here: agent ``n`` of the simulator is ``"searcher_{n}"``. Importing this
+module registers ``"plume_multi/plume_search_v0"`` in PettingZoo's AEC and parallel registries
+(PettingZoo >= 1.25 has them), so ``pettingzoo.make("parallel", "plume_multi/plume_search_v0")``
+works once it has been imported.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from itertools import compress
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import ParallelEnv
+from pettingzoo.utils.conversions import parallel_to_aec
+
+from .._registration import PETTINGZOO_ID, register_pettingzoo
+from ..errors import StateError, ValidationError
+from ..render import HumanWindow, render_frame
+from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS, Scenario
+from ..simulator import Simulator
+
+__all__ = ["raw_env", "parallel_env", "env", "ENV_NAME", "REGISTRY_ID", "register_pettingzoo"]
+
+ENV_NAME = "plume_search_v0"
+# PettingZoo's registry writes versions Gymnasium-style ("-v0") and accepts "_v0" as well;
+# ``import plume_multi`` registers it (plume_multi/_registration.py).
+REGISTRY_ID = PETTINGZOO_ID
+AGENT_PREFIX = "searcher_"
+STATE_COLUMNS = ("concentration", "x", "y", "active")
+
+# Action types taken by the fast path (one C-level conversion for the whole dict). Anything else
+# (bools, floats, 0-d arrays, uint64, huge ints) goes through the checked per-agent path.
+_FAST_ACTION_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32})
+
+_ACTION_NAMES = {
+    "cardinal": "0 UP, 1 RIGHT, 2 DOWN, 3 LEFT",
+    "moore": "0 UP, 1 UP-RIGHT, 2 RIGHT, 3 DOWN-RIGHT, 4 DOWN, 5 DOWN-LEFT, 6 LEFT, 7 UP-LEFT, 8 STAY",
+}
+
+
+def _check_max_cycles(value) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) or not 1 <= value < 2**31:
+        raise ValidationError(f"max_cycles: got {value!r}; expected an integer >= 1 (and < 2**31)")
+    return int(value)
+
+
+class raw_env(ParallelEnv, EzPickle):
+    """Plume search: N searchers look for the source of an odor plume in one shared field.
+
+    ## Description
+    A static Gaussian plume ``C(x, y) = exp(-|(x, y) - source|^2 / (2 sigma^2))`` covers a
+    ``width x height`` grid. ``n_agents`` searchers (``searcher_0`` … ``searcher_{N-1}``) move on it
+    at the same time; each senses the concentration at its own cell, its own position and,
+    optionally, where its ``n_neighbours`` nearest fellow searchers are. Agents do not block each
+    other: several may share a cell. The world is advanced by compiled kernels; this class only
+    turns dicts into arrays and back.
+
+    ## Action Space
+    ``Discrete(4)`` per agent (``action_model="cardinal"``): 0 UP ``(0, +1)``, 1 RIGHT ``(+1, 0)``,
+    2 DOWN ``(0, -1)``, 3 LEFT ``(-1, 0)``; ``Discrete(9)`` for ``"moore"`` (the eight neighbours
+    clockwise from UP, then 8 STAY). Moves are clamped into the grid. Every agent in ``agents``
+    must be given an action each step (a Python int, NumPy integer or 0-d integer array); missing
+    agents, finished or unknown agents, booleans, floats and out-of-range values raise
+    ``ValidationError`` before anything changes.
+
+    ## Observation Space
+    ``Box(low, high, (3 + 2k,), float32)`` per agent, ``k = n_neighbours``:
+
+    | index          | meaning                                                     | range   |
+    |----------------|-------------------------------------------------------------|---------|
+    | 0              | concentration at the agent's cell                           | [0, 1]  |
+    | 1              | x / (width - 1)  (0 when width = 1)                          | [0, 1]  |
+    | 2              | y / (height - 1) (0 when height = 1)                         | [0, 1]  |
+    | 3 + 2j, 4 + 2j | (dx / (width - 1), dy / (height - 1)) to the j-th nearest    | [-1, 1] |
+    |                | other searcher (squared distance, ties by lower index)       |         |
+
+    Finished searchers stay on the grid (at the source) and still count as neighbours.
+    Each step returns one fresh copy of the batch; each agent's observation is a row view of
+    that copy, so nothing returned shares memory with an earlier return.
+
+    ## Global state
+    ``state()`` is a ``(4 N + 1,)`` float32 vector in ``[0, 1]`` (``state_space``): for each agent in
+    order, ``(concentration, x, y, active)`` (the first three equal its observation's first three;
+    ``active`` is 1.0 while it searches), then the fraction of ``max_cycles`` elapsed.
+
+    ## Rewards
+    ``team=False``: 1.0 to an agent on the step it comes within ``goal_radius`` of the source, else
+    0.0. ``team=True``: the first arrival ends the episode for everyone and every agent still
+    searching receives 1.0 on that step (the team reward is shared, not split).
+
+    ## Starting State
+    With ``start_positions=None``, ``reset(seed=s)`` draws start cells as
+    ``numpy.random.default_rng(s)`` does: ``searcher_0`` takes the first ``(x, y)`` pair (x, then y),
+    ``searcher_1`` the next, and so on, so ``searcher_0`` starts where the single-agent
+    ``PlumeSearchEnv().reset(seed=s)`` does. ``reset()`` without a seed continues the env's own
+    stream. With ``start_positions``, every episode starts there.
+
+    ## Episode End
+    * Termination: an agent that reaches the source is terminated and leaves ``agents``; with
+      ``team=True`` the first arrival terminates every agent.
+    * Truncation: after ``max_cycles`` steps every remaining agent is truncated.
+    The episode is over when ``agents`` is empty; ``step({})`` is then allowed and returns empty
+    dicts (wrappers such as SuperSuit's ``black_death_v3`` rely on it).
+
+    ## Arguments
+    All keyword-only; invalid values raise ``ValidationError`` naming the argument.
+
+    | argument        | default         | meaning                                                    |
+    |-----------------|-----------------|------------------------------------------------------------|
+    | n_agents        | 8               | searchers N                                                |
+    | grid_size       | (128, 128)      | (width, height), each 1..2048                              |
+    | source_location | centre          | (x, y) of the source                                       |
+    | sigma           | 12.0            | plume spread in cells, 0.1..100                            |
+    | goal_radius     | tiny            | arrival distance; default: only the source cell counts     |
+    | max_cycles      | 1000            | steps before truncation (assignable; from next ``reset``)  |
+    | team            | False           | first arrival ends the episode for all, reward shared      |
+    | n_neighbours    | 0               | k nearest other searchers sensed, 0..N-1                   |
+    | action_model    | "cardinal"      | "cardinal" (4 moves) or "moore" (8 moves + stay)           |
+    | start_positions | None            | N pairs (x, y) used every episode, or None to draw them    |
+    | render_mode     | None            | None, "rgb_array" or "human"                               |
+
+    ## Version History
+    * v0: first version.
+
+    ## Example
+    >>> from plume_multi import parallel_env
+    >>> env = parallel_env(n_agents=4, grid_size=(64, 48), n_neighbours=1)
+    >>> observations, infos = env.reset(seed=0)
+    >>> while env.agents:
+    ...     actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+    ...     observations, rewards, terminations, truncations, infos = env.step(actions)
+    >>> env.close()
+    """
+
+    metadata = {
+        "name": ENV_NAME,
+        "is_parallelizable": True,
+        "render_modes": ["rgb_array", "human"],
+        "render_fps": 30,
+    }
+
+    def __init__(self, *, n_agents: int = 8, grid_size=(128, 128), source_location=None,
+                 sigma: float = 12.0, goal_radius: float = DEFAULT_GOAL_RADIUS, max_cycles: int = 1000,
+                 team: bool = False, n_neighbours: int = 0, action_model: str = "cardinal",
+                 start_positions=None, render_mode: str | None = None):
+        EzPickle.__init__(self, n_agents=n_agents, grid_size=grid_size, source_location=source_location,
+                          sigma=sigma, goal_radius=goal_radius, max_cycles=max_cycles, team=team,
+                          n_neighbours=n_neighbours, action_model=action_model,
+                          start_positions=start_positions, render_mode=render_mode)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValidationError(
+                f"render_mode: got {render_mode!r}; expected None or one of {self.metadata['render_modes']}"
+            )
+        self._max_cycles = _check_max_cycles(max_cycles)
+        self._scenario = Scenario(
+            grid_size=grid_size, source_location=source_location, sigma=sigma, n_agents=n_agents,
+            goal_radius=goal_radius, max_steps=self._max_cycles, start_positions=start_positions,
+            action_model=action_model, n_neighbours=n_neighbours, team=team,
+        )
+        # Disabled autoreset: a PettingZoo episode ends when `agents` is empty and only reset()
+        # starts the next; finished agents stay put in the simulator and earn nothing.
+        self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
+        self.render_mode = render_mode
+        self._window = HumanWindow(title=ENV_NAME, fps=self.metadata["render_fps"]) if render_mode == "human" else None
+
+        sc = self._scenario
+        n = sc.n_agents
+        self.possible_agents = [f"{AGENT_PREFIX}{i}" for i in range(n)]
+        self.agent_name_mapping = dict(zip(self.possible_agents, range(n)))
+        self.agents = []
+        # Spaces are made on first request, then the same object is returned every time: building
+        # 10^5 Box spaces up front would cost seconds for agents nobody asks about.
+        self._observation_spaces = {}
+        self._action_spaces = {}
+        k = sc.n_neighbours
+        self._obs_low = np.concatenate([np.zeros(3, np.float32), np.full(2 * k, -1.0, np.float32)])
+        self._obs_high = np.ones(3 + 2 * k, np.float32)
+        self.state_space = spaces.Box(0.0, 1.0, shape=(4 * n + 1,), dtype=np.float32)
+
+        self._n_actions = sc.n_actions
+        self._full_actions = np.zeros(n, dtype=np.int64)  # dead agents' slots stay 0 (a valid action)
+        self._live_idx = None  # simulator rows of `agents`; None while all N are live (the fast path)
+        self._started = False
+
+    # ------------------------------------------------------------------ configuration
+    @property
+    def scenario(self) -> Scenario:
+        """The ``Scenario`` of the current episode."""
+        return self._scenario
+
+    @property
+    def simulator(self) -> Simulator:
+        """The underlying ``Simulator`` (one world). Its arrays are views: read, don't keep."""
+        return self._sim
+
+    @property
+    def max_cycles(self) -> int:
+        """Steps per episode before truncation.
+
+        Assigning a new value takes effect at the next ``reset``, which then rebuilds the
+        simulator: an unseeded ``reset`` after a change starts a fresh random stream.
+        """
+        return self._max_cycles
+
+    @max_cycles.setter
+    def max_cycles(self, value) -> None:
+        self._max_cycles = _check_max_cycles(value)
+        self._ezpickle_kwargs["max_cycles"] = self._max_cycles  # copies made by pickling agree
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent) -> spaces.Box:
+        """The observation space of ``agent`` (the same object on every call)."""
+        try:
+            return self._observation_spaces[agent]
+        except (KeyError, TypeError):
+            self._check_agent(agent)
+        space = spaces.Box(self._obs_low, self._obs_high, dtype=np.float32)
+        self._observation_spaces[agent] = space
+        return space
+
+    def action_space(self, agent) -> spaces.Discrete:
+        """The action space of ``agent`` (the same object on every call)."""
+        try:
+            return self._action_spaces[agent]
+        except (KeyError, TypeError):
+            self._check_agent(agent)
+        space = spaces.Discrete(self._n_actions)
+        self._action_spaces[agent] = space
+        return space
+
+    @property
+    def observation_spaces(self) -> dict:
+        """``{agent: observation_space(agent)}`` for every possible agent."""
+        return {agent: self.observation_space(agent) for agent in self.possible_agents}
+
+    @property
+    def action_spaces(self) -> dict:
+        """``{agent: action_space(agent)}`` for every possible agent."""
+        return {agent: self.action_space(agent) for agent in self.possible_agents}
+
+    def _check_agent(self, agent) -> None:
+        try:
+            known = agent in self.agent_name_mapping
+        except TypeError:
+            known = False
+        if not known:
+            raise ValidationError(
+                f"agent: got {agent!r}; expected one of possible_agents "
+                f"({self.possible_agents[0]!r} … {self.possible_agents[-1]!r})"
+            )
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, seed=None, options=None):
+        """Start an episode with every agent searching.
+
+        Args:
+            seed: ``None`` (continue this env's stream) or an int >= 0 (start cells are drawn as
+                ``numpy.random.default_rng(seed)`` draws them: x then y, agent by agent).
+            options: accepted for API compatibility and ignored (this env has no options).
+
+        Returns:
+            ``(observations, infos)``: ``{agent: (3 + 2k,) float32}`` and ``{agent: {}}``.
+        """
+        if options is not None and not isinstance(options, Mapping):
+            raise ValidationError(f"options: got {type(options).__name__}; expected None or a dict")
+        if self._max_cycles != self._scenario.max_steps:
+            self._scenario = self._scenario.replace(max_steps=self._max_cycles)
+            self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
+        obs = self._sim.reset(seed=seed)
+        self._started = True
+        self.agents = self.possible_agents[:]
+        self._live_idx = None
+        agents = self.agents
+        observations = dict(zip(agents, obs.copy()))
+        infos = {agent: {} for agent in agents}
+        if self.render_mode == "human":
+            self.render()
+        return observations, infos
+
+    def step(self, actions):
+        """Advance every live agent one step.
+
+        Args:
+            actions: ``{agent: action}`` with exactly the agents in ``self.agents``.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)``, dicts keyed by the
+            agents that were live before this step: ``(3 + 2k,)`` float32 arrays (row views of one
+            fresh copy), Python floats, Python bools, Python bools, empty dicts. Agents terminated
+            or truncated by this step are removed from ``self.agents``.
+
+        Raises:
+            ValidationError: ``actions`` is not a dict, misses a live agent, names a finished or
+                unknown agent, or holds a non-integer or out-of-range action. Nothing changed.
+            StateError: before the first ``reset``.
+        """
+        agents = self.agents
+        n = len(agents)
+        if type(actions) is not dict and not isinstance(actions, Mapping):
+            raise ValidationError(
+                f"actions: got {type(actions).__name__}; expected a dict {{agent: action}} for the {n} agents in env.agents"
+            )
+        if n == 0:
+            if not self._started:
+                raise StateError("Cannot step before reset(): call reset() first")
+            if actions:
+                self._check_keys(actions)  # raises: every key is finished or unknown
+            return {}, {}, {}, {}, {}
+
+        # Fast path: the keys are exactly `agents`, in order (what parallel_to_aec and the usual
+        # `{a: ... for a in env.agents}` produce), and every value is a plain integer.
+        if len(actions) == n and list(actions) == agents:
+            values = actions.values()
+        else:
+            values = self._check_keys(actions)
+        if set(map(type, values)) <= _FAST_ACTION_TYPES:
+            try:
+                chosen = np.fromiter(values, dtype=np.int64, count=n)
+            except OverflowError:
+                chosen = self._coerce_actions(agents, values)
+        else:
+            chosen = self._coerce_actions(agents, values)
+
+        idx = self._live_idx
+        if idx is None:
+            full = chosen
+        else:
+            full = self._full_actions
+            full[idx] = chosen
+        try:
+            obs, reward, terminated, truncated = self._sim.step(full)
+        except ValidationError:
+            raise self._range_error(agents, chosen) from None
+
+        if idx is None:
+            obs = obs.copy()
+        else:
+            obs = obs[idx]  # fancy indexing: the one copy of this step's batch
+            reward = reward[idx]
+            terminated = terminated[idx]
+        observations = dict(zip(agents, obs))
+        # All-zero / all-False columns (most steps) are built by dict.fromkeys in C.
+        rewards = dict(zip(agents, reward.tolist())) if reward.any() else dict.fromkeys(agents, 0.0)
+        any_terminated = bool(terminated.any())
+        terminations = dict(zip(agents, terminated.tolist())) if any_terminated else dict.fromkeys(agents, False)
+        # Truncation is per world (step count >= max_cycles), the same for every agent.
+        is_truncated = bool(truncated[0])
+        truncations = dict.fromkeys(agents, is_truncated)
+        infos = {agent: {} for agent in agents}
+
+        if is_truncated:
+            self.agents = []
+            self._live_idx = np.zeros(0, dtype=np.intp)
+        elif any_terminated:
+            keep = ~terminated
+            self.agents = list(compress(agents, keep.tolist()))
+            self._live_idx = np.flatnonzero(keep) if idx is None else idx[keep]
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    # ------------------------------------------------------------------ action checking (error paths)
+    def _check_keys(self, actions) -> list:
+        """The actions in ``self.agents`` order; raises on a finished, unknown or missing agent."""
+        live = self.agent_name_mapping if self._live_idx is None else set(self.agents)
+        for key in actions:
+            try:
+                is_live = key in live
+            except TypeError:  # unhashable key
+                is_live = False
+            if is_live:
+                continue
+            if isinstance(key, str) and key in self.agent_name_mapping:
+                row = self.agent_name_mapping[key]
+                why = "it reached the source" if not self._sim.active[row] else "the episode was truncated"
+                raise ValidationError(
+                    f"actions[{key!r}]: {key} is done ({why}) and takes no more actions; "
+                    f"pass actions only for the {len(self.agents)} agents in env.agents. Nothing was changed."
+                )
+            raise ValidationError(
+                f"actions: unknown agent {key!r}; expected names from env.agents "
+                f"({self.possible_agents[0]!r} … {self.possible_agents[-1]!r}). Nothing was changed."
+            )
+        missing = [agent for agent in self.agents if agent not in actions]
+        if missing:
+            raise ValidationError(
+                f"actions: no action for {len(missing)} live agent(s), first {missing[0]!r}; expected one "
+                f"action for each of the {len(self.agents)} agents in env.agents. Nothing was changed."
+            )
+        return [actions[agent] for agent in self.agents]
+
+    def _expected_action(self) -> str:
+        model = self._scenario.action_model
+        return (f"an integer in 0..{self._n_actions - 1} "
+                f"(action model {model!r}: {_ACTION_NAMES.get(model, f'{len(ACTION_MODELS[model])} moves')})")
+
+    def _coerce_actions(self, agents, values) -> np.ndarray:
+        """Check each action on its own (slow path); name the first bad one."""
+        out = np.empty(len(agents), dtype=np.int64)
+        for k, (agent, value) in enumerate(zip(agents, values)):
+            if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+                value = value.item()
+            if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+                raise ValidationError(
+                    f"actions[{agent!r}]: got {value!r} ({type(value).__name__}); expected "
+                    f"{self._expected_action()}: a Python int, NumPy integer or 0-d integer array "
+                    f"(booleans, floats and None are not actions). Nothing was changed."
+                )
+            value = int(value)
+            if not 0 <= value < self._n_actions:
+                raise ValidationError(
+                    f"actions[{agent!r}] = {value} is out of range; expected {self._expected_action()}. "
+                    f"Nothing was changed."
+                )
+            out[k] = value
+        return out
+
+    def _range_error(self, agents, chosen) -> ValidationError:
+        bad = np.flatnonzero((chosen < 0) | (chosen >= self._n_actions))
+        k = int(bad[0]) if bad.size else 0
+        return ValidationError(
+            f"actions[{agents[k]!r}] = {int(chosen[k])} is out of range; expected {self._expected_action()}. "
+            f"Nothing was changed."
+        )
+
+    # ------------------------------------------------------------------ state / render / close
+    def state(self) -> np.ndarray:
+        """The global state, a fresh ``(4 N + 1,)`` float32 array in ``[0, 1]``: per agent
+        ``(concentration, x, y, active)``, then the elapsed fraction of ``max_cycles``."""
+        if not self._started:
+            raise StateError("Cannot read state() before reset(): call reset() first")
+        sim = self._sim
+        n = self._scenario.n_agents
+        out = np.empty(4 * n + 1, dtype=np.float32)
+        per_agent = out[:-1].reshape(n, 4)
+        per_agent[:, :3] = sim.state.obs[:, :3]
+        per_agent[:, 3] = sim.active
+        out[-1] = min(int(sim.world_steps[0]) / self._scenario.max_steps, 1.0)
+        return out
+
+    def render(self):
+        """``"rgb_array"``: a fresh ``(height, width, 3)`` uint8 frame (the field, the source as a red
+        cross, each searcher as a coloured square, finished ones white, y upward). ``"human"``: show
+        that frame in a window and return None. No render mode: warn and return None."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render() without a render mode; pass render_mode='rgb_array' or 'human'."
+            )
+            return None
+        if not self._started:
+            raise StateError("Cannot render before reset(): call reset() first")
+        sim = self._sim
+        frame = render_frame(sim.field, sim.positions, source=self._scenario.source_location, active=sim.active)
+        if self.render_mode == "rgb_array":
+            return frame
+        self._window.show(frame)
+        return None
+
+    def close(self) -> None:
+        """Close the render window, if any. Never raises; may be called again."""
+        if self._window is not None:
+            self._window.close()
+
+
+def parallel_env(**kwargs) -> raw_env:
+    """A ``ParallelEnv`` of N searchers in one shared plume (keyword arguments: see ``raw_env``)."""
+    return raw_env(**kwargs)
+
+
+def env(**kwargs):
+    """The AEC form of ``parallel_env(**kwargs)``: ``parallel_to_aec`` with call order enforced."""
+    return parallel_to_aec(raw_env(**kwargs))
