@@ -1,0 +1,167 @@
+"""``SB3VecEnv``: a Gymnasium vector env of plume searches seen as a Stable-Baselines3 ``VecEnv``.
+
+Needs stable-baselines3 (the ``sb3`` extra: ``pip install "plume-multi[sb3]"``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from ..errors import StateError, ValidationError
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "plume_multi.wrappers.SB3VecEnv needs stable-baselines3: pip install 'plume-multi[sb3]'"
+    ) from exc
+
+__all__ = ["SB3VecEnv"]
+
+
+class SB3VecEnv(VecEnv):
+    """Stable-Baselines3 ``VecEnv`` over a Gymnasium ``VectorEnv`` that autoresets on the same step.
+
+    SB3 expects a finished env to be reset inside the step that ended it, with the last observation
+    in ``infos[i]["terminal_observation"]``; that is Gymnasium's ``AutoresetMode.SAME_STEP``, so
+    the vector env must declare it::
+
+        from gymnasium.vector import AutoresetMode
+        from stable_baselines3 import PPO
+        import plume_multi
+        from plume_multi.wrappers import SB3VecEnv
+
+        venv = SB3VecEnv(plume_multi.vector_env(64, autoreset_mode=AutoresetMode.SAME_STEP,
+                                                grid_size=(32, 32), max_steps=200))
+        model = PPO("MlpPolicy", venv, seed=0).learn(100_000)
+
+    * ``step_wait`` returns ``(obs, rewards float32, dones bool, infos)``, ``infos`` a list of one
+      dict per world. Each has ``"TimeLimit.truncated"`` (truncated and not terminated, as
+      SB3's ``DummyVecEnv`` sets it); a world that ended also has ``"terminal_observation"``.
+    * ``seed(s)`` makes the next ``reset()`` seed world ``i`` with ``s + i`` (SB3 calls it with the
+      algorithm's ``seed``); ``set_options`` passes its options to that reset.
+    * ``action_masks()``: ``(num_envs, K)`` bool, for sb3-contrib's ``MaskablePPO``.
+    * ``get_attr`` / ``env_method`` look the name up on the vector env (or, through Gymnasium
+      vector wrappers, on the env they wrap) and call a method *once* for all worlds; a result that
+      is an array with one row per world is split into those rows, anything else is repeated for
+      each index asked. ``set_attr`` sets the vector env's attribute (for all worlds only).
+    * The worlds are not ``gym.Env`` objects: ``env_is_wrapped`` is False for every world. Wrap this
+      adapter in ``VecMonitor`` for episode statistics.
+
+    Args:
+        venv: a Gymnasium ``VectorEnv`` (``plume_multi.vector_env(...)``, possibly inside Gymnasium
+            vector wrappers) with ``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``.
+    """
+
+    def __init__(self, venv: VectorEnv):
+        if not isinstance(venv, VectorEnv):
+            raise ValidationError(
+                f"venv: got {type(venv).__name__}; expected a gymnasium.vector.VectorEnv such as "
+                "plume_multi.vector_env(n, autoreset_mode=AutoresetMode.SAME_STEP)"
+            )
+        mode = venv.metadata.get("autoreset_mode")
+        if mode != AutoresetMode.SAME_STEP:
+            raise ValidationError(
+                f"venv: its metadata['autoreset_mode'] is {mode!r}; expected AutoresetMode.SAME_STEP, which "
+                "is how SB3 resets (create it with vector_env(n, autoreset_mode=AutoresetMode.SAME_STEP))"
+            )
+        self.venv = venv
+        self._actions = None
+        super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
+        self.metadata = {**venv.metadata, **self.metadata}
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self):
+        """Reset every world; seeds and options set by ``seed`` / ``set_options`` apply once."""
+        seed = self._seeds[0]
+        if seed is not None and any(s != seed + i for i, s in enumerate(self._seeds)):
+            raise ValidationError(
+                f"seeds: got {self._seeds[:4]}...; expected consecutive seeds s, s+1, ... (set them with seed(s))"
+            )
+        options = self._options[0] or None
+        if any(o != self._options[0] for o in self._options):
+            raise ValidationError("options: got different options per world; expected the same dict for all worlds")
+        obs, _ = self.venv.reset(seed=seed, options=options)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        if self._actions is None:
+            raise StateError("Cannot step_wait() before step_async(actions): call step(actions)")
+        actions, self._actions = self._actions, None
+        obs, rewards, terminated, truncated, info = self.venv.step(actions)
+        dones = terminated | truncated
+        time_limit = truncated & ~terminated
+        infos = [{"TimeLimit.truncated": t} for t in time_limit.tolist()]
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            final = info["final_obs"]
+            if isinstance(final, dict):
+                for i in ended:
+                    infos[i]["terminal_observation"] = {key: value[i] for key, value in final.items()}
+            else:
+                for i in ended:
+                    infos[i]["terminal_observation"] = final[i]
+        return obs, np.asarray(rewards, dtype=np.float32), dones, infos
+
+    def seed(self, seed: int | None = None):
+        """Seed the next ``reset()``: world ``i`` gets ``seed + i`` (a random base when None)."""
+        if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_))):
+            raise ValidationError(f"seed: got {seed!r}; expected None or a non-negative int")
+        return super().seed(None if seed is None else int(seed))
+
+    def close(self) -> None:
+        self.venv.close()
+
+    # ------------------------------------------------------------------ masks, attributes, methods
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, K)`` bool: the moves that change each agent's cell (see ``PlumeVectorEnv``)."""
+        return self._lookup("action_masks")()
+
+    def get_images(self):
+        if self.render_mode != "rgb_array":
+            warnings.warn(f"The render mode is {self.render_mode}; get_images needs 'rgb_array'", stacklevel=2)
+            return [None] * self.num_envs
+        return list(self.venv.render())
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return self._per_world(self._lookup(attr_name), indices)
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        if indices is not None and sorted(self._get_indices(indices)) != list(range(self.num_envs)):
+            raise ValidationError(
+                f"set_attr({attr_name!r}): got indices {indices!r}; the worlds share one vector env, so "
+                "attributes are set for all of them (indices=None)"
+            )
+        setattr(self.venv.unwrapped if not hasattr(self.venv, attr_name) else self.venv, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        result = self._lookup(method_name)(*method_args, **method_kwargs)
+        return self._per_world(result, indices)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def _lookup(self, name: str):
+        try:
+            return getattr(self.venv, name)
+        except AttributeError:
+            return getattr(self.venv.unwrapped, name)  # through Gymnasium's vector wrappers
+
+    def _per_world(self, value, indices) -> list[Any]:
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == self.num_envs:
+            return list(value) if indices is None else [value[i] for i in self._get_indices(indices)]
+        return [value] * len(list(self._get_indices(indices)))
+
+    def __repr__(self) -> str:
+        return f"SB3VecEnv({self.venv!r})"
