@@ -59,8 +59,9 @@ class Simulator:
             ``"same_step"``: the ending step resets it at once and returns the new episode's first
             observation; the final one is in ``final_obs`` / ``final_length`` where ``final_mask``
             (which is ``state.world_done``).
-            ``"disabled"``: nothing; call ``reset(mask=...)``. Stepping on is allowed: finished
-            agents stay put and earn nothing, the step count keeps growing.
+            ``"disabled"``: nothing; call ``reset(mask=...)``. Stepping on is allowed: agents
+            that reached the source stay put and earn nothing, the others keep moving (and may
+            still reach it), the step count keeps growing and ``truncated`` stays True.
         field: optional ``(H, W)`` float array in ``[0, 1]`` to use instead of the Gaussian plume.
         parallel: ``"auto"`` (threads for large batches when Numba has more than one),
             ``True`` or ``False``. Results are identical either way.
