@@ -34,3 +34,23 @@ def test_engine_rows_and_main_run_tiny(capsys):
 def test_main_rejects_bad_sizes():
     with pytest.raises(SystemExit):
         main(["--sizes", "1,x"])
+
+
+def test_throughput_script_runs_every_table_quick():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "throughput.py"
+    out = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, check=True).stdout
+    for table in ("## engine", "## single_agent", "## pettingzoo_api", "## vector"):
+        assert table in out
+    assert "Simulator.step" in out and "parallel_env().step" in out and "vector_env(4096).step" in out
+
+
+def test_peak_rss_grows_with_the_number_of_agents():
+    from plume_multi.benchmark import peak_rss_mib
+
+    np.zeros(200 * 2**20, np.uint8).fill(1)  # a large parent must not leak into the children's figures
+    big, base = peak_rss_mib(1 << 18, 1)
+    assert 0 < base < big < base + 100  # 262,144 agents at 48 B each: about 12 MiB more
