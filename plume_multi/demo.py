@@ -56,6 +56,17 @@ def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, pr
     }
 
 
+def _compile_kernels(scenario: Scenario, quiet: bool) -> None:
+    """Run one tiny step so Numba compiles (or loads its cache) before anything is timed."""
+    start = time.perf_counter()
+    sim = Simulator(scenario.replace(n_agents=1, n_neighbours=0), 1, autoreset="disabled")
+    sim.reset(seed=0)
+    sim.step(np.zeros(1, np.int64))
+    seconds = time.perf_counter() - start
+    if seconds > 1 and not quiet:
+        print(f"(compiled the kernels in {seconds:.0f} s; Numba caches them, so later runs start at once)\n")
+
+
 def _table(rows: list[list[str]]) -> str:
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
@@ -80,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     w, h = scenario.grid_size
     print(f"{args.agents} agents search a {w}x{h} plume (sigma {scenario.sigma}) for the source at "
           f"{scenario.source_location}, at most {args.steps} steps.\n")
+    _compile_kernels(scenario, quiet=args.quiet)
     trajectory: list = []
     results = {}
     for name, policy in (("gradient climbing", GradientClimber(seed=args.seed)), ("random walk", RandomPolicy(seed=args.seed))):
