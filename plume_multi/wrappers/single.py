@@ -393,20 +393,8 @@ class PlumeSearchEnv(gymnasium.Env):
         self._overrun_warned = False
         self._state = _READY
 
-        x, y = self._pos_row.tolist()
-        sx, sy = self._source
-        dx = x - sx
-        dy = y - sy
-        info = {
-            "seed": seed,
-            "episode": self._episode_count,
-            "step_count": 0,
-            "total_reward": 0.0,
-            "goal_reached": False,
-            "agent_xy": (x, y),
-            "plume_peak_xy": (sx, sy),
-            "distance_to_source": math.sqrt(dx * dx + dy * dy),
-        }
+        info = self._info(goal_reached=False)
+        info["episode"] = self._episode_count
         obs = self._observe()
         if self.render_mode == "human":
             self.render()
@@ -438,42 +426,8 @@ class PlumeSearchEnv(gymnasium.Env):
         act = self._act
         act[0] = action
         self._sim.step(act)
-
-        x, y = self._pos_row.tolist()
-        reward = self._reward_buf.item(0)
-        terminated = self._term_buf.item(0)
-        truncated = self._trunc_buf.item(0)
         self._step_count += 1
-        self._total_reward += reward
-        if terminated:
-            self._state = _TERMINATED
-        elif truncated:
-            self._state = _TRUNCATED
-
-        sx, sy = self._source
-        dx = x - sx
-        dy = y - sy
-        info = {
-            "seed": self._seed,
-            "step_count": self._step_count,
-            "total_reward": self._total_reward,
-            "goal_reached": terminated,
-            "agent_xy": (x, y),
-            "plume_peak_xy": (sx, sy),
-            "distance_to_source": math.sqrt(dx * dx + dy * dy),
-            "concentration_at_agent": self._obs_row.item(0),
-        }
-        if self._obs_kind == "full":
-            obs = {
-                "agent_position": self._pos_row.copy(),
-                "concentration_field": self._field.copy(),
-                "source_location": self._source_arr.copy(),
-            }
-        else:
-            obs = self._obs_row.copy()
-        if self.render_mode == "human":
-            self.render()
-        return obs, reward, terminated, truncated, info
+        return self._conclude_step(self._reward_buf.item(0), self._term_buf.item(0), self._trunc_buf.item(0))
 
     def _step_protocol(self, action):
         """``step`` with at least one user component, called through its protocol."""
@@ -505,7 +459,6 @@ class PlumeSearchEnv(gymnasium.Env):
                 self._pos_row[:] = self._processed_position(action, prev)
         self._sim.step(self._act)
 
-        x, y = self._pos_row.tolist()
         terminated = self._term_buf.item(0)
         truncated = self._trunc_buf.item(0)
         self._step_count += 1
@@ -514,32 +467,40 @@ class PlumeSearchEnv(gymnasium.Env):
             # (the engine's rule for a finished agent), whatever the reward function.
             reward = self._reward_buf.item(0)
         else:
-            nxt = AgentState(position=(x, y), orientation=prev.orientation, step_count=self._step_count,
+            nxt = AgentState(position=tuple(self._pos_row.tolist()), orientation=prev.orientation, step_count=self._step_count,
                              total_reward=self._total_reward, goal_reached=terminated)
             reward = self._user_reward(prev, action, nxt)
+        return self._conclude_step(reward, terminated, truncated)
+
+    def _conclude_step(self, reward: float, terminated: bool, truncated: bool):
+        """After the engine's step: count the reward, move the state machine, observe, inform."""
         self._total_reward += reward
         if terminated:
             self._state = _TERMINATED
         elif truncated:
             self._state = _TRUNCATED
-
-        sx, sy = self._source
-        dx = x - sx
-        dy = y - sy
-        info = {
-            "seed": self._seed,
-            "step_count": self._step_count,
-            "total_reward": self._total_reward,
-            "goal_reached": terminated,
-            "agent_xy": (x, y),
-            "plume_peak_xy": (sx, sy),
-            "distance_to_source": math.sqrt(dx * dx + dy * dy),
-            "concentration_at_agent": self._obs_row.item(0),
-        }
+        info = self._info(goal_reached=terminated)
+        info["concentration_at_agent"] = self._obs_row.item(0)
         obs = self._observe()
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, truncated, info
+
+    def _info(self, goal_reached: bool) -> dict:
+        """The info keys that ``reset`` and ``step`` share (CONTRACT.md)."""
+        x, y = self._pos_row.tolist()
+        sx, sy = self._source
+        dx = x - sx
+        dy = y - sy
+        return {
+            "seed": self._seed,
+            "step_count": self._step_count,
+            "total_reward": self._total_reward,
+            "goal_reached": goal_reached,
+            "agent_xy": (x, y),
+            "plume_peak_xy": (sx, sy),
+            "distance_to_source": math.sqrt(dx * dx + dy * dy),
+        }
 
     def _processed_position(self, action, prev: AgentState) -> tuple:
         proc = self._action_proc
