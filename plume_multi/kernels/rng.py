@@ -155,6 +155,17 @@ def _pcg_output(st_hi, st_lo):
     return (x >> rot) | (x << ((np.uint64(64) - rot) & S63))
 
 
+@njit(cache=True, inline="always")
+def _next_u32(st_hi, st_lo, inc_hi, inc_lo, has_buf, buf):
+    """NumPy's PCG64 ``next_uint32``: the low half of a fresh 64-bit output, the high half kept
+    for the next call. Returns ``(u32, st_hi, st_lo, has_buf, buf)``."""
+    if has_buf:
+        return buf, st_hi, st_lo, False, buf
+    st_hi, st_lo = _pcg_step(st_hi, st_lo, inc_hi, inc_lo)
+    r = _pcg_output(st_hi, st_lo)
+    return r & U32, st_hi, st_lo, True, r >> S32
+
+
 @njit(cache=True)
 def pcg64_starts(seed, n_agents, width, height, out, row0):
     """Write the start cells ``default_rng(seed)`` draws into ``out[row0:row0+n_agents]``.
@@ -177,31 +188,15 @@ def pcg64_starts(seed, n_agents, width, height, out, row0):
                 # Generator.integers(0, 1) returns 0 without drawing.
                 out[row0 + n, c] = 0
                 continue
+            # Lemire's bounded integer, as NumPy's buffered_bounded_lemire_uint32
             excl = rng + ONE
-            # next_uint32 with NumPy's one-word buffer
-            if has_buf:
-                has_buf = False
-                u = buf
-            else:
-                st_hi, st_lo = _pcg_step(st_hi, st_lo, inc_hi, inc_lo)
-                r = _pcg_output(st_hi, st_lo)
-                has_buf = True
-                buf = r >> S32
-                u = r & U32
+            u, st_hi, st_lo, has_buf, buf = _next_u32(st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
             m = u * excl
             leftover = m & U32
             if leftover < excl:
                 threshold = (U32 - rng) % excl
                 while leftover < threshold:
-                    if has_buf:
-                        has_buf = False
-                        u = buf
-                    else:
-                        st_hi, st_lo = _pcg_step(st_hi, st_lo, inc_hi, inc_lo)
-                        r = _pcg_output(st_hi, st_lo)
-                        has_buf = True
-                        buf = r >> S32
-                        u = r & U32
+                    u, st_hi, st_lo, has_buf, buf = _next_u32(st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
                     m = u * excl
                     leftover = m & U32
             out[row0 + n, c] = np.int32(m >> S32)
