@@ -107,3 +107,19 @@ def test_parallel_kernel_equals_serial(scenario, seed, data):
             np.testing.assert_array_equal(x, y)
     for key, value in a.snapshot().items():
         np.testing.assert_array_equal(value, b.snapshot()[key])
+
+
+@given(data=st.data())
+def test_neighbour_sensing_is_exact_on_the_largest_grid(data):
+    """Squared distances up to 2 * 2047**2 pass through float32 slots while neighbours are
+    selected; they must stay exact, so the choice matches the reference's integer sort."""
+    n = data.draw(st.integers(2, 40))
+    corner = st.sampled_from([0, 1, 2046, 2047])
+    starts = tuple((data.draw(corner | st.integers(0, 2047)), data.draw(corner | st.integers(0, 2047)))
+                   for _ in range(n))
+    sc = Scenario(grid_size=(2048, 2048), n_agents=n, n_neighbours=data.draw(st.integers(1, n - 1)),
+                  start_positions=starts)
+    sim = Simulator(sc, 1)
+    world = NaiveWorld(sc, sim.field, "next_step")
+    world.reset(0)
+    np.testing.assert_array_equal(sim.reset(seed=0), world.obs)

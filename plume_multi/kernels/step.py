@@ -73,7 +73,12 @@ def observe_world(b, cfg, field, pos, obs):
 @njit(cache=True)
 def observe_neighbours(b, cfg, pos, obs):
     """Columns 3.. of world ``b``'s observations: (dx, dy) of each agent's k nearest others,
-    by (squared distance, index), normalized by the grid size. k selection passes, no scratch."""
+    by (squared distance, index), normalized by the grid size.
+
+    One pass over the others per agent. While it runs, the agent's own 2k neighbour columns hold
+    its best k so far as sorted (d2, index) pairs: both are below 2**24 (d2 <= 2 * 2047**2,
+    index < MAX_AGENTS), so float32 holds them exactly and no scratch memory is needed.
+    """
     n_agents = cfg[C_N_AGENTS]
     k = cfg[C_N_NEIGHBOURS]
     sx = _scale(cfg[C_WIDTH])
@@ -83,29 +88,32 @@ def observe_neighbours(b, cfg, pos, obs):
         i = base + n
         x = pos[i, 0]
         y = pos[i, 1]
-        prev_d2 = -1
-        prev_m = -1
+        count = 0
+        for m in range(n_agents):
+            if m == n:
+                continue
+            j = base + m
+            dx = pos[j, 0] - x
+            dy = pos[j, 1] - y
+            d2 = np.float32(dx * dx + dy * dy)
+            if count < k:
+                p = count
+                count += 1
+            elif d2 < obs[i, 1 + 2 * k]:  # the worst kept; on a tie it has the smaller index
+                p = k - 1
+            else:
+                continue
+            # insertion: others come in index order, so "strictly farther" keeps ties by index
+            while p > 0 and obs[i, 1 + 2 * p] > d2:
+                obs[i, 3 + 2 * p] = obs[i, 1 + 2 * p]
+                obs[i, 4 + 2 * p] = obs[i, 2 + 2 * p]
+                p -= 1
+            obs[i, 3 + 2 * p] = d2
+            obs[i, 4 + 2 * p] = np.float32(m)
         for r in range(k):
-            best_d2 = -1
-            best_m = -1
-            for m in range(n_agents):
-                if m == n:
-                    continue
-                j = base + m
-                dx = pos[j, 0] - x
-                dy = pos[j, 1] - y
-                d2 = dx * dx + dy * dy
-                # candidates must come strictly after the previous pick in (d2, index) order
-                if d2 < prev_d2 or (d2 == prev_d2 and m <= prev_m):
-                    continue
-                if best_m < 0 or d2 < best_d2 or (d2 == best_d2 and m < best_m):
-                    best_d2 = d2
-                    best_m = m
-            j = base + best_m
+            j = base + np.int64(obs[i, 4 + 2 * r])
             obs[i, 3 + 2 * r] = (pos[j, 0] - x) * sx
             obs[i, 4 + 2 * r] = (pos[j, 1] - y) * sy
-            prev_d2 = best_d2
-            prev_m = best_m
 
 
 @njit(cache=True)
