@@ -7,7 +7,7 @@ every policy on the same seeded start cells, one episode per world, with the sam
 (``max_steps``), and reports the share of episodes that reach the source and the mean number of
 steps those episodes took.
 
-    python examples/train_ppo.py                       # the full run (a few minutes on 2 cores)
+    python examples/train_ppo.py                       # the full run (about half a minute on 2 cores)
     python examples/train_ppo.py --total-timesteps 200000 --masked
     python examples/train_ppo.py --tiny                # a smoke run, seconds (the tests use it)
 
