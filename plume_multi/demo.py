@@ -64,7 +64,7 @@ def _compile_kernels(scenario: Scenario, quiet: bool) -> None:
     sim.step(np.zeros(1, np.int64))
     seconds = time.perf_counter() - start
     if seconds > 1 and not quiet:
-        print(f"(compiled the kernels in {seconds:.0f} s; Numba caches them, so later runs start at once)\n")
+        print(f"(compiled the kernels in {seconds:.0f} s; Numba caches them, so later runs start at once)")
 
 
 def _table(rows: list[list[str]]) -> str:
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     scenario = Scenario(n_agents=args.agents, max_steps=args.steps)
     w, h = scenario.grid_size
     print(f"{args.agents} agents search a {w}x{h} plume (sigma {scenario.sigma}) for the source at "
-          f"{scenario.source_location}, at most {args.steps} steps.\n")
+          f"{scenario.source_location}, at most {args.steps} steps.")
     _compile_kernels(scenario, quiet=args.quiet)
     trajectory: list = []
     results = {}
