@@ -263,10 +263,6 @@ class Simulator:
         ``state.world_done``); under ``same_step`` their final observation is in ``final_obs``."""
         return self.state.world_done
 
-    def goal_reached(self) -> np.ndarray:
-        """``(B*N,)`` bool: agents that have reached the source this episode (a new array)."""
-        return ~self.state.active
-
     # ------------------------------------------------------------------ snapshot / restore / validate
     def snapshot(self) -> dict:
         """The full state as a plain dict (arrays and JSON-able scalars), including the scenario.
