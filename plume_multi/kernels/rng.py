@@ -240,3 +240,57 @@ def counter_starts(seed, episode, n_agents, width, height, out, row0):
                 if (m & U32) >= threshold:
                     break
             out[row0 + n, c] = np.int32(m >> S32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Counter-based draws for models (noise, tumbles, hits, puff releases, random sources).
+# A model draws from ``stream_key(world_seed, episode, stream)`` (one key per world, episode and
+# model stream) with two counters, usually ``(step, index)``: every draw is a pure function of
+# these integers, so results never depend on thread count or on how the batch is split.
+
+STREAM_STARTS = 0  # reserved: counter_starts draws start cells of later episodes
+
+
+@njit(cache=True, inline="always")
+def stream_key(seed, episode, stream):
+    """A 64-bit key for the draws of one world seed, episode and stream (a model's constant)."""
+    z = _fmix64(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+    z = _fmix64(z ^ (np.uint64(episode) * np.uint64(0xD1B54A32D192ED03)))
+    return _fmix64(z ^ (np.uint64(stream) * np.uint64(0xA0761D6478BD642F) + np.uint64(0x632BE59BD9B4E019)))
+
+
+@njit(cache=True, inline="always")
+def random_u64(key, a, b):
+    """A 64-bit random word, a pure function of ``(key, a, b)`` (two non-negative counters)."""
+    z = _fmix64(key ^ (np.uint64(a) * np.uint64(0x8CB92BA72F3D8DD7) + ONE))
+    return _fmix64(z ^ (np.uint64(b) * np.uint64(0xE7037ED1A0B428DB) + np.uint64(0x1D8E4E27C47D124F)))
+
+
+@njit(cache=True, inline="always")
+def uniform(key, a, b):
+    """A float64 uniform in ``[0, 1)`` (53 random bits) from ``random_u64(key, a, b)``."""
+    return np.float64(random_u64(key, a, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def normal(key, a, b):
+    """A standard normal draw (Box-Muller) from the uniforms at counters ``(a, 2b)`` and ``(a, 2b + 1)``."""
+    u1 = 1.0 - uniform(key, a, 2 * b)  # in (0, 1]: log is finite
+    u2 = uniform(key, a, 2 * b + 1)
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+@njit(cache=True, inline="always")
+def poisson(key, a, b, mean):
+    """A Poisson draw with the given mean (0 <= mean <= 500) by inversion of one uniform."""
+    u = uniform(key, a, b)
+    k = 0
+    p = np.exp(-mean)
+    s = p
+    while u > s and k < 10000:
+        k += 1
+        p *= mean / k
+        s += p
+        if p == 0.0 and s < u:  # the tail underflowed: rounding left u above the total
+            break
+    return k
