@@ -132,9 +132,10 @@ def test_attributes_methods_and_masks():
     venv.close()
 
 
-def test_refuses_envs_that_do_not_reset_on_the_same_step():
+def test_refuses_wrapped_envs_that_do_not_reset_on_the_same_step():
+    # wrappers keep the mode they were made with, so a wrapped env cannot be switched
     with pytest.raises(ValidationError, match="SAME_STEP"):
-        SB3VecEnv(plume_multi.vector_env(2))
+        SB3VecEnv(RecordEpisodeStatistics(plume_multi.vector_env(2)))
     with pytest.raises(ValidationError, match="VectorEnv"):
         SB3VecEnv(object())
     venv = make(2)

@@ -15,15 +15,16 @@ from ..errors import ValidationError
 __all__ = ["shown", "is_integer", "check_seed"]
 
 
-def shown(value, limit: int = 80) -> str:
-    """``repr(value)`` with its type, shortened to about ``limit`` characters for a message."""
+def shown(value, limit: int = 80, typed: bool = False) -> str:
+    """``repr(value)`` shortened to about ``limit`` characters for a message; with ``typed``,
+    followed by its type name in brackets."""
     try:
         text = repr(value)
     except Exception:  # a user object whose repr fails still gets a message
         text = f"<{type(value).__name__} object>"
     if len(text) > limit:
         text = text[: limit - 3] + "..."
-    return f"{text} ({type(value).__name__})"
+    return f"{text} ({type(value).__name__})" if typed else text
 
 
 def is_integer(value) -> bool:
@@ -39,7 +40,7 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
     if seed is None:
         return None
     if not is_integer(seed):
-        raise ValidationError(f"{name}: got {shown(seed)}; expected None or an integer with 0 <= {name} <= "
+        raise ValidationError(f"{name}: got {shown(seed, typed=True)}; expected None or an integer with 0 <= {name} <= "
                               f"{max_seed - num_worlds + 1}")
     value = int(seed)
     if value < 0 or value + num_worlds - 1 > max_seed:

@@ -384,6 +384,12 @@ class PlumeVectorEnv(VectorEnv):
             _fill_masks(self._pos, self._world_done, self._limits[0], self._limits[1], self._mask_table, masks)
         return masks
 
+    def with_autoreset_mode(self, autoreset_mode) -> "PlumeVectorEnv":
+        """A new vector env with the same arguments and another autoreset mode (not reset yet)."""
+        options = {name: getattr(self.scenario, name) for name in _SCENARIO_FIELDS}
+        return type(self)(self.num_envs, autoreset_mode=autoreset_mode, obs_type=self.obs_type,
+                          render_mode=self.render_mode, **options)
+
     @property
     def agent_positions(self) -> np.ndarray:
         """``(num_envs, 2)`` int32 cells ``(x, y)`` of every world's agent (a copy)."""
@@ -405,9 +411,9 @@ class PlumeVectorEnv(VectorEnv):
         try:
             arr = np.asarray(actions)
         except (TypeError, ValueError, OverflowError):  # ragged lists, objects NumPy cannot read
-            raise ValidationError(f"actions: got {shown(actions)}; expected {expected}") from None
+            raise ValidationError(f"actions: got {shown(actions, typed=True)}; expected {expected}") from None
         if arr.dtype.kind not in "iu":
-            raise ValidationError(f"actions: got {shown(actions)} (dtype {arr.dtype}); expected {expected} "
+            raise ValidationError(f"actions: got {shown(actions, typed=True)} (dtype {arr.dtype}); expected {expected} "
                                   "(floats, NaN, booleans and None are not actions)")
         if arr.shape != (B,):
             raise ValidationError(f"actions: got shape {arr.shape}; expected {expected}")
@@ -427,7 +433,7 @@ class PlumeVectorEnv(VectorEnv):
         mask = options["reset_mask"]
         expected = f"a numpy bool array of shape ({self.num_envs},) with at least one True"
         if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
-            got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else shown(mask)
+            got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else shown(mask, typed=True)
             raise ValidationError(f"options['reset_mask']: got {got}; expected {expected}")
         if not mask.any():
             raise ValidationError(f"options['reset_mask']: got no True entry; expected {expected}")

@@ -551,7 +551,7 @@ class PlumeSearchEnv(gymnasium.Env):
         return _copy_obs(self._obs_model.get_observation(env_state))
 
     def _bad_action(self, action):
-        raise ValidationError(f"action: got {shown(action)}; expected an integer in 0..3 "
+        raise ValidationError(f"action: got {shown(action, typed=True)}; expected an integer in 0..3 "
                               "(0 UP, 1 RIGHT, 2 DOWN, 3 LEFT). Nothing was changed.")
 
     def _refuse(self, call: str):
