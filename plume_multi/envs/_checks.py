@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ValidationError
 
-__all__ = ["shown", "is_integer", "check_seed"]
+__all__ = ["shown", "is_integer", "check_seed", "check_action_model"]
 
 
 def shown(value, limit: int = 80, typed: bool = False) -> str:
@@ -48,3 +48,11 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
         raise ValidationError(f"{name}: got {value}; expected None or an integer with 0 <= {name} <= "
                               f"{max_seed - num_worlds + 1}{extra}")
     return value
+
+
+def check_action_model(value) -> None:
+    """``value`` names an action model (checked here: the Scenario would look an unhashable value up)."""
+    from ..scenario import ACTION_MODELS
+
+    if not isinstance(value, str) or value not in ACTION_MODELS:
+        raise ValidationError(f"action_model: got {shown(value)}; expected one of {sorted(ACTION_MODELS)}")

@@ -29,7 +29,7 @@ from ..errors import StateError, ValidationError
 from ..render import HumanWindow, render_frame
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
-from ._checks import check_seed, is_integer, shown
+from ._checks import check_action_model, check_seed, is_integer, shown
 
 __all__ = ["raw_env", "parallel_env", "env", "PlumeAECEnv", "ENV_NAME", "REGISTRY_ID", "register_pettingzoo"]
 
@@ -181,6 +181,7 @@ class raw_env(ParallelEnv, EzPickle):
             raise ValidationError(f"black_death: got {shown(black_death)}; expected True or False")
         self.black_death = bool(black_death)
         self._max_cycles = _check_max_cycles(max_cycles)
+        check_action_model(action_model)
         self._scenario = Scenario(
             grid_size=grid_size, source_location=source_location, sigma=sigma, n_agents=n_agents,
             goal_radius=goal_radius, max_steps=self._max_cycles, start_positions=start_positions,

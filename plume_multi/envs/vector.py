@@ -18,7 +18,7 @@ from numba import njit
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import MAX_SEED, Simulator
-from ._checks import check_seed, is_integer, shown
+from ._checks import check_action_model, check_seed, is_integer, shown
 
 __all__ = ["vector_env", "dict_vector_env", "compact_vector_env", "PlumeVectorEnv", "OBS_TYPES"]
 
@@ -143,9 +143,12 @@ def _scenario(kwargs: dict) -> Scenario:
             f"vector_env: unknown option(s) {unknown}; expected num_envs, autoreset_mode, obs_type, "
             f"render_mode, plume_params or Scenario fields {list(_SCENARIO_FIELDS)}"
         )
-    if kwargs.get("n_agents", 1) != 1:
+    if "action_model" in kwargs:
+        check_action_model(kwargs["action_model"])
+    n_agents = kwargs.get("n_agents", 1)
+    if not (is_integer(n_agents) and n_agents == 1):
         raise ValidationError(
-            f"n_agents: got {kwargs['n_agents']!r}; expected 1 (vector_env runs single-agent worlds; "
+            f"n_agents: got {shown(n_agents)}; expected 1 (vector_env runs single-agent worlds; "
             "for several agents per world use parallel_env() or Simulator)"
         )
     return Scenario(**kwargs)

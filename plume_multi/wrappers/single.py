@@ -318,6 +318,11 @@ class PlumeSearchEnv(gymnasium.Env):
         return self._agent_state()
 
     @property
+    def simulator(self) -> Simulator:
+        """The one-world, one-agent ``Simulator`` underneath (its arrays are live views: read only)."""
+        return self._sim
+
+    @property
     def episode_count(self) -> int:
         """Episodes started by ``reset`` (0 before the first)."""
         return self._episode_count
