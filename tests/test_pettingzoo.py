@@ -213,7 +213,7 @@ def test_space_of_an_unknown_agent_is_refused(agent):
     (dict(n_agents=0), r"Scenario.n_agents: got 0"),
     (dict(n_agents=3, n_neighbours=3), r"Scenario.n_neighbours: got 3; expected an integer in 0..2"),
     (dict(grid_size=(0, 5)), r"Scenario.grid_size"),
-    (dict(action_model="hex"), r"Scenario.action_model: got 'hex'"),
+    (dict(action_model="hex"), r"action_model: got 'hex'; expected one of \['cardinal', 'moore'\]"),
     (dict(team="yes"), r"Scenario.team: got 'yes'"),
     (dict(n_agents=2, start_positions=[(0, 0)]), r"Scenario.start_positions"),
 ])

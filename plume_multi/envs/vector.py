@@ -197,7 +197,7 @@ class PlumeVectorEnv(VectorEnv):
     ## Episode End
     Terminated: the source is reached. Truncated: ``max_steps`` steps. Both may be True.
 
-    ## Autoreset (``metadata["autoreset_mode"]``)
+    ## Autoreset (the ``autoreset_mode`` attribute and ``metadata["autoreset_mode"]``)
     * ``NEXT_STEP`` (default): the step after an ending resets that world (its action is ignored;
       reward 0, flags False).
     * ``SAME_STEP``: the ending step returns the new episode's first observation; the last one is in
@@ -486,8 +486,9 @@ def vector_env(num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, obs
                render_mode=None, **scenario_options) -> PlumeVectorEnv:
     """A Gymnasium ``VectorEnv`` of ``num_envs`` single-agent plume searches (``PlumeVectorEnv``).
 
-    ``gymnasium.make_vec("PlumeSearch-v0", num_envs=n, vectorization_mode="vector_entry_point",
-    **options)`` calls this. See ``PlumeVectorEnv`` for spaces, autoreset modes and action masks.
+    ``gymnasium.make_vec("PlumeSearch-v0", ...)`` calls ``dict_vector_env`` and
+    ``gymnasium.make_vec("PlumeSearchCompact-v0", ...)`` calls ``compact_vector_env``, so that an id
+    has one observation space in every vectorization mode. See ``PlumeVectorEnv`` for spaces, autoreset modes and action masks.
 
     Args:
         num_envs: B >= 1 independent worlds.
