@@ -54,6 +54,12 @@ values = st.one_of(
     st.just(np.array(2)),
     st.just(object()),
 )
+# Dicts with the keys the front-ends look for, holding arbitrary values.
+keyed = st.one_of(
+    st.fixed_dictionaries({"sigma": values}),
+    st.fixed_dictionaries({"reset_mask": st.one_of(values, st.lists(st.booleans(), max_size=4).map(np.array))}),
+)
+values_or_keyed = st.one_of(values, keyed)
 
 
 def snapshot_equal(a: dict, b: dict) -> bool:
@@ -92,7 +98,7 @@ def _same(a, b) -> bool:
 
 
 @FAST
-@given(name=st.sampled_from(SINGLE_ARGS), value=values)
+@given(name=st.sampled_from(SINGLE_ARGS), value=values_or_keyed)
 def test_plume_search_env_constructor(name, value):
     if call(PlumeSearchEnv, [name], **{**SINGLE, name: value}):
         return
@@ -100,7 +106,7 @@ def test_plume_search_env_constructor(name, value):
 
 
 @FAST
-@given(seed=values, options=values, action=values, compact=st.booleans(), steps=st.integers(0, 7))
+@given(seed=values, options=values_or_keyed, action=values, compact=st.booleans(), steps=st.integers(0, 7))
 def test_plume_search_env_reset_and_step(seed, options, action, compact, steps):
     obs_model = plume_multi.wrappers.components.CompactObservation() if compact else None
     env = PlumeSearchEnv(observation_model=obs_model, **SINGLE)
@@ -145,7 +151,7 @@ def action_dicts(draw):
 
 
 @FAST
-@given(seed=values, options=values, actions=st.one_of(action_dicts(), values), black_death=st.booleans(),
+@given(seed=values, options=values_or_keyed, actions=st.one_of(action_dicts(), values), black_death=st.booleans(),
        steps=st.integers(0, 7), max_cycles=st.one_of(st.none(), values))
 def test_parallel_env_reset_and_step(seed, options, actions, black_death, steps, max_cycles):
     env = plume_multi.parallel_env(black_death=black_death, **PAR)
@@ -210,7 +216,7 @@ VEC_ARGS = ("num_envs", "autoreset_mode", "obs_type", "render_mode", "grid_size"
 
 
 @FAST
-@given(name=st.sampled_from(VEC_ARGS), value=values)
+@given(name=st.sampled_from(VEC_ARGS), value=values_or_keyed)
 def test_vector_env_constructor(name, value):
     kwargs = {"num_envs": 3, **VEC, name: value}
     if call(plume_multi.vector_env, [name], **kwargs):
@@ -223,7 +229,7 @@ def _vec_state(env):
 
 
 @FAST
-@given(seed=values, options=values, actions=values, mode=st.sampled_from(list(AutoresetMode)),
+@given(seed=values, options=values_or_keyed, actions=values, mode=st.sampled_from(list(AutoresetMode)),
        steps=st.integers(0, 6), reset_first=st.booleans())
 def test_vector_env_reset_and_step(seed, options, actions, mode, steps, reset_first):
     env = plume_multi.vector_env(3, autoreset_mode=mode, **VEC)

@@ -151,7 +151,13 @@ def _scenario(kwargs: dict) -> Scenario:
             f"n_agents: got {shown(n_agents)}; expected 1 (vector_env runs single-agent worlds; "
             "for several agents per world use parallel_env() or Simulator)"
         )
-    return Scenario(**kwargs)
+    try:
+        return Scenario(**kwargs)
+    except ValidationError as exc:
+        message = str(exc)
+        if plume_params is not None and message.startswith("Scenario.sigma:"):  # name it as it was given
+            raise ValidationError("plume_params['sigma']:" + message[len("Scenario.sigma:"):]) from None
+        raise
 
 
 class PlumeVectorEnv(VectorEnv):
