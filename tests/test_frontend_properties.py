@@ -255,8 +255,9 @@ def test_sb3_vec_env_constructor(venv):
 
 
 @FAST
-@given(seed=values, actions=values, mode=st.sampled_from(list(AutoresetMode)), steps=st.integers(0, 6))
-def test_sb3_vec_env_seed_reset_and_step(seed, actions, mode, steps):
+@given(seed=values, actions=values, options=st.one_of(values_or_keyed, st.lists(values_or_keyed, max_size=3)),
+       mode=st.sampled_from(list(AutoresetMode)), steps=st.integers(0, 6))
+def test_sb3_vec_env_seed_reset_and_step(seed, actions, options, mode, steps):
     venv = SB3VecEnv(plume_multi.vector_env(3, autoreset_mode=mode, **VEC))
     venv.reset()
     for k in range(steps):
@@ -271,6 +272,12 @@ def test_sb3_vec_env_seed_reset_and_step(seed, actions, mode, steps):
     if call(venv.step, ["actions"], actions):
         assert snapshot_equal(sim.snapshot(), before)
     venv.step(np.zeros(3, np.int64))  # still works
+    before = sim.snapshot()
+    if not call(venv.set_options, ["options"], options):
+        if call(venv.reset, ["options", "reset"]):
+            assert snapshot_equal(sim.snapshot(), before)
+        venv.set_options(None)
+    venv.reset()  # still works
 
 
 def test_the_values_cover_the_kinds_the_issue_lists():

@@ -5,13 +5,14 @@ Needs stable-baselines3 (the ``sb3`` extra: ``pip install "plume-multi[sb3]"``).
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..envs._checks import check_seed
+from ..envs._checks import check_seed, shown
 from ..envs.vector import PlumeVectorEnv
 from ..errors import StateError, ValidationError
 from ..simulator import MAX_SEED
@@ -24,6 +25,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 __all__ = ["SB3VecEnv"]
+
+
+def _same_options(a, b) -> bool:
+    """``a == b`` for option dicts that may hold arrays (compared element by element)."""
+    if not (isinstance(a, dict) and isinstance(b, dict)) or a.keys() != b.keys():
+        return False
+    return all(np.array_equal(np.asarray(a[k]), np.asarray(b[k])) if isinstance(a[k], np.ndarray)
+               or isinstance(b[k], np.ndarray) else a[k] is b[k] or a[k] == b[k] for k in a)
 
 
 class SB3VecEnv(VecEnv):
@@ -92,13 +101,27 @@ class SB3VecEnv(VecEnv):
                 f"seeds: got {self._seeds[:4]}...; expected consecutive seeds s, s+1, ... (set them with seed(s))"
             )
         options = self._options[0] or None
-        if any(o != self._options[0] for o in self._options):
-            raise ValidationError("options: got different options per world; expected the same dict for all worlds")
         obs, _ = self.venv.reset(seed=seed, options=options)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
+
+    def set_options(self, options=None) -> None:
+        """Options for the next ``reset()`` (then forgotten): ``None``, a dict, or a list of the same
+        dict for every world (the worlds are reset by one call)."""
+        if options is None:
+            options = {}
+        if isinstance(options, (list, tuple)):
+            if len(options) != self.num_envs or any(o is not options[0] and not _same_options(o, options[0])
+                                                    for o in options):
+                raise ValidationError(f"options: got {shown(options, typed=True)}; expected None, a dict, or a list of "
+                                      f"{self.num_envs} equal dicts (the worlds are reset by one call)")
+            options = options[0]
+        if not isinstance(options, dict):
+            raise ValidationError(f"options: got {shown(options, typed=True)}; expected None, a dict, or a list of "
+                                  f"{self.num_envs} equal dicts")
+        self._options = [copy.deepcopy(options) for _ in range(self.num_envs)]
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
