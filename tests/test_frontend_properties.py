@@ -16,7 +16,6 @@ import os
 import warnings
 
 import numpy as np
-import pytest
 from gymnasium.vector import AutoresetMode
 from hypothesis import HealthCheck, given, settings, strategies as st
 

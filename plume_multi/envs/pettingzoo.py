@@ -12,7 +12,6 @@ works once it has been imported.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from itertools import compress
 
