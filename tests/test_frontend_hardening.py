@@ -171,9 +171,9 @@ def _drive(env, kind, seed):
             result = env.step(_actions(rng, k, env))
         if kind.startswith("vector"):
             result = (*result[:4], result[4]["action_mask"])
+        if kind.startswith("vector") or kind == "sb3":
+            result = (*result, env.action_masks())  # stale in copies before the fix
         out.append(result)
-    if kind.startswith("vector"):
-        out.append(env.action_masks())
     return _flat(out)
 
 
