@@ -7,6 +7,8 @@ and computes each world's action mask.
 
 from __future__ import annotations
 
+import inspect
+
 import numbers
 import sys
 
@@ -438,3 +440,9 @@ def vector_env(num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, obs
     """
     return PlumeVectorEnv(num_envs, autoreset_mode=autoreset_mode, obs_type=obs_type,
                           render_mode=render_mode, **scenario_options)
+
+
+# help(vector_env) shows the env card itself, not a pointer to PlumeVectorEnv.
+for _factory in (vector_env,):
+    if _factory.__doc__ and PlumeVectorEnv.__doc__:  # None under python -OO
+        _factory.__doc__ = inspect.cleandoc(_factory.__doc__) + "\n\n" + inspect.cleandoc(PlumeVectorEnv.__doc__)
