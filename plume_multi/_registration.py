@@ -6,7 +6,7 @@ Only ids and entry-point strings: nothing here imports the front-ends themselves
 from __future__ import annotations
 
 ENV_ID = "PlumeSearch-v0"
-ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the reference implementation's id
+ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the id the original plume_nav_sim package registered
 PETTINGZOO_ID = "plume_multi/plume_search-v0"
 
 
