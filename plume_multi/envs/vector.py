@@ -324,6 +324,12 @@ class PlumeVectorEnv(VectorEnv):
             obs = self._observe()
         return obs, reward.copy(), terminated.copy(), truncated.copy(), infos
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """The ``AutoresetMode`` of this env (also ``metadata["autoreset_mode"]``), an attribute as on
+        Gymnasium's own vector envs: TorchRL's ``GymWrapper`` reads it."""
+        return self.metadata["autoreset_mode"]
+
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
         if self.render_mode is None:
