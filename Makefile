@@ -36,7 +36,7 @@ bench: $(VENV)/.installed-all
 
 # The documentation site, built into site/ (open site/index.html).
 docs: $(VENV)/.installed-docs
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build site *.egg-info
