@@ -105,10 +105,20 @@ def test_python_block_runs(block, tmp_path, monkeypatch):
 
 
 def test_no_page_points_at_documents_users_do_not_have():
-    pattern = re.compile(r"shared/|CONTRACT\.md|seed 00\d|\bthe reference\b", re.I)
+    pattern = re.compile(r"shared/|CONTRACT\.md|seed 00\d|the reference's|the reference implementation", re.I)
     for page in [*PAGES, *sorted((ROOT / "plume_multi").rglob("*.py"))]:
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
             assert not pattern.search(line), f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
+
+
+def test_the_factories_carry_the_env_card():
+    import plume_multi
+
+    for factory in (plume_multi.parallel_env, plume_multi.env, plume_multi.vector_env):
+        doc = factory.__doc__
+        for section in ("## Action Space", "## Observation Space", "## Rewards", "## Episode End", "## Example"):
+            assert section in doc, f"{factory.__name__}.__doc__ lacks {section!r}"
+    assert plume_multi.parallel_env.__doc__.startswith("A ``ParallelEnv`` of N searchers")
 
 
 def test_the_readme_keeps_its_two_commands_and_says_how_to_reach_the_environment():
