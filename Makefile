@@ -27,6 +27,8 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 demo: $(VENV)/.installed-all
 	$(BIN)/plume-multi demo
+	@echo
+	@echo "Next: source $(VENV)/bin/activate   (then plume-multi --help, python examples/train_ppo.py, ...)"
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
