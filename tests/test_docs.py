@@ -142,3 +142,24 @@ def test_the_site_builds_in_strict_mode(tmp_path):
     integrations = (site / "integrations" / "index.html").read_text(encoding="utf-8")
     assert "GymWrapper" in integrations
     assert (site / "frontends" / "single-agent" / "index.html").is_file()
+
+
+def test_licence_and_citation_agree_with_the_package():
+    import tomllib
+
+    import yaml
+
+    import plume_multi
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert project["license"] == "MIT" and licence.startswith("MIT License")
+    assert "The plume_multi developers" in licence
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["cff-version"] == "1.2.0" and citation["type"] == "software"
+    assert citation["license"] == "MIT" and str(citation["version"]) == plume_multi.__version__ == project["version"]
+    assert citation["authors"] == [{"name": "The plume_multi developers"}]
+    cited = {reference["title"] for reference in citation["references"]}
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())  # titles wrap across lines
+    assert len(cited) == 5 and all(title.split(":")[0] in readme for title in cited)  # the README's References
+    assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
