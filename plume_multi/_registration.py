@@ -6,7 +6,7 @@ Only ids and entry-point strings: nothing here imports the front-ends themselves
 from __future__ import annotations
 
 ENV_ID = "PlumeSearch-v0"
-ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the reference implementation's id
+ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the id the original plume_nav_sim package registered
 COMPACT_ID = "PlumeSearchCompact-v0"
 # One id means one observation space in every vectorization mode ("sync", "async" and the vector
 # entry point): PlumeSearch-v0 (and its alias) the contract's Dict, PlumeSearchCompact-v0 the flat

@@ -14,6 +14,7 @@ import imageio.v3 as iio
 import pytest
 
 from plume_multi.cli import main
+from plume_multi.recording import caption_height
 
 TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "40", "--quiet"]
 
@@ -76,7 +77,8 @@ def test_render_writes_a_png_and_a_gif(tmp_path, capsys):
     assert png.ndim == 3 and png.shape[0] > 100
     gif = iio.imread(tmp_path / "run.gif", index=None)
     scale = 256 // 24 + 1
-    assert gif.shape[1:] == (16 * scale, 24 * scale, 3) and gif.shape[0] >= 2
+    # the frames, with the step counter and legend strip below
+    assert gif.shape[1:] == (16 * scale + caption_height(24 * scale), 24 * scale, 3) and gif.shape[0] >= 2
 
 
 class FakeTerminal(io.StringIO):
@@ -106,7 +108,7 @@ def test_render_options_reach_the_run(tmp_path, capsys):
     assert code == 0, err
     assert "source at (3, 4)" in out
     frames = iio.imread(tmp_path / "run.gif", index=None)
-    assert frames.shape[1:3] == (28, 40)  # --scale 2
+    assert frames.shape[1:3] == (28 + caption_height(40), 40)  # --scale 2, and the caption strip
     steps = int(out.split("after ")[1].split()[0])
     assert frames.shape[0] == steps // 5 + 1 + (1 if steps % 5 else 0)  # --every 5, plus the last step
 

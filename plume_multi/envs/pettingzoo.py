@@ -12,6 +12,7 @@ works once it has been imported.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from itertools import compress
 
@@ -25,7 +26,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .._registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
-from ..render import HumanWindow, render_frame
+from ..render import HumanWindow, display_scale, render_frame
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
 from ._checks import check_action_model, check_seed, is_integer, shown
@@ -500,8 +501,10 @@ class raw_env(ParallelEnv, EzPickle):
         return out
 
     def render(self):
-        """``"rgb_array"``: a fresh ``(height, width, 3)`` uint8 frame (the field, the source as a red
-        cross, each searcher as a coloured square, finished ones white, y upward). ``"human"``: show
+        """``"rgb_array"``: a fresh ``(height * s, width * s, 3)`` uint8 frame (the field, the source as
+        a red cross, each searcher as a coloured square, finished ones white, y upward), each cell
+        an ``s x s`` block with ``s = plume_multi.render.display_scale(width, height)`` (at least
+        256 pixels on the shorter side where the grid allows). ``"human"``: show
         that frame in a window and return None. No render mode: warn and return None."""
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -511,7 +514,9 @@ class raw_env(ParallelEnv, EzPickle):
         if not self._started:
             raise StateError("Cannot render before reset(): call reset() first")
         sim = self._sim
-        frame = render_frame(sim.field, sim.positions, source=self._scenario.source_location, active=sim.active)
+        w, h = self._scenario.grid_size
+        frame = render_frame(sim.field, sim.positions, source=self._scenario.source_location, active=sim.active,
+                             scale=display_scale(w, h))
         if self.render_mode == "rgb_array":
             return frame
         self._window.show(frame)
@@ -594,3 +599,9 @@ def env(**kwargs) -> PlumeAECEnv:
     """The AEC form of ``parallel_env(**kwargs)``: ``parallel_to_aec`` with call order enforced and
     each action checked when it is given."""
     return PlumeAECEnv(raw_env(**kwargs))
+
+
+# help(parallel_env) shows the env card itself, not a pointer to raw_env.
+for _factory in (parallel_env, env):
+    if _factory.__doc__ and raw_env.__doc__:  # None under python -OO
+        _factory.__doc__ = inspect.cleandoc(_factory.__doc__) + "\n\n" + inspect.cleandoc(raw_env.__doc__)

@@ -7,6 +7,7 @@ and computes each world's action mask.
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import numpy as np
@@ -364,6 +365,12 @@ class PlumeVectorEnv(VectorEnv):
             obs = self._observe()
         return obs, reward.copy(), terminated.copy(), truncated.copy(), infos
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """The ``AutoresetMode`` of this env (also ``metadata["autoreset_mode"]``), an attribute as on
+        Gymnasium's own vector envs: TorchRL's ``GymWrapper`` reads it."""
+        return self.metadata["autoreset_mode"]
+
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
         if self.render_mode is None:
@@ -529,3 +536,9 @@ def _fixed_obs_type(num_envs, obs_type: str, env_id: str, other_id: str, options
         raise ValidationError(f"obs_type: got {given!r}; {env_id} always has obs_type={obs_type!r} "
                               f"(for the other observation use {other_id})")
     return PlumeVectorEnv(num_envs, obs_type=obs_type, **options)
+
+
+# help(vector_env) shows the env card itself, not a pointer to PlumeVectorEnv.
+for _factory in (vector_env,):
+    if _factory.__doc__ and PlumeVectorEnv.__doc__:  # None under python -OO
+        _factory.__doc__ = inspect.cleandoc(_factory.__doc__) + "\n\n" + inspect.cleandoc(PlumeVectorEnv.__doc__)

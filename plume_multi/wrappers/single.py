@@ -1,4 +1,4 @@
-"""``PlumeSearchEnv``: the single-agent Gymnasium env of CONTRACT.md, on the engine.
+"""``PlumeSearchEnv``: the single-agent Gymnasium env (the docs' "Single-agent contract" page), on the engine.
 
 One world of one agent: a ``Simulator(scenario, num_worlds=1, autoreset="disabled")`` does the
 moving, the goal test, the counting and the sensing; this module adds the contract's state
@@ -38,7 +38,7 @@ from .components import (
 
 __all__ = ["PlumeSearchEnv", "EnvironmentState", "MAX_SEED", "compact_env"]
 
-# Seeds are 0 <= seed < 2**31 (seed 000, P2 and I9).
+# Seeds are 0 <= seed < 2**31: the stricter of the two bounds the original env's documents gave.
 MAX_SEED = 2**31 - 1
 _RENDER_MODES = (None, "rgb_array", "human")
 # The constructor's keyword arguments (besides config), which a dict ``config`` may also hold.
@@ -50,7 +50,7 @@ _STAY = 8
 
 
 class EnvironmentState(Enum):
-    """Lifecycle of a ``PlumeSearchEnv`` (seed 000)."""
+    """Lifecycle of a ``PlumeSearchEnv``: CREATED -> READY -> TERMINATED | TRUNCATED -> (reset) READY; any -> CLOSED."""
 
     CREATED = "created"        # after __init__: reset() before step()
     READY = "ready"            # an episode is running
@@ -489,7 +489,7 @@ class PlumeSearchEnv(gymnasium.Env):
         return obs, reward, terminated, truncated, info
 
     def _info(self, goal_reached) -> dict:
-        """The info keys that ``reset`` and ``step`` share (CONTRACT.md).
+        """The info keys that ``reset`` and ``step`` share.
 
         ``goal_reached=None``: whether the agent is within ``goal_radius`` of the source now.
         """
