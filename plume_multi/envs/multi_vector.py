@@ -169,8 +169,8 @@ class MultiAgentVectorEnv(VectorEnv):
         unknown = sorted(set(scenario_options) - set(_OPTION_FIELDS))
         if unknown:
             raise ValidationError(
-                f"multi_agent_vector_env: unknown option(s) {unknown}; expected num_worlds, n_agents, team, "
-                f"autoreset_mode, render_mode or Scenario fields {list(_OPTION_FIELDS)}"
+                f"multi_agent_vector_env: got unknown option(s) {unknown}; expected num_worlds, n_agents, team, "
+                f"autoreset_mode, render_mode or Scenario fields {list(_OPTION_FIELDS)} (episode length: max_steps)"
             )
         mode = _autoreset_mode(autoreset_mode)
         self.scenario = Scenario(n_agents=n_agents, team=team, **scenario_options)
