@@ -309,3 +309,20 @@ def test_sb3_ppo_with_a_seed_trains_on_it():
     assert first.num_timesteps == 1024 and len(first.ep_info_buffer) > 0
     for a, b in zip(first.policy.parameters(), second.policy.parameters()):
         assert (a == b).all()  # seeded: the same training twice
+
+
+def test_benchmark_runs_quick_and_prints_its_table(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "multiagent_vector.py"
+    spec = importlib.util.spec_from_file_location("benchmark_multiagent_vector", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.main(["--quick"])
+    out = capsys.readouterr().out
+    assert [r["rows"] for r in rows] == [16] * 6 and all(r["env_steps_per_s"] > 0 for r in rows)
+    for label in ("Simulator.step (engine alone)", "multi_agent_vector_env.step", "SB3VecEnv(multi_agent_vector_env)",
+                  "vector_env(16)", "SuperSuit VectorEnv", "SuperSuit SB3 VecEnv"):
+        assert label in out
+    assert "vs SuperSuit" in out and "8 worlds x 2 searchers = 16 rows" in out
