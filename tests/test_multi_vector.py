@@ -326,3 +326,17 @@ def test_benchmark_runs_quick_and_prints_its_table(capsys):
                   "vector_env(16)", "SuperSuit VectorEnv", "SuperSuit SB3 VecEnv"):
         assert label in out
     assert "vs SuperSuit" in out and "8 worlds x 2 searchers = 16 rows" in out
+
+
+def test_the_env_card_has_every_section_and_its_example_runs():
+    import doctest
+
+    import plume_multi.envs.multi_vector as module
+
+    card = MultiAgentVectorEnv.__doc__
+    for section in ("Description", "Action Space", "Observation Space", "Rewards", "Starting State",
+                    "Episode End", "Finished agents: masked rows", "Autoreset", "Arguments", "Version History",
+                    "Example"):
+        assert f"## {section}" in card
+    result = doctest.testmod(module)
+    assert result.attempted >= 5 and result.failed == 0
