@@ -338,7 +338,8 @@ def markdown_table(rows: list[dict], args: Args, lower_bound: float) -> str:
         steps = "n/a" if r["mean_steps_to_source"] is None else f"{r['mean_steps_to_source']:.1f}"
         lines.append(f"| {r['policy']} | {r['success_rate']:.1%} | {steps} | {r['all_found_rate']:.1%} | {r['searchers']} |")
     lines.append("")
-    lines.append(f"{args.eval_worlds} worlds x {args.n_agents} searchers{' (team)' if args.team else ''}, "
+    team = " (team: a searcher counts as finding the source when any of its world does)" if args.team else ""
+    lines.append(f"{args.eval_worlds} worlds x {args.n_agents} searchers{team}, "
                  f"{args.width}x{args.height} grid, source at the centre, sigma {args.sigma}, budget {args.max_steps} "
                  f"steps; mean steps over the searchers that found the source. Fewest possible steps from the "
                  f"same starts: {lower_bound:.1f} on average.")
