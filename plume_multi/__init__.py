@@ -29,6 +29,7 @@ _LAZY = {
     "env": "plume_multi.envs.pettingzoo",
     "raw_env": "plume_multi.envs.pettingzoo",
     "vector_env": "plume_multi.envs.vector",
+    "multi_agent_vector_env": "plume_multi.envs.multi_vector",
 }
 
 __all__ = [
