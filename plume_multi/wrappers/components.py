@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..errors import ComponentError, ValidationError
-from ..fields import gaussian_field
+from ..models.plumes.gaussian import gaussian_field
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS
 
 __all__ = [

@@ -264,7 +264,7 @@ class PlumeSearchEnv(gymnasium.Env):
             raise ComponentError(f"plume_model: {type(self._plume).__name__} gave an unusable field: {exc}") from exc
         self._sim = sim
         s = sim.state
-        self._field = s.field            # (h, w) float32, read-only
+        self._field = sim.field          # (h, w) float32, read-only
         self._pos_row = s.pos[0]         # (2,) int32 view: (x, y)
         self._obs_row = s.obs[0]         # (3,) float32 view: [C, x/(w-1), y/(h-1)]
         self._reward_buf = s.reward
