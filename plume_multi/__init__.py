@@ -28,6 +28,8 @@ _LAZY = {
     "env": "plume_multi.envs.pettingzoo",
     "raw_env": "plume_multi.envs.pettingzoo",
     "vector_env": "plume_multi.envs.vector",
+    "evaluate": "plume_multi.evaluate",
+    "EvaluationResult": "plume_multi.evaluate",
 }
 
 __all__ = [
