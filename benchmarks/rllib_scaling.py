@@ -15,7 +15,7 @@ the env steps returned over the wall time, median over rounds. Policy inference 
 module's forward pass) is included, training is not.
 
     python benchmarks/rllib_scaling.py                       # the README's table
-    python benchmarks/rllib_scaling.py --envs 16 --fragment 4 --rounds 1 --runners 1   # a smoke run
+    python benchmarks/rllib_scaling.py --envs 16 --fragment 4 --rounds 1 --runners 0   # a smoke run
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ def measure(route: dict, runners: int, envs: int, fragment: int, rounds: int, sc
         group = algo.env_runner_group
 
         def sample_all():
+            # runners=0 samples in this process (the tests' smoke run)
             episodes = group.foreach_env_runner(lambda runner: sum(len(e) for e in runner.sample()),
-                                                local_env_runner=False)
+                                                local_env_runner=runners == 0)
             return sum(episodes)
 
         sample_all()  # warm-up: compiles, first reset
@@ -70,7 +71,8 @@ def main(argv=None) -> int:
     parser.add_argument("--envs", type=int, default=1024, help="worlds per env runner (default 1024)")
     parser.add_argument("--fragment", type=int, default=32, help="steps per world in one sample (default 32)")
     parser.add_argument("--rounds", type=int, default=3, help="timed samples per configuration (default 3)")
-    parser.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
+    parser.add_argument("--runners", type=int, nargs="+", default=[1, 2],
+                        help="remote env runner counts (default 1 2; 0: sample in this process)")
     parser.add_argument("--grid", type=int, nargs=2, default=(32, 32), metavar=("W", "H"))
     parser.add_argument("--steps", type=int, default=200, help="max_steps of an episode (default 200)")
     args = parser.parse_args(argv)
@@ -94,7 +96,7 @@ def main(argv=None) -> int:
         if started:
             ray.shutdown()
     base = list(ROUTES)[-1]
-    header = ["sampling route"] + [f"{n} runner{'s' if n > 1 else ''}" for n in args.runners] + ["vs default"]
+    header = ["sampling route"] + [f"{n} runner{'s' if n != 1 else ''}" for n in args.runners] + ["vs default"]
     table = []
     for name in ROUTES:
         cells = [f"{rows[name, n]:,.0f}" for n in args.runners]

@@ -5,8 +5,8 @@ maps to the one policy ``"shared"`` (``plume_multi.rllib.multi_agent_ppo_config`
 the first arrival ends the search for all and every searcher still searching shares the reward;
 ``--neighbours K``: each searcher also senses where its K nearest team-mates are. Every iteration
 prints the mean return per searcher (1.0 = it found the source, or its team did, within
-``--max-steps``) and the mean episode length. At the end the shared policy is evaluated
-with ``plume_multi.evaluate`` on held-out seeds, greedy (most likely action) and sampled.
+``--max-steps``) and the mean episode length. Before and after training, the shared policy is
+evaluated on held-out seeds with ``plume_multi.evaluate`` (sampled, as PPO trains it, and greedy).
 
     python examples/rllib_multiagent_ppo.py                         # 4 searchers, 2 runners, 10 iterations
     python examples/rllib_multiagent_ppo.py --team --neighbours 2
@@ -60,9 +60,19 @@ def main(argv=None) -> int:
                         minibatch_size=min(args.batch, 1024), num_epochs=4, entropy_coeff=0.01)
               .debugging(seed=args.seed))
     algo = config.build_algo()
+
+    def report(when, explore):
+        result = plume_multi.evaluate(module_policy(algo, explore=explore), plume_multi.Scenario(**scenario),
+                                      args.eval_episodes, seed=1_000_000, progress=False, until="all")
+        found = (result.arrival_time >= 0).mean()
+        print(f"{when}, {'sampled' if explore else 'greedy'} shared policy on {args.eval_episodes} held-out episodes: "
+              f"{found:.1%} of searches found the source (mean {result.mean:.1f} steps to the first arrival)")
+
     try:
         print(f"multi-agent PPO: {args.agents} searchers{' (team)' if args.team else ''} sharing one policy, "
               f"{args.runners} env runner(s) x {args.envs} worlds of a {args.grid[0]}x{args.grid[1]} grid")
+        if args.eval_episodes:
+            report("before training", True)
         for it in range(1, args.iterations + 1):
             start = time.perf_counter()
             result = algo.train()
@@ -72,12 +82,7 @@ def main(argv=None) -> int:
             print(f"iteration {it}: return per searcher {per_agent:.3f}, episode length "
                   f"{runners.get('episode_len_mean', float('nan')):.1f} ({elapsed:.1f} s)")
         for explore in (False, True) if args.eval_episodes else ():
-            result = plume_multi.evaluate(module_policy(algo, explore=explore), plume_multi.Scenario(**scenario),
-                                          args.eval_episodes, seed=1_000_000, progress=False, until="all")
-            found = (result.arrival_time >= 0).mean()
-            print(f"{'sampled' if explore else 'greedy'} shared policy on {args.eval_episodes} held-out episodes: "
-                  f"{found:.1%} of searchers found the source; all of a world's searchers in "
-                  f"{result.success_rate:.1%} of episodes")
+            report("after training", explore)
     finally:
         algo.stop()
     return 0

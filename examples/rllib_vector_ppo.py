@@ -4,8 +4,10 @@ Each of ``--runners`` env runners (Ray actors) steps ``--envs`` single-agent wor
 call per step (``plume_multi.rllib.ppo_config``: the vector entry point of
 ``"plume_multi:PlumeSearchCompact-v0"`` and ``PlumeVectorEnvRunner``). Every iteration prints the
 mean return (1.0 = the source was found within ``--max-steps``) and episode length of the
-latest episodes, and the env steps sampled per second. At the end the policy is
-evaluated with ``plume_multi.evaluate`` on held-out seeds, greedy (most likely action) and sampled.
+episodes that ended in it, and the env steps per second. All worlds start together, so the
+first iterations see only the short (successful) episodes end: the returns that tell are the
+evaluations, before and after training, on 1000 held-out seeds with ``plume_multi.evaluate``
+(the sampled policy, as PPO trains it, and the greedy one, which takes its most likely action).
 
     python examples/rllib_vector_ppo.py                    # 2 runners x 1024 worlds, 8 iterations
     RAY_ADDRESS=auto python examples/rllib_vector_ppo.py --runners 8 --envs 4096   # on a cluster
@@ -55,25 +57,30 @@ def main(argv=None) -> int:
               .training(lr=args.lr, entropy_coeff=0.01)
               .debugging(seed=args.seed))
     algo = config.build_algo()
-    returns = []
+
+    def report(when, explore):
+        result = plume_multi.evaluate(module_policy(algo, explore=explore), plume_multi.Scenario(**scenario),
+                                      args.eval_episodes, seed=1_000_000, progress=False)
+        found = (result.arrival_time >= 0).mean()
+        print(f"{when}, {'sampled' if explore else 'greedy'} policy on {args.eval_episodes} held-out episodes: "
+              f"{found:.1%} of searches found the source (mean {result.mean:.1f} steps to the first arrival)")
+
     try:
         print(f"PPO, {args.runners} env runner(s) x {args.envs} worlds of a {args.grid[0]}x{args.grid[1]} grid, "
               f"{args.fragment * args.envs * max(1, args.runners):,} steps per iteration")
+        if args.eval_episodes:
+            report("before training", True)
         for it in range(1, args.iterations + 1):
             start = time.perf_counter()
             result = algo.train()
             elapsed = time.perf_counter() - start
             runners = result["env_runners"]
             ret = runners.get("episode_return_mean", float("nan"))
-            returns.append(ret)
             steps = runners.get("num_env_steps_sampled", 0)
             print(f"iteration {it}: return {ret:.3f}, episode length {runners.get('episode_len_mean', float('nan')):.1f}, "
                   f"{steps:,} env steps in {elapsed:.1f} s ({steps / elapsed:,.0f} steps/s with training)")
         for explore in (False, True) if args.eval_episodes else ():
-            result = plume_multi.evaluate(module_policy(algo, explore=explore), plume_multi.Scenario(**scenario),
-                                          args.eval_episodes, seed=1_000_000, progress=False)
-            print(f"{'sampled' if explore else 'greedy'} policy on {args.eval_episodes} held-out episodes: "
-                  f"success {result.success_rate:.1%}, mean steps to the source {result.mean:.1f}")
+            report("after training", explore)
     finally:
         algo.stop()
     return 0

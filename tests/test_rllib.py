@@ -148,7 +148,9 @@ def test_vector_example_trains_one_iteration_with_remote_runners(ray_local, caps
                          "--sigma", "2", "--max-steps", "20", "--eval-episodes", "20"]) == 0
     out = capsys.readouterr().out
     assert "2 env runner(s) x 16 worlds" in out
-    assert "iteration 1: return" in out and "greedy policy on 20 held-out episodes" in out and "sampled policy on 20" in out
+    assert "iteration 1: return" in out
+    assert "before training, sampled policy on 20 held-out episodes" in out
+    assert "after training, greedy policy on 20 held-out episodes" in out
 
 
 def test_multiagent_example_trains_one_iteration_with_remote_runners(ray_local, capsys):
@@ -158,12 +160,13 @@ def test_multiagent_example_trains_one_iteration_with_remote_runners(ray_local, 
                          "--eval-episodes", "10"]) == 0
     out = capsys.readouterr().out
     assert "2 searchers (team) sharing one policy" in out
-    assert "iteration 1: return per searcher" in out and "greedy shared policy on 10 held-out episodes" in out
+    assert "iteration 1: return per searcher" in out
+    assert "after training, sampled shared policy on 10 held-out episodes" in out
 
 
 def test_scaling_benchmark_runs_tiny(ray_local, capsys):
     bench = load(ROOT / "benchmarks" / "rllib_scaling.py")
-    assert bench.main(["--envs", "8", "--fragment", "4", "--rounds", "1", "--runners", "1", "--grid", "8", "6",
+    assert bench.main(["--envs", "8", "--fragment", "4", "--rounds", "1", "--runners", "0", "--grid", "8", "6",
                        "--steps", "20"]) == 0
     out = capsys.readouterr().out
     assert "| native vector env, PlumeVectorEnvRunner" in out
