@@ -12,7 +12,7 @@ Three ways of sampling the same single-agent search (compact observation, NEXT_S
 For 1 and 2 remote env runners each: build the PPO algorithm, sample once to warm up, then time
 ``rounds`` rounds of one ``sample()`` on every runner at once (``foreach_env_runner``); the rate is
 the env steps returned over the wall time, median over rounds. Policy inference (the PPO
-module's forward pass) is included, training is not.
+module's forward pass, one torch thread per runner) is included, training is not.
 
     python benchmarks/rllib_scaling.py                       # the README's table
     python benchmarks/rllib_scaling.py --envs 16 --fragment 4 --rounds 1 --runners 0   # a smoke run
@@ -48,6 +48,13 @@ def measure(route: dict, runners: int, envs: int, fragment: int, rounds: int, sc
     algo = config.build_algo()
     try:
         group = algo.env_runner_group
+
+        def one_thread(runner):  # the same for every route: one torch thread per runner's CPU
+            import torch
+
+            torch.set_num_threads(1)
+
+        group.foreach_env_runner(one_thread, local_env_runner=False)
 
         def sample_all():
             # runners=0 samples in this process (the tests' smoke run)

@@ -398,7 +398,7 @@ def _eval(args) -> int:
             import ray
         except ImportError as exc:
             raise UsageError("--ray needs Ray: pip install 'plume-multi[rllib]'") from exc
-        ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
         executor = "ray"
     w, h = scenario.grid_size
     print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {w}x{h} grid, at most "

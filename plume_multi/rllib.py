@@ -23,7 +23,7 @@ import uuid
 import gymnasium as gym
 import numpy as np
 
-from ._registration import COMPACT_ID
+from ._registration import COMPACT_ID, compact_vector_env
 from .scenario import Scenario
 from .simulator import Simulator
 
@@ -150,6 +150,13 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
     go through the stock runner's path. The env must autoreset ``NEXT_STEP`` (Gymnasium's
     default) and have discrete actions.
     """
+
+    def __init__(self, *, config, **kwargs):
+        super().__init__(config=config, **kwargs)
+        if self.worker_index:
+            # A remote runner owns num_cpus_per_env_runner CPUs: more torch threads than that
+            # spin against each other and the other runners (10x slower on a busy machine).
+            torch.set_num_threads(max(1, int(self.config.num_cpus_per_env_runner or 1)))
 
     def _sample(self, *, num_timesteps=None, num_episodes=None, explore, random_actions=False, force_reset=False):
         if num_timesteps is None or random_actions or self.module is None or self.module.is_stateful():
@@ -291,7 +298,7 @@ def ppo_config(num_env_runners: int = 2, num_envs_per_env_runner: int = 4096, *,
         fast_runner: sample with ``PlumeVectorEnvRunner``.
         **scenario: ``vector_env`` options (``grid_size``, ``sigma``, ``max_steps``, ...).
     """
-    Scenario(**{k: v for k, v in scenario.items() if k != "plume_params"})  # fail here, not in a runner
+    compact_vector_env(1, **scenario).close()  # bad options fail here, not in a remote runner
     batch = max(1, num_env_runners) * num_envs_per_env_runner * rollout_fragment_length
     config = (
         PPOConfig()

@@ -171,3 +171,31 @@ def test_scaling_benchmark_runs_tiny(ray_local, capsys):
     out = capsys.readouterr().out
     assert "| native vector env, PlumeVectorEnvRunner" in out
     assert "| SyncVectorEnv of PlumeSearchEnv (RLlib's default) |" in out and "1.0x" in out
+
+
+def test_configs_refuse_bad_scenarios_before_any_runner_starts():
+    from plume_multi import ValidationError
+    from plume_multi.rllib import multi_agent_ppo_config
+
+    with pytest.raises(ValidationError, match="sigma"):
+        ppo_config(num_env_runners=0, num_envs_per_env_runner=4, sigma=-1.0)
+    with pytest.raises(ValidationError, match="n_agents"):
+        ppo_config(num_env_runners=0, num_envs_per_env_runner=4, n_agents=3)
+    with pytest.raises(ValidationError, match="n_neighbours"):
+        multi_agent_ppo_config(num_env_runners=0, n_agents=2, n_neighbours=2)
+    config = multi_agent_ppo_config(num_env_runners=0, n_agents=3, team=True)
+    assert config.env == MULTI_AGENT_NAME and config.env_config["team"] is True
+    assert set(config.policies) == {"shared"}
+    assert config.policy_mapping_fn("searcher_2", None) == "shared"
+
+
+@pytest.mark.ray
+def test_cli_eval_with_ray_equals_the_local_run(ray_local, tmp_path, capsys):
+    from plume_multi.cli import main
+
+    args = ["eval", "--policy", "gradient", "--episodes", "30", "--worlds", "7", "--grid", "16", "12", "--sigma", "3",
+            "--steps", "40", "--agents", "2", "--quiet", "--no-plot"]
+    assert main(args + ["--out", str(tmp_path / "local")]) == 0
+    assert main(args + ["--out", str(tmp_path / "ray"), "--ray", "--tasks", "3"]) == 0
+    assert "(seeds 0..29, ray)" in capsys.readouterr().out
+    assert (tmp_path / "local.csv").read_text() == (tmp_path / "ray.csv").read_text()
