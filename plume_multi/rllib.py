@@ -8,7 +8,10 @@ Needs ``pip install "plume-multi[rllib]"`` (Ray RLlib and torch).
   and collect the batch as arrays (``PlumeVectorEnvRunner``).
 * ``multi_agent_ppo_config(num_env_runners, **scenario)``: N searchers per world
   (``PlumeMultiAgentEnv``), one shared policy.
-* ``register()``: registers both envs with Ray under the names it returns.
+* ``shared_policy_ppo_config(num_env_runners, worlds_per_env_runner, **scenario)``: the same shared
+  policy trained at array speed, the searchers of many worlds as the rows of one vector env
+  (``AgentRowsVectorEnv``).
+* ``register()``: registers the envs with Ray under the names it returns.
 
 Every id here resolves in a fresh process: ``"plume_multi:PlumeSearchCompact-v0"`` imports
 ``plume_multi`` itself (Gymnasium's ``module:id`` form), and Ray ships its registered creators to
@@ -43,11 +46,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 __all__ = ["ENV_ID", "SINGLE_AGENT_NAME", "MULTI_AGENT_NAME", "SHARED_POLICY", "register", "ppo_config",
-           "multi_agent_ppo_config", "module_policy", "PlumeVectorEnvRunner", "PlumeMultiAgentEnv"]
+           "multi_agent_ppo_config", "shared_policy_ppo_config", "module_policy", "PlumeVectorEnvRunner",
+           "PlumeMultiAgentEnv", "AgentRowsVectorEnv", "AGENT_ROWS_NAME"]
 
 ENV_ID = f"plume_multi:{COMPACT_ID}"  # resolvable anywhere: Gymnasium imports plume_multi first
 SINGLE_AGENT_NAME = "plume_multi_search"
 MULTI_AGENT_NAME = "plume_multi_multiagent"
+AGENT_ROWS_NAME = "plume_multi_agent_rows"
 SHARED_POLICY = "shared"
 # RLlib's default (60 s) drops whole samples on a busy machine; a slow sample is better than none.
 SAMPLE_TIMEOUT_S = 600.0
@@ -67,8 +72,14 @@ def _multi_agent_creator(config):
     return PlumeMultiAgentEnv(**dict(config))
 
 
+def _agent_rows_creator(config):
+    options = dict(config)
+    return AgentRowsVectorEnv(options.pop("num_envs", options.get("n_agents", 1)), **options)
+
+
 def register() -> dict:
-    """Register the envs with Ray's registry; return ``{"single_agent": name, "multi_agent": name}``.
+    """Register the envs with Ray's registry; return ``{"single_agent": name, "multi_agent": name,
+    "agent_rows": name}``.
 
     ``config.environment(name, env_config={...Scenario fields})`` then finds them in every env
     runner (Ray ships the creators to its workers). Calling it again is harmless.
@@ -77,7 +88,8 @@ def register() -> dict:
 
     register_env(SINGLE_AGENT_NAME, _single_agent_creator)
     register_env(MULTI_AGENT_NAME, _multi_agent_creator)
-    return {"single_agent": SINGLE_AGENT_NAME, "multi_agent": MULTI_AGENT_NAME}
+    register_env(AGENT_ROWS_NAME, _agent_rows_creator)
+    return {"single_agent": SINGLE_AGENT_NAME, "multi_agent": MULTI_AGENT_NAME, "agent_rows": AGENT_ROWS_NAME}
 
 
 # ----------------------------------------------------------------------------------------- multi-agent env
@@ -133,6 +145,47 @@ class PlumeMultiAgentEnv(MultiAgentEnv):
         return out_obs, out_rew, out_term, out_trunc, {}
 
 
+class AgentRowsVectorEnv(gym.vector.VectorEnv):
+    """The searchers of B worlds of N agents as the B*N rows of a Gymnasium ``VectorEnv``.
+
+    For one policy shared by every searcher, trained at array speed by ``PlumeVectorEnvRunner``
+    (``shared_policy_ppo_config``): row ``b * N + n`` is agent ``n`` of world ``b`` of one
+    ``Simulator`` (``autoreset="next_step"``), observations as ``PlumeMultiAgentEnv``'s. An agent
+    that reached the source reports ``terminated`` (and reward 0) until its world ends; the step
+    after the world ends resets all its agents (their actions ignored, flags cleared). So each
+    row's episode is one searcher's episode, as RLlib's multi-agent episodes split them.
+
+    Args:
+        num_envs: rows, B*N (a multiple of ``n_agents``).
+        **scenario: ``Scenario`` fields.
+    """
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int, **scenario):
+        from .errors import ValidationError
+
+        self.scenario = Scenario(**scenario)
+        n = self.scenario.n_agents
+        if not isinstance(num_envs, int) or num_envs < n or num_envs % n:
+            raise ValidationError(f"num_envs: got {num_envs!r}; expected a positive multiple of n_agents = {n} "
+                                  "(one row per agent of each world)")
+        self.num_envs = num_envs
+        self._sim = Simulator(self.scenario, num_envs // n, autoreset="next_step")
+        low = -1.0 if self.scenario.n_neighbours else 0.0
+        self.single_observation_space = gym.spaces.Box(low, 1.0, shape=(self.scenario.obs_dim,), dtype=np.float32)
+        self.single_action_space = gym.spaces.Discrete(self.scenario.n_actions)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+
+    def reset(self, *, seed=None, options=None):
+        return self._sim.reset(seed=seed).copy(), {}
+
+    def step(self, actions):
+        obs, reward, terminated, truncated = self._sim.step(actions)
+        return obs.copy(), reward.copy(), terminated.copy(), truncated.copy(), {}
+
+
 # ----------------------------------------------------------------------------------------- vector runner
 class PlumeVectorEnvRunner(SingleAgentEnvRunner):
     """A ``SingleAgentEnvRunner`` that samples a native vector env as arrays.
@@ -148,7 +201,9 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
     observations go to the module as they come from the env; the sampled actions go to the env),
     and stateful (recurrent) modules. Sampling episodes (``num_episodes=``) and random actions
     go through the stock runner's path. The env must autoreset ``NEXT_STEP`` (Gymnasium's
-    default) and have discrete actions.
+    default) and have discrete actions. A row whose episode ended may wait several steps for its
+    reset (reporting ``terminated`` or ``truncated`` until the reset step clears both), as the
+    agents of ``AgentRowsVectorEnv`` do until their whole world is reset.
     """
 
     def __init__(self, *, config, **kwargs):
@@ -200,7 +255,9 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
                 logp = dist.logp(actions)
             actions = actions.numpy()
             obs, reward, terminated, truncated, _ = venv.step(actions)
-            valid = ~resetting  # a world that ended on the last step is reset by this one (NEXT_STEP)
+            # A row whose episode ended waits (its steps are not valid) until its world is reset,
+            # which NEXT_STEP does on the step after the world ended, clearing the flags.
+            valid = ~resetting
             ts += int(valid.sum())
             obs_list.append(np.asarray(obs, dtype=np.float32))
             act_list.append(actions)
@@ -210,7 +267,7 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
             term_list.append(np.asarray(terminated, dtype=np.bool_))
             trunc_list.append(np.asarray(truncated, dtype=np.bool_))
             valid_list.append(valid)
-            resetting = valid & (terminated | truncated)
+            resetting = np.asarray(terminated, dtype=np.bool_) | np.asarray(truncated, dtype=np.bool_)
         fast["obs"] = obs_list[-1]
         fast["resetting"] = resetting
         episodes, done_returns, done_lengths = self._episodes(
@@ -230,25 +287,23 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
     def _episodes(self, fast, obs, act, logp, logits, rew, term, trunc, valid):
         """Cut the ``(B, T, ...)`` arrays into ``SingleAgentEpisode`` chunks, env by env.
 
-        Env ``i``'s steps are runs of valid steps; a run ends with its episode's end (then the
-        next step resets the world and is not valid) or with the sample. A run ending with the
-        sample continues, under the same episode id, in the next sample.
+        Row ``i``'s steps are runs of valid steps; a run ends with its episode (then the row
+        waits, its steps not valid, until its world is reset) or with the sample. A run ending
+        with the sample continues, under the same episode id, in the next sample.
         """
         B, T = act.shape
-        done = valid & (term | trunc)
         obs_space, act_space = self.env.single_observation_space, self.env.single_action_space
         episodes, done_returns, done_lengths, done_steps = [], [], [], []
-        ends_per_env = [np.flatnonzero(row) for row in done]
+        # Runs of valid steps, [first, last]: a run ends with its episode (term | trunc) or with
+        # the sample; a step is valid when the last one did not end the row's episode.
+        edge = np.zeros((B, 1), dtype=np.bool_)
+        firsts = valid & ~np.concatenate([edge, valid[:, :-1]], axis=1)
+        lasts = valid & ~np.concatenate([valid[:, 1:], edge], axis=1)
         returns = np.cumsum(rew, axis=1, dtype=np.float64)
         for i in range(B):
-            start = 0 if valid[i, 0] else 1
-            for stop in [*ends_per_env[i].tolist(), T]:
-                if stop == T:  # the open chunk (empty if the world is resetting or just reset)
-                    if start >= T:
-                        break
-                    end, finished = T, False
-                else:
-                    end, finished = stop + 1, True
+            for start, stop in zip(np.flatnonzero(firsts[i]).tolist(), np.flatnonzero(lasts[i]).tolist()):
+                end = stop + 1
+                finished = bool(term[i, stop] or trunc[i, stop])
                 eps = SingleAgentEpisode(
                     fast["ids"][i], observations=obs[i, start:end + 1], infos=[{} for _ in range(end + 1 - start)],
                     actions=act[i, start:end],
@@ -272,7 +327,6 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
                     fast["len"][i] = 0
                     fast["t"][i] = 0
                     fast["ids"][i] = uuid.uuid4().hex
-                start = end + 1  # skip the reset step
         order = np.argsort(np.asarray(done_steps, dtype=np.int64), kind="stable")  # in the order they ended
         return episodes, np.asarray(done_returns)[order], np.asarray(done_lengths)[order]
 
@@ -335,6 +389,38 @@ def multi_agent_ppo_config(num_env_runners: int = 2, *, num_envs_per_env_runner:
         .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=_shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             SHARED_POLICY: RLModuleSpec(model_config=DefaultModelConfig(fcnet_hiddens=[64, 64]))}))
+    )
+
+
+def shared_policy_ppo_config(num_env_runners: int = 2, worlds_per_env_runner: int = 256, *,
+                             rollout_fragment_length: int = 32, **scenario) -> PPOConfig:
+    """Multi-agent PPO with one shared policy, at array speed: a single-agent ``PPOConfig`` over
+    the searchers of many worlds as rows (``AgentRowsVectorEnv``, sampled by ``PlumeVectorEnvRunner``).
+
+    What PPO learns equals ``multi_agent_ppo_config``'s shared policy: RLlib's multi-agent episodes
+    are split into one episode per agent for the loss, as the rows are here. Each runner steps
+    ``worlds_per_env_runner`` worlds of ``n_agents`` searchers in one engine call. Per-agent
+    metrics: ``episode_return_mean`` is one searcher's return. Only timestep sampling (PPO's
+    default ``truncate_episodes``) is supported: RLlib's stock runner cannot sample these rows.
+
+    Args:
+        num_env_runners: remote env runners (0: sample in the driver).
+        worlds_per_env_runner: worlds per runner; each is ``n_agents`` rows.
+        rollout_fragment_length: steps per world in one sample.
+        **scenario: ``Scenario`` fields (``n_agents``, ``team``, ``n_neighbours``, ...).
+    """
+    rows = worlds_per_env_runner * Scenario(**scenario).n_agents
+    batch = max(1, num_env_runners) * rows * rollout_fragment_length
+    names = register()
+    return (
+        PPOConfig()
+        .environment(names["agent_rows"], env_config=dict(scenario))
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=rows,
+                     gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,
+                     rollout_fragment_length=rollout_fragment_length, env_runner_cls=PlumeVectorEnvRunner,
+                     sample_timeout_s=SAMPLE_TIMEOUT_S)
+        .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 4096), num_epochs=4, lr=1e-3)
+        .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[64, 64]))
     )
 
 

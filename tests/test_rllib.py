@@ -14,8 +14,9 @@ import torch
 
 from plume_multi import Scenario, Simulator
 from plume_multi.envs.vector import PlumeVectorEnv
-from plume_multi.rllib import (MULTI_AGENT_NAME, SINGLE_AGENT_NAME, PlumeMultiAgentEnv, PlumeVectorEnvRunner,
-                               _multi_agent_creator, _single_agent_creator, ppo_config, register)
+from plume_multi.rllib import (AGENT_ROWS_NAME, MULTI_AGENT_NAME, AgentRowsVectorEnv, SINGLE_AGENT_NAME, PlumeMultiAgentEnv, PlumeVectorEnvRunner,
+                               _agent_rows_creator, _multi_agent_creator, _single_agent_creator, ppo_config,
+                               register, shared_policy_ppo_config)
 
 pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,12 +127,15 @@ def test_team_mode_ends_every_searcher_together():
 
 def test_register_and_creators():
     names = register()
-    assert names == {"single_agent": SINGLE_AGENT_NAME, "multi_agent": MULTI_AGENT_NAME}
+    assert names == {"single_agent": SINGLE_AGENT_NAME, "multi_agent": MULTI_AGENT_NAME,
+                     "agent_rows": AGENT_ROWS_NAME}
     venv = _single_agent_creator({"num_envs": 5, "grid_size": (9, 6), "sigma": 3.0})
     assert isinstance(venv.unwrapped, PlumeVectorEnv) and venv.num_envs == 5
     env = _single_agent_creator({"grid_size": (9, 6), "sigma": 3.0})
     assert env.observation_space.shape == (3,)
     assert isinstance(_multi_agent_creator({"n_agents": 2}), PlumeMultiAgentEnv)
+    rows = _agent_rows_creator({"num_envs": 6, "n_agents": 3})
+    assert isinstance(rows, AgentRowsVectorEnv) and rows._sim.num_worlds == 2
 
 
 def test_the_gymnasium_id_resolves_in_a_fresh_process():
@@ -199,3 +203,46 @@ def test_cli_eval_with_ray_equals_the_local_run(ray_local, tmp_path, capsys):
     assert main(args + ["--out", str(tmp_path / "ray"), "--ray", "--tasks", "3"]) == 0
     assert "(seeds 0..29, ray)" in capsys.readouterr().out
     assert (tmp_path / "local.csv").read_text() == (tmp_path / "ray.csv").read_text()
+
+
+@pytest.mark.parametrize("team", [False, True])
+def test_shared_policy_rows_are_one_episode_per_searcher(team):
+    n = 3
+    config = shared_policy_ppo_config(num_env_runners=0, worlds_per_env_runner=4, rollout_fragment_length=10,
+                                      n_agents=n, grid_size=(W, H), sigma=2.0, max_steps=MAX_STEPS, team=team)
+    runner = PlumeVectorEnvRunner(config=config)
+    assert isinstance(runner.env.unwrapped, AgentRowsVectorEnv) and runner.num_envs == 12
+    source = np.array([W // 2, H // 2])
+    ended = 0
+    for _ in range(4):
+        episodes = runner.sample()
+        assert sum(len(e) for e in episodes) >= 120
+        by_id = {}
+        for eps in episodes:
+            obs, act, rew = eps.get_observations(), eps.get_actions(), eps.get_rewards()
+            xy = cells(obs)
+            np.testing.assert_array_equal(xy[1:], np.clip(xy[:-1] + MOVES[act], 0, [W - 1, H - 1]))
+            assert rew[:-1].sum() == 0  # a searcher earns only on its last step
+            at_source = (xy[-1] == source).all()
+            if eps.is_terminated:
+                assert rew[-1] == 1.0 and (at_source or team)
+            else:
+                assert rew[-1] == 0.0 and not at_source
+            assert eps.t <= MAX_STEPS
+            assert eps.id_ not in by_id
+            by_id[eps.id_] = eps
+            ended += eps.is_done
+    assert ended > 12
+    with pytest.raises(Exception, match="multiple of n_agents"):
+        AgentRowsVectorEnv(5, n_agents=3)
+    runner.stop()
+
+
+def test_multiagent_example_rows_mode_trains_one_iteration(ray_local, capsys):
+    example = load(ROOT / "examples" / "rllib_multiagent_ppo.py")
+    assert example.main(["--rows", "--runners", "0", "--envs", "8", "--fragment", "8", "--agents", "3",
+                         "--iterations", "1", "--grid", "8", "6", "--sigma", "2", "--max-steps", "20",
+                         "--eval-episodes", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "3 searchers sharing one policy, 0 env runner(s) x 8 worlds of a 8x6 grid as rows of one vector env" in out
+    assert "iteration 1: return per searcher" in out
