@@ -78,7 +78,8 @@ def main(argv=None) -> int:
                                       args.eval_episodes, seed=1_000_000, progress=False, until="all")
         found = (result.arrival_time >= 0).mean()
         print(f"{when}, {'sampled' if explore else 'greedy'} shared policy on {args.eval_episodes} held-out episodes: "
-              f"{found:.1%} of searches found the source (mean {result.mean:.1f} steps to the first arrival)")
+              f"{found:.1%} of searchers found the source; all of a world's in {result.success_rate:.1%} of "
+              f"episodes (mean {result.mean:.1f} steps until the last arrival)")
 
     try:
         print(f"multi-agent PPO: {args.agents} searchers{' (team)' if args.team else ''} sharing one policy, "

@@ -63,7 +63,7 @@ def main(argv=None) -> int:
                                       args.eval_episodes, seed=1_000_000, progress=False)
         found = (result.arrival_time >= 0).mean()
         print(f"{when}, {'sampled' if explore else 'greedy'} policy on {args.eval_episodes} held-out episodes: "
-              f"{found:.1%} of searches found the source (mean {result.mean:.1f} steps to the first arrival)")
+              f"{found:.1%} found the source (mean {result.mean:.1f} steps to it)")
 
     try:
         print(f"PPO, {args.runners} env runner(s) x {args.envs} worlds of a {args.grid[0]}x{args.grid[1]} grid, "
