@@ -276,9 +276,10 @@ def _make_policy(policy, scenario: Scenario, simulator: Simulator, seed: int):
     return made
 
 
-def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int):
+def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on_done=None):
     """Episodes ``first .. first+count-1`` as ``count`` worlds of one simulator.
 
+    ``on_done(k)`` is told each time ``k`` more episodes have ended.
     Returns ``(arrival_time (count, N) int32, episode_length (count,) int32)``.
     """
     sim = Simulator(scenario, count, autoreset="disabled")
@@ -304,23 +305,26 @@ def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int):
         # ends only when every agent has, or at max_steps, when this loop ends too.
         arrival[was_active & ~active] = t
         world_on = active.reshape(count, n).any(axis=1)
-        length[world_was_on & ~world_on] = t
+        ended = world_was_on & ~world_on
+        length[ended] = t
+        if on_done is not None and ended.any():
+            on_done(int(ended.sum()))
         if not world_on.any():
             break
         was_active[:] = active
         world_was_on = world_on
+    if on_done is not None and world_on.any():
+        on_done(int(world_on.sum()))  # truncated at max_steps
     return arrival.reshape(count, n), length
 
 
-def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_chunk=None):
+def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_done=None):
     """Run ``chunks`` (a list of ``(first, count)``) one after the other; concatenate the results."""
     arrivals, lengths = [], []
     for first, count in chunks:
-        a, length = _run_chunk(policy, scenario, seed, first, count)
+        a, length = _run_chunk(policy, scenario, seed, first, count, on_done)
         arrivals.append(a)
         lengths.append(length)
-        if on_chunk is not None:
-            on_chunk(count)
     return np.concatenate(arrivals), np.concatenate(lengths)
 
 
@@ -364,7 +368,8 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         executor: ``"local"`` (this process) or ``"ray"``: the chunks are shared out among Ray
             tasks, each running its chunks one after the other. Uses the running Ray instance,
             else ``ray.init()`` (which joins ``RAY_ADDRESS`` when set, else starts a local one).
-        progress: a tqdm bar over the episodes (on stderr).
+        progress: a tqdm bar over the episodes (on stderr), advanced as episodes end (locally)
+            or as Ray tasks complete.
         until: ``"first"``: an episode succeeds when its first agent arrives; ``"all"``: when
             every agent has.
         tasks: Ray tasks (default: one per chunk, at most twice the cluster's CPUs). The result
@@ -392,7 +397,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
         if executor == "local":
-            arrival, length = _run_chunks(policy, scenario, seed, chunks, on_chunk=bar.update)
+            arrival, length = _run_chunks(policy, scenario, seed, chunks, on_done=bar.update)
         else:
             arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
     return EvaluationResult(scenario, seed, until, arrival, length)

@@ -246,3 +246,16 @@ def test_ray_sweep_equals_the_local_sweep(ray_local, tmp_path):
                    progress=False)
     assert remote.rows == local.rows
     assert (tmp_path / "l.csv").read_text() == (tmp_path / "r.csv").read_text()
+
+
+def test_progress_counts_every_episode_once_as_it_ends(capsys):
+    from plume_multi.evaluate import _run_chunks
+
+    one = Scenario(grid_size=(24, 17), sigma=5.0, max_steps=80)
+    told = []
+    arrival, length = _run_chunks(RowClimber, one, 0, [(0, 8), (8, 8), (16, 6)], on_done=told.append)
+    assert sum(told) == 22 and len(told) > 3  # as episodes end, not once per chunk
+    ref = evaluate(RowClimber, one, 22, seed=0, num_worlds=8, progress=True)
+    np.testing.assert_array_equal(arrival, ref.arrival_time)
+    err = capsys.readouterr().err
+    assert "evaluate" in err and "/22" in err

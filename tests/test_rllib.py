@@ -159,11 +159,11 @@ def test_vector_example_trains_one_iteration_with_remote_runners(ray_local, caps
 
 def test_multiagent_example_trains_one_iteration_with_remote_runners(ray_local, capsys):
     example = load(ROOT / "examples" / "rllib_multiagent_ppo.py")
-    assert example.main(["--runners", "2", "--envs", "1", "--agents", "2", "--team", "--batch", "64",
+    assert example.main(["--runners", "1", "--envs", "1", "--agents", "2", "--team", "--batch", "64",
                          "--iterations", "1", "--grid", "8", "6", "--sigma", "2", "--max-steps", "20",
                          "--eval-episodes", "10"]) == 0
     out = capsys.readouterr().out
-    assert "2 searchers (team) sharing one policy" in out
+    assert "2 searchers (team) sharing one policy, 1 env runner(s)" in out
     assert "iteration 1: return per searcher" in out
     assert "after training, sampled shared policy on 10 held-out episodes" in out
 
