@@ -252,6 +252,10 @@ def test_ray_sweep_equals_the_local_sweep(ray_local, tmp_path):
                    progress=False)
     assert remote.rows == local.rows
     assert (tmp_path / "l.csv").read_text() == (tmp_path / "r.csv").read_text()
+    import pyarrow.parquet as pq  # Ray's own dependency: present wherever Ray is
+
+    table = pq.read_table(remote.paths["parquet"])
+    assert table.num_rows == 4 and table.column("success_rate").to_pylist() == [r["success_rate"] for r in local.rows]
 
 
 def test_progress_counts_every_episode_once_as_it_ends(capsys):
