@@ -364,7 +364,8 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
             starts world 0 (so as ``PlumeSearchEnv().reset(seed=seed + e)`` for one agent).
         seed: the seed of episode 0.
         num_worlds: worlds run at once in one simulator (the chunk size); default
-            ``min(episodes, 1024)``.
+            ``min(episodes, 1024)``, whatever the executor, so both give the same result. Ray
+            runs one chunk per task at most: take ``num_worlds <= episodes / tasks`` to use them all.
         executor: ``"local"`` (this process) or ``"ray"``: the chunks are shared out among Ray
             tasks, each running its chunks one after the other. Uses the running Ray instance,
             else ``ray.init()`` (which joins ``RAY_ADDRESS`` when set, else starts a local one).

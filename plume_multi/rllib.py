@@ -215,6 +215,12 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
 
     def _sample(self, *, num_timesteps=None, num_episodes=None, explore, random_actions=False, force_reset=False):
         if num_timesteps is None or random_actions or self.module is None or self.module.is_stateful():
+            if isinstance(self.env.unwrapped, AgentRowsVectorEnv):
+                raise NotImplementedError(
+                    "AgentRowsVectorEnv is sampled by timesteps only (PPO's batch_mode='truncate_episodes', "
+                    "no random actions, a stateless module): RLlib's stock runner cannot step rows that wait "
+                    "for their world's reset. Evaluate with plume_multi.evaluate(module_policy(algo), ...) instead."
+                )
             self._fast = None  # the stock path takes the env over: restart from a reset next time
             return super()._sample(num_timesteps=num_timesteps, num_episodes=num_episodes, explore=explore,
                                    random_actions=random_actions, force_reset=force_reset)

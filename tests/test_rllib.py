@@ -235,6 +235,8 @@ def test_shared_policy_rows_are_one_episode_per_searcher(team):
     assert ended > 12
     with pytest.raises(Exception, match="multiple of n_agents"):
         AgentRowsVectorEnv(5, n_agents=3)
+    with pytest.raises(NotImplementedError, match="sampled by timesteps only"):
+        runner.sample(num_episodes=2)
     runner.stop()
 
 
