@@ -170,11 +170,13 @@ def test_multiagent_example_trains_one_iteration_with_remote_runners(ray_local, 
 
 def test_scaling_benchmark_runs_tiny(ray_local, capsys):
     bench = load(ROOT / "benchmarks" / "rllib_scaling.py")
-    assert bench.main(["--envs", "8", "--fragment", "4", "--rounds", "1", "--runners", "0", "--grid", "8", "6",
-                       "--steps", "20"]) == 0
+    assert bench.main(["--envs", "8", "--ma-envs", "2", "--agents", "2", "--fragment", "4", "--rounds", "1",
+                       "--runners", "0", "--grid", "8", "6", "--steps", "20"]) == 0
     out = capsys.readouterr().out
     assert "| native vector env, PlumeVectorEnvRunner" in out
     assert "| SyncVectorEnv of PlumeSearchEnv (RLlib's default) |" in out and "1.0x" in out
+    assert "2 searchers per world, one shared policy, 2 worlds per runner, agent-steps/s" in out
+    assert "| searchers as rows of one vector env (shared_policy_ppo_config)" in out
 
 
 def test_configs_refuse_bad_scenarios_before_any_runner_starts():
