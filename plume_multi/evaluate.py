@@ -175,7 +175,7 @@ class EvaluationResult:
         path = _out_path(path, ".json")
         steps, frac = self.cdf()
         doc = {
-            "scenario": _jsonable(dataclasses.asdict(self.scenario)),
+            "scenario": _jsonable(self.scenario.metadata()),
             "summary": _jsonable(self.summary()),
             "episodes": {"seed": self.episode_seed.tolist(), "success": self.success.tolist(),
                          "search_time": _jsonable(self.search_time.tolist()),
@@ -458,7 +458,7 @@ def _grid_points(base: Scenario, grid: dict):
     points = []
     for combo in itertools.product(*(list(grid[k]) for k in keys)):
         values = {k: tuple(v) if isinstance(v, list) else v for k, v in zip(keys, combo)}
-        points.append((values, dataclasses.replace(base, **values)))  # validated here, before any run
+        points.append((values, base.replace(**values)))  # validated here, before any run
     return points
 
 
