@@ -44,7 +44,8 @@ def model_class(family: str, name: str) -> type:
     if family not in FAMILIES:
         raise ValidationError(f"family: got {family!r}; expected one of {sorted(FAMILIES)}")
     if not isinstance(name, str) or _key(name) not in _classes(family):
-        raise ValidationError(f"model: got {name!r}; expected a {family} model, one of {model_names(family)}")
+        article = "an" if family[0] in "aeiou" else "a"
+        raise ValidationError(f"model: got {name!r}; expected {article} {family} model, one of {model_names(family)}")
     return _classes(family)[_key(name)]
 
 
