@@ -1,0 +1,436 @@
+"""Kernels of the Poisson-hit search: draws, Bayesian belief updates, infotaxis decisions.
+
+Pure functions over explicit arrays; the tables come from ``PoissonHits``
+(``plume_multi.models.plumes.poisson_hits``):
+
+* ``lik`` ``(n_hits, 2H-1, 2W-1)`` float64: ``Pr(h | offset)`` centred, entry
+  ``[h, dy + H-1, dx + W-1]`` for the offset ``(dx, dy)`` from the agent (0 at the centre: an
+  agent on the source draws no hit). For an agent at ``(x, y)`` the window
+  ``lik[h, H-1-y : 2H-1-y, W-1-x : 2W-1-x]`` lines up with the grid, so loops run over
+  contiguous memory with no square root or absolute value per cell.
+* ``loglik`` same shape: ``log(lik)`` where ``lik > 0``, else 0.
+* ``manh`` ``(2H-1, 2W-1)`` float64: ``|dx| + |dy|`` centred (space-aware infotaxis).
+* ``moves`` ``(K, 2)`` int32 ``(dx, dy)`` per action; a move off the grid is not allowed.
+* a belief: ``(H, W)`` float64 indexed ``[y, x]``, non-negative, summing to 1.
+
+Random draws are counter-based (``rng.uniform(rng.stream_key(seed, episode, STREAM), a, b)``):
+the first hit and the source at counters ``(0, 0)`` of their streams, the hit of agent ``k`` at
+step ``t`` at ``(t, k)`` of ``STREAM_HITS``. Results never depend on thread count.
+
+Infotaxis (Vergassola et al. 2007) without logarithms in the inner loop: for a move to ``x'``,
+with ``p`` the belief and ``L_h(x) = Pr(h | x - x')`` (0 at ``x'``),
+``A_h = sum_x p(x) L_h(x)`` is ``(1 - p_end) P(h)`` and
+``B_h = sum_x p(x) L_h(x) (log p(x) + log L_h(x))``; the entropy (nats) of the posterior after
+hit ``h`` is ``S_h = log A_h - B_h / A_h``, and the expected entropy is
+``E[S] = sum_h A_h S_h``. ``log p`` is computed once per decision, ``log L`` is a table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import rng
+
+__all__ = [
+    "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS", "RULE_INDEPENDENT", "RULE_BELIEVER",
+    "draw_first_hit", "draw_source", "draw_hit", "init_belief", "update_belief", "centred_belief",
+    "decide", "decide_group", "decide_batch", "run_world", "run_worlds",
+]
+
+# Stream numbers of this model (rng.STREAM_STARTS = 0 is the engine's).
+STREAM_FIRST_HIT = 0x504F01
+STREAM_SOURCE = 0x504F02
+STREAM_HITS = 0x504F03
+
+TIE_TOL = 1e-10  # scores within this of the best are ties; the lowest action index wins
+FOUND_TOL = 1e-10  # a move whose cell holds the source with probability > 1 - this is taken at once
+INV_LN2 = 1.0 / np.log(2.0)
+
+# How agents that share one belief choose their moves.
+RULE_INDEPENDENT = 0  # each agent runs infotaxis on the shared belief, ignoring the others' moves
+RULE_BELIEVER = 1  # in agent order, each agent assumes the earlier ones receive their most likely hit
+
+# Vectorizable reductions need reassociation; no 'nnan'/'ninf' (scores use inf for masked moves).
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+
+@njit(cache=True, inline="always")
+def _draw_from_cdf(cdf, u):
+    """First index ``k`` with ``u < cdf[k]`` (the last one when rounding leaves ``u`` above)."""
+    n = cdf.shape[0]
+    for k in range(n - 1):
+        if u < cdf[k]:
+            return k
+    return n - 1
+
+
+@njit(cache=True)
+def draw_first_hit(seed, episode, first_hit_cdf):
+    """The first hit ``h0 >= 1`` of an episode: ``first_hit_cdf`` ``(n_hits,)`` (``cdf[0] = 0``)."""
+    key = rng.stream_key(seed, episode, STREAM_FIRST_HIT)
+    return _draw_from_cdf(first_hit_cdf, rng.uniform(key, 0, 0))
+
+
+@njit(cache=True)
+def draw_source(seed, episode, belief):
+    """The source cell ``(x, y)`` drawn from ``belief`` ``(H, W)`` (cells in row-major order)."""
+    key = rng.stream_key(seed, episode, STREAM_SOURCE)
+    u = rng.uniform(key, 0, 0)
+    h, w = belief.shape
+    acc = 0.0
+    last_x, last_y = -1, -1
+    for y in range(h):
+        for x in range(w):
+            p = belief[y, x]
+            if p > 0.0:
+                acc += p
+                last_x, last_y = x, y
+                if u < acc:
+                    return x, y
+    return last_x, last_y
+
+
+@njit(cache=True, inline="always")
+def draw_hit(key, t, k, lik, dx, dy):
+    """A hit ``0..n_hits-1`` for an agent at offset ``(dx, dy) != (0, 0)`` from the source,
+    from the uniform at counters ``(t, k)`` of ``key`` (step, agent)."""
+    iy = dy + (lik.shape[1] - 1) // 2
+    ix = dx + (lik.shape[2] - 1) // 2
+    u = rng.uniform(key, t, k)
+    acc = 0.0
+    nh = lik.shape[0]
+    for h in range(nh - 1):
+        acc += lik[h, iy, ix]
+        if u < acc:
+            return h
+    return nh - 1
+
+
+@njit(cache=True, error_model="numpy")
+def update_belief(belief, lik, x, y, hit):
+    """Bayes: ``p(x, y) = 0``, ``p *= Pr(hit | distance to (x, y))``, normalize (in place).
+
+    Returns the total before normalizing (0 when the hit was impossible under ``belief``; the
+    belief is then left all zero)."""
+    h, w = belief.shape
+    oy = h - 1 - y
+    ox = w - 1 - x
+    s = 0.0
+    for yy in range(h):
+        row = lik[hit, yy + oy, ox:ox + w]
+        for xx in range(w):
+            v = belief[yy, xx] * row[xx]
+            belief[yy, xx] = v
+            s += v
+    if s > 0.0:
+        for yy in range(h):
+            for xx in range(w):
+                belief[yy, xx] = belief[yy, xx] / s
+    return s
+
+
+@njit(cache=True)
+def init_belief(belief, lik, x, y, first_hit):
+    """The belief of an agent at ``(x, y)`` after its first hit: uniform over the other cells,
+    then ``update_belief`` with ``first_hit`` (in place)."""
+    h, w = belief.shape
+    belief[:, :] = 1.0 / (h * w - 1)
+    belief[y, x] = 0.0
+    return update_belief(belief, lik, x, y, first_hit)
+
+
+@njit(cache=True)
+def centred_belief(belief, x, y, out):
+    """Write ``belief`` ``(H, W)`` centred on ``(x, y)`` into ``out`` ``((2H-1) * (2W-1),)``
+    (float32 or float64, row-major ``(2H-1, 2W-1)`` image, zero outside the grid): the image's
+    centre is the agent's cell, entry ``[dy + H-1, dx + W-1]`` the cell at offset ``(dx, dy)``."""
+    h, w = belief.shape
+    ww = 2 * w - 1
+    out[:] = 0.0
+    oy = h - 1 - y
+    ox = w - 1 - x
+    for yy in range(h):
+        base = (yy + oy) * ww + ox
+        for xx in range(w):
+            out[base + xx] = belief[yy, xx]
+
+
+# Bits of float64 for the vectorizable logarithm below.
+_MANTISSA = np.int64(0x000FFFFFFFFFFFFF)
+_EXP_ONE = np.int64(0x3FF0000000000000)
+_SQRT2 = np.sqrt(2.0)
+_LN2 = np.log(2.0)
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _log_or_zero(x, out, tmp):
+    """``out[i] = log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays.
+
+    libm's ``log`` does not vectorize and costs as much as the rest of a decision; this one does
+    (two branch-free loops): ``x = m 2^k``, ``m`` in ``[sqrt(2)/2, sqrt(2))``,
+    ``log m = 2 atanh(s)``, ``s = (m - 1)/(m + 1)``, by its series to ``s^21`` (``|s| < 0.172``):
+    within 1 ulp of ``np.log`` for normal numbers. Subnormal ``x`` (< 2.2e-308) get a wrong but
+    finite value; they only enter products with ``x`` itself, so they change nothing visible.
+    """
+    xi = x.view(np.int64)
+    mi = out.view(np.int64)
+    n = x.shape[0]
+    for i in range(n):
+        b = xi[i]
+        mi[i] = (b & _MANTISSA) | _EXP_ONE
+        tmp[i] = np.float64((b >> 52) - 1023)
+    for i in range(n):
+        m = out[i]
+        adj = 1.0 if m > _SQRT2 else 0.0
+        m = m * (1.0 - 0.5 * adj)
+        k = tmp[i] + adj
+        f = m - 1.0
+        s = f / (2.0 + f)
+        z = s * s
+        r = z * (1 / 3 + z * (1 / 5 + z * (1 / 7 + z * (1 / 9 + z * (1 / 11 + z * (
+            1 / 13 + z * (1 / 15 + z * (1 / 17 + z * (1 / 19 + z * (1 / 21))))))))))
+        v = k * _LN2 + (2.0 * s + 2.0 * s * r)
+        out[i] = v if x[i] > 0.0 else 0.0
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _move_score(pp, lpp, likf, loglikf, manhf, h, w, tx, ty, space_aware):
+    """Infotaxis (or space-aware) score of moving to ``(tx, ty)``; see the module docstring.
+
+    ``pp``, ``lpp``: the belief and its log with rows padded to ``2w - 1`` (zeros), flat, so
+    that the table window of the move is one contiguous run: cell ``y * (2w-1) + x`` meets
+    table entry ``base + y * (2w-1) + x``.
+    """
+    ww = 2 * w - 1
+    base = (h - 1 - ty) * ww + (w - 1 - tx)
+    # Short rows (w < 32): one run over the padded rows, padding included (zeros). Long rows:
+    # row by row, skipping the padding that would double the work.
+    if w < 32:
+        n_runs = 1
+        run = (h - 1) * ww + w
+    else:
+        n_runs = h
+        run = w
+    total = 0.0
+    for hit in range(likf.shape[0]):
+        a = 0.0
+        b = 0.0
+        c = 0.0
+        for r in range(n_runs):
+            o = r * ww
+            pr = pp[o:o + run]
+            lpr = lpp[o:o + run]
+            lr = likf[hit, base + o:base + o + run]
+            llr = loglikf[hit, base + o:base + o + run]
+            if space_aware:
+                dr = manhf[base + o:base + o + run]
+                for i in range(run):
+                    q = pr[i] * lr[i]
+                    a += q
+                    b += q * (lpr[i] + llr[i])
+                    c += q * dr[i]
+            else:
+                for i in range(run):
+                    q = pr[i] * lr[i]
+                    a += q
+                    b += q * (lpr[i] + llr[i])
+        if a > 0.0:
+            s_bits = (np.log(a) - b / a) * INV_LN2
+            if space_aware:
+                v = c / a + 2.0 ** (s_bits - 1.0) - 0.5
+                if v > 0.0:
+                    v = np.log2(v)
+                total += a * v
+            else:
+                total += a * s_bits
+    return total
+
+
+@njit(cache=True, error_model="numpy")
+def decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores):
+    """Infotaxis action of an agent at ``(x, y)`` with belief ``p`` ``(H, W)``.
+
+    ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded belief, its log, exponents);
+    ``scores`` ``(K,)`` float64 out: the expected entropy in bits (or the space-aware value) of
+    each move, ``inf`` for moves off the grid, ``-inf`` for a move onto a cell holding the
+    source with probability ``> 1 - 1e-10`` (then taken at once). Returns the allowed action with
+    the lowest score, ties within ``1e-10`` to the lowest index (-1 if no move is allowed).
+    """
+    h, w = p.shape
+    ww = 2 * w - 1
+    pp = scratch[0]
+    for yy in range(h):
+        for xx in range(w):
+            pp[yy * ww + xx] = p[yy, xx]
+        for xx in range(w, ww):
+            pp[yy * ww + xx] = 0.0
+    _log_or_zero(pp, scratch[1], scratch[2])
+    nh = lik.shape[0]
+    plane = lik.shape[1] * lik.shape[2]
+    likf = lik.reshape((nh, plane))
+    loglikf = loglik.reshape((nh, plane))
+    manhf = manh.reshape(plane)
+    k_moves = moves.shape[0]
+    forced = -1
+    for m in range(k_moves):
+        tx = x + moves[m, 0]
+        ty = y + moves[m, 1]
+        if tx < 0 or tx >= w or ty < 0 or ty >= h:
+            scores[m] = np.inf
+        elif p[ty, tx] > 1.0 - FOUND_TOL:
+            scores[m] = -np.inf
+            if forced < 0:
+                forced = m
+        else:
+            scores[m] = _move_score(pp, scratch[1], likf, loglikf, manhf, h, w, tx, ty, space_aware)
+    if forced >= 0:
+        return forced
+    best = np.inf
+    for m in range(k_moves):
+        if scores[m] < best:
+            best = scores[m]
+    if best == np.inf:
+        return -1
+    for m in range(k_moves):
+        if scores[m] < best + TIE_TOL:
+            return m
+    return -1
+
+
+@njit(cache=True)
+def _believe(p, lik, x, y):
+    """Update ``p`` with the most likely hit at ``(x, y)`` (ties to the lowest hit)."""
+    h, w = p.shape
+    oy = h - 1 - y
+    ox = w - 1 - x
+    best_hit = 0
+    best = -1.0
+    for hit in range(lik.shape[0]):
+        a = 0.0
+        for yy in range(h):
+            row = lik[hit, yy + oy, ox:ox + w]
+            for xx in range(w):
+                a += p[yy, xx] * row[xx]
+        if a > best:
+            best = a
+            best_hit = hit
+    if best > 0.0:
+        update_belief(p, lik, x, y, best_hit)
+
+
+@njit(cache=True)
+def decide_group(belief, work, scratch, lik, loglik, manh, moves, pos, a0, a1, space_aware, rule,
+                 scores, actions):
+    """Actions of agents ``a0..a1-1`` that share ``belief`` ``(H, W)`` (read only).
+
+    ``pos`` ``(M, 2)`` int32 ``(x, y)``; ``scores`` ``(M, K)`` and ``actions`` ``(M,)`` int64 out
+    (rows ``a0..a1-1`` written); ``work`` ``(H, W)`` and ``scratch`` ``(3, H * (2W-1))``
+    float64 scratch. With
+    ``RULE_BELIEVER`` agents choose in order, each on the belief updated as if every earlier
+    agent had moved and received its most likely hit (a "believer" heuristic: it makes agents
+    that sit together spread out instead of repeating the same move).
+    """
+    if rule == RULE_BELIEVER and a1 - a0 > 1:
+        work[:, :] = belief
+        p = work
+    else:
+        p = belief
+    for i in range(a0, a1):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        a = decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores[i])
+        actions[i] = a
+        if rule == RULE_BELIEVER and i + 1 < a1 and a >= 0:
+            _believe(p, lik, x + moves[a, 0], y + moves[a, 1])
+
+
+@njit(cache=True, parallel=True)
+def decide_batch(beliefs, group_start, pos, lik, loglik, manh, moves, space_aware, rule, work,
+                 scratch, scores, actions):
+    """Actions of every agent: group ``g`` (agents ``group_start[g]..group_start[g+1]-1``) shares
+    ``beliefs[g]``. ``beliefs``, ``work`` ``(G, H, W)`` and ``scratch`` ``(G, 3, H * (2W-1))`` float64; ``group_start``
+    ``(G+1,)`` int64; ``pos`` ``(M, 2)`` int32; ``scores`` ``(M, K)`` float64 and ``actions``
+    ``(M,)`` int64 out. Parallel over groups; each writes only its own rows, so the results do
+    not depend on the thread count."""
+    for g in prange(beliefs.shape[0]):
+        decide_group(beliefs[g], work[g], scratch[g], lik, loglik, manh, moves, pos,
+                     group_start[g], group_start[g + 1], space_aware, rule, scores, actions)
+
+
+@njit(cache=True)
+def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, loglik,
+              manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions):
+    """One protocol episode of a world of ``n_agents`` searchers that start at the centre.
+
+    The first hit is drawn, the belief(s) start from it, the source is drawn from that belief;
+    then each step every agent chooses a move (infotaxis, ``decide_group``), moves, and the
+    search ends when one stands on the source; otherwise each agent draws a hit and the
+    belief(s) are updated. ``shared``: one belief for all agents (``beliefs`` ``(1, H, W)``),
+    else one each (``(n_agents, H, W)``); ``work`` same shape and ``scratch``
+    ``(len(beliefs), 3, H * (2W-1))``, scratch; ``pos``
+    ``(n_agents, 2)`` int32, ``scores`` ``(n_agents, K)``, ``actions`` ``(n_agents,)`` int64.
+
+    Returns ``(steps, found, first_hit, source_x, source_y)``: steps taken (``max_steps`` when
+    not found).
+    """
+    h, w = beliefs.shape[1], beliefs.shape[2]
+    cx = w // 2
+    cy = h // 2
+    h0 = draw_first_hit(seed, episode, first_hit_cdf)
+    n_beliefs = 1 if shared else n_agents
+    init_belief(beliefs[0], lik, cx, cy, h0)
+    for g in range(1, n_beliefs):
+        beliefs[g, :, :] = beliefs[0]
+    sx, sy = draw_source(seed, episode, beliefs[0])
+    for k in range(n_agents):
+        pos[k, 0] = cx
+        pos[k, 1] = cy
+    key = rng.stream_key(seed, episode, STREAM_HITS)
+    for t in range(1, max_steps + 1):
+        if shared:
+            decide_group(beliefs[0], work[0], scratch[0], lik, loglik, manh, moves, pos, 0, n_agents,
+                         space_aware, rule, scores, actions)
+        else:
+            for k in range(n_agents):
+                decide_group(beliefs[k], work[k], scratch[k], lik, loglik, manh, moves, pos, k, k + 1,
+                             space_aware, rule, scores, actions)
+        found = False
+        for k in range(n_agents):
+            a = actions[k]
+            pos[k, 0] += moves[a, 0]
+            pos[k, 1] += moves[a, 1]
+            if pos[k, 0] == sx and pos[k, 1] == sy:
+                found = True
+        if found:
+            return t, True, h0, sx, sy
+        for k in range(n_agents):
+            hit = draw_hit(key, t, k, lik, sx - pos[k, 0], sy - pos[k, 1])
+            update_belief(beliefs[0 if shared else k], lik, pos[k, 0], pos[k, 1], hit)
+    return max_steps, False, h0, sx, sy
+
+
+@njit(cache=True, parallel=True)
+def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, loglik,
+               manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions, out_steps,
+               out_found, out_first_hit, out_source):
+    """``run_world`` for each seed ``seeds[b]`` ``(B,)`` int64, in parallel over worlds.
+
+    Per-world buffers are stacked: ``beliefs``, ``work`` ``(B * G, H, W)``, ``scratch``
+    ``(B * G, 3, H * (2W-1))`` with ``G = 1``
+    if ``shared`` else ``n_agents``; ``pos`` ``(B * n_agents, 2)`` int32, ``scores``
+    ``(B * n_agents, K)``, ``actions`` ``(B * n_agents,)``. Outputs ``(B,)``: ``out_steps``
+    int64, ``out_found`` bool, ``out_first_hit`` int64, ``out_source`` ``(B, 2)`` int64.
+    """
+    g = 1 if shared else n_agents
+    for b in prange(seeds.shape[0]):
+        s, f, h0, sx, sy = run_world(
+            seeds[b], episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, loglik,
+            manh, moves, max_steps, beliefs[b * g:(b + 1) * g], work[b * g:(b + 1) * g],
+            scratch[b * g:(b + 1) * g], pos[b * n_agents:(b + 1) * n_agents],
+            scores[b * n_agents:(b + 1) * n_agents], actions[b * n_agents:(b + 1) * n_agents])
+        out_steps[b] = s
+        out_found[b] = f
+        out_first_hit[b] = h0
+        out_source[b, 0] = sx
+        out_source[b, 1] = sy
