@@ -25,10 +25,14 @@ def mean_hits(d, L, I, dims):
 def hit_probability(h, d, L, I, dims, n_hits):
     """Pr(h | d) for one h and scalar d >= 1: Poisson below n_hits-1, the tail lumped at n_hits-1."""
     mu = float(mean_hits(d, L, I, dims))
-    pmf = [mu ** k * math.exp(-mu) / math.factorial(k) for k in range(n_hits - 1)]
     if h < n_hits - 1:
-        return pmf[h]
-    return max(0.0, 1.0 - sum(pmf))
+        return mu ** h * math.exp(-mu) / math.factorial(h)
+    # 1 - sum_{k < n_hits-1} Pr(k), summed as the tail itself: the difference cancels to rounding
+    # noise where the tail is tiny (far from the source).
+    if mu == 0.0:
+        return 0.0
+    terms = [math.exp(k * math.log(mu) - mu - math.lgamma(k + 1)) for k in range(n_hits - 1, n_hits + 400)]
+    return min(1.0, sum(terms))
 
 
 def distance(dx, dy, norm):
@@ -134,3 +138,88 @@ class Likelihood:
             self._cache[key] = likelihood_grid(self.shape, x, y, h, self.L, self.I, self.dims,
                                                self.n_hits, self.norm)
         return self._cache[key]
+
+
+def auto_grid_size(L, I, dims, n_hits, p_out=1e-3):
+    """Smallest odd N such that, after any first hit h >= 1, Pr(source beyond radius (N-1)/2) < p_out."""
+    r = np.arange(1, int(1000 * L), dtype=float)
+    shell = 2 * math.pi * r if dims == 2 else 2 * np.ones_like(r)
+    best = 0
+    for h in range(1, n_hits):
+        w = np.array([hit_probability(h, ri, L, I, dims, n_hits) for ri in r]) * shell
+        tail = 1 - np.cumsum(w) / w.sum()
+        radius = int(r[np.flatnonzero(tail < p_out)[0]])
+        best = max(best, 2 * radius + 1)
+    return best
+
+
+def most_likely_hit(p, like, x, y):
+    """argmax_h sum_x p(x) Pr(h | x - (x, y)) (lowest h on ties)."""
+    P = np.array([(p * like(h, x, y)).sum() for h in range(like.n_hits)])
+    return int(np.argmax(P))
+
+
+def team_decide(p, positions, moves, like, space_aware=False, rule="believer"):
+    """Actions of agents sharing belief p, chosen in order (see Infotaxis.team_rule)."""
+    q = p.copy()
+    out = []
+    for x, y in positions:
+        a, _ = decide(q, x, y, moves, like, space_aware)
+        out.append(a)
+        if rule == "believer" and len(out) < len(positions):
+            tx, ty = x + moves[a][0], y + moves[a][1]
+            h = most_likely_hit(q, like, tx, ty)
+            q = update(q, like(h, tx, ty), tx, ty)
+    return out
+
+
+def categorical(probs_flat, u):
+    """First index with u < cumulative sum (the last positive one if rounding leaves u above)."""
+    acc = 0.0
+    last = -1
+    for i, v in enumerate(probs_flat):
+        if v > 0:
+            acc += v
+            last = i
+            if u < acc:
+                return i
+    return last
+
+
+def episode(shape, seed, uniform, stream_key, streams, moves, like, first_hit_cdf,
+            team_size=1, shared=True, space_aware=False, rule="believer", max_steps=200):
+    """One protocol episode, step by step in Python (draws from the same counter-based uniforms).
+
+    uniform(key, a, b) and stream_key(seed, episode, stream) are the package's draw functions;
+    streams = (first_hit, source, hits). Returns (steps, found, first_hit, (sx, sy))."""
+    H, W = shape
+    cx, cy = W // 2, H // 2
+    # keys are uint64: pass them as such (a Python int would compile an int64 variant of the draw)
+    u0 = uniform(np.uint64(stream_key(seed, 0, streams[0])), 0, 0)
+    h0 = int(np.flatnonzero(u0 < np.asarray(first_hit_cdf))[0]) if u0 < first_hit_cdf[-1] else len(first_hit_cdf) - 1
+    p = np.ones(shape) / (H * W - 1)
+    p[cy, cx] = 0
+    p = update(p, like(h0, cx, cy), cx, cy)
+    s = categorical(p.ravel(), uniform(np.uint64(stream_key(seed, 0, streams[1])), 0, 0))
+    sy, sx = divmod(s, W)
+    n_b = 1 if shared else team_size
+    beliefs = [p.copy() for _ in range(n_b)]
+    pos = [(cx, cy)] * team_size
+    key = np.uint64(stream_key(seed, 0, streams[2]))
+    for t in range(1, max_steps + 1):
+        if shared:
+            acts = team_decide(beliefs[0], pos, moves, like, space_aware, rule)
+        else:
+            acts = [decide(beliefs[k], *pos[k], moves, like, space_aware)[0] for k in range(team_size)]
+        pos = [(x + moves[a][0], y + moves[a][1]) for (x, y), a in zip(pos, acts)]
+        if any(q == (sx, sy) for q in pos):
+            return t, True, h0, (sx, sy)
+        for k, (x, y) in enumerate(pos):
+            u = uniform(key, t, k)
+            d = distance(sx - x, sy - y, like.norm)
+            probs = [hit_probability(h, d, like.L, like.I, like.dims, like.n_hits) for h in range(like.n_hits)]
+            cdf = np.cumsum(probs)
+            hit = int(np.flatnonzero(u < cdf[:-1])[0]) if np.any(u < cdf[:-1]) else like.n_hits - 1
+            b = 0 if shared else k
+            beliefs[b] = update(beliefs[b], like(hit, x, y), x, y)
+    return max_steps, False, h0, (sx, sy)
