@@ -34,7 +34,7 @@ def _is_int(value) -> bool:
 
 
 def _tables(plume: PoissonHits):
-    return (np.ascontiguousarray(plume.centred_likelihood), np.ascontiguousarray(plume.centred_log_likelihood),
+    return (np.ascontiguousarray(plume.centred_likelihood), np.ascontiguousarray(plume.centred_likelihood_log),
             np.ascontiguousarray(plume.centred_manhattan), np.ascontiguousarray(plume.moves))
 
 
@@ -73,10 +73,11 @@ class Infotaxis:
     def reset(self, mask=None) -> None:
         """No memory to clear (the beliefs are the memory, held by the caller)."""
 
-    def _buffers_for(self, g: int, h: int, w: int, m: int, k: int):
-        key = (g, h, w, m, k)
+    def _buffers_for(self, h: int, w: int, m: int, k: int):
+        key = (h, w, m, k)
         if self._buffers is None or self._buffers[0] != key:
-            self._buffers = (key, np.empty((g, h, w)), np.empty((g, 3, h * (2 * w - 1))),
+            t = numba.config.NUMBA_NUM_THREADS  # scratch per thread, not per agent: it stays in cache
+            self._buffers = (key, np.empty((t, h, w)), np.empty((t, 3, h * (2 * w - 1))),
                              np.empty((m, k)), np.empty(m, dtype=np.int64))
         return self._buffers[1:]
 
@@ -123,9 +124,9 @@ class Infotaxis:
                 raise ValidationError(f"Infotaxis.decide: groups must be (G+1,) = ({g + 1},) increasing offsets from 0")
         if starts[-1] != m:
             raise ValidationError(f"Infotaxis.decide: {m} positions for groups covering {int(starts[-1])} agents")
-        lik, loglik, manh, moves = _tables(plume)
-        work, scratch, scores, actions = self._buffers_for(g, h, w, m, moves.shape[0])
-        kp.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, loglik, manh, moves,
+        lik, llogl, manh, moves = _tables(plume)
+        work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
+        kp.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, llogl, manh, moves,
                         self.space_aware, TEAM_RULES[self.team_rule], work, scratch, scores, actions)
         self.scores = scores
         return actions.copy()
@@ -199,15 +200,16 @@ def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, share
     for name, v in (("shared", shared), ("space_aware", space_aware)):
         if not isinstance(v, (bool, np.bool_)):
             raise ValidationError(f"run_search: {name}={v!r}; expected True or False")
-    lik, loglik, manh, moves = _tables(plume)
+    lik, llogl, manh, moves = _tables(plume)
     cdf = np.ascontiguousarray(plume.first_hit_cdf)
     h, w = plume.shape
     n = int(team_size)
     per_world = 1 if shared else n
     nb = min(int(batch), int(n_episodes))
     beliefs = np.empty((nb * per_world, h, w))
-    work = np.empty_like(beliefs)
-    scratch = np.empty((nb * per_world, 3, h * (2 * w - 1)))
+    threads = numba.config.NUMBA_NUM_THREADS
+    work = np.empty((threads, h, w))
+    scratch = np.empty((threads, 3, h * (2 * w - 1)))
     pos = np.empty((nb * n, 2), dtype=np.int32)
     scores = np.empty((nb * n, moves.shape[0]))
     actions = np.empty(nb * n, dtype=np.int64)
@@ -222,8 +224,8 @@ def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, share
             s1 = min(s0 + nb, n_episodes)
             k = s1 - s0
             kp.run_worlds(seeds[s0:s1], 0, n, bool(shared), TEAM_RULES[team_rule], bool(space_aware), cdf,
-                          lik, loglik, manh, moves, int(max_steps), beliefs[:k * per_world],
-                          work[:k * per_world], scratch[:k * per_world], pos[:k * n], scores[:k * n],
+                          lik, llogl, manh, moves, int(max_steps), beliefs[:k * per_world],
+                          work, scratch, pos[:k * n], scores[:k * n],
                           actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
     finally:
         numba.set_parallel_chunksize(old)

@@ -27,7 +27,7 @@ def _moves(m):
 
 
 def _tables(m):
-    return m.centred_likelihood, m.centred_log_likelihood, m.centred_manhattan, m.moves
+    return m.centred_likelihood, m.centred_likelihood_log, m.centred_manhattan, m.moves
 
 
 def _random_belief(rng_, shape, sharp=4.0, zeros=0.2):
@@ -40,8 +40,8 @@ def _decide(m, p, x, y, space_aware=False):
     h, w = m.shape
     scratch = np.empty((3, h * (2 * w - 1)))
     scores = np.empty(m.n_actions)
-    lik, loglik, manh, moves = _tables(m)
-    a = kp.decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores)
+    lik, llogl, manh, moves = _tables(m)
+    a = kp.decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores)
     return a, scores
 
 

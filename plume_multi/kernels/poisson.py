@@ -8,7 +8,7 @@ Pure functions over explicit arrays; the tables come from ``PoissonHits``
   agent on the source draws no hit). For an agent at ``(x, y)`` the window
   ``lik[h, H-1-y : 2H-1-y, W-1-x : 2W-1-x]`` lines up with the grid, so loops run over
   contiguous memory with no square root or absolute value per cell.
-* ``loglik`` same shape: ``log(lik)`` where ``lik > 0``, else 0.
+* ``llogl`` same shape: ``lik * log(lik)`` (0 where ``lik = 0``).
 * ``manh`` ``(2H-1, 2W-1)`` float64: ``|dx| + |dy|`` centred (space-aware infotaxis).
 * ``moves`` ``(K, 2)`` int32 ``(dx, dy)`` per action; a move off the grid is not allowed.
 * a belief: ``(H, W)`` float64 indexed ``[y, x]``, non-negative, summing to 1.
@@ -20,13 +20,16 @@ step ``t`` at ``(t, k)`` of ``STREAM_HITS``. Results never depend on thread coun
 Infotaxis (Vergassola et al. 2007) without logarithms in the inner loop: for a move to ``x'``,
 with ``p`` the belief and ``L_h(x) = Pr(h | x - x')`` (0 at ``x'``),
 ``A_h = sum_x p(x) L_h(x)`` is ``(1 - p_end) P(h)`` and
-``B_h = sum_x p(x) L_h(x) (log p(x) + log L_h(x))``; the entropy (nats) of the posterior after
-hit ``h`` is ``S_h = log A_h - B_h / A_h``, and the expected entropy is
-``E[S] = sum_h A_h S_h``. ``log p`` is computed once per decision, ``log L`` is a table.
+``B_h = sum_x p(x) L_h(x) (log p(x) + log L_h(x)) = sum_x u(x) L_h(x) + sum_x p(x) M_h(x)``
+with ``u = p log p`` (computed once per decision, by a vectorized logarithm) and
+``M_h = L_h log L_h`` (a table); the entropy (nats) of the posterior after hit ``h`` is
+``S_h = log A_h - B_h / A_h``, and the expected entropy is ``E[S] = sum_h A_h S_h``: three
+multiply-adds per cell and hit, no logarithm in the inner loop.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -195,81 +198,122 @@ def _log_or_zero(x, out, tmp):
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _move_score(pp, lpp, likf, loglikf, manhf, h, w, tx, ty, space_aware):
+def _sums(pp, up, lf, mf, df, base, n_runs, run, ww, with_lik, with_dist):
+    """``(sum p L, sum u L, sum p M, sum p L D)`` over the window at ``base`` (terms not asked for
+    are 0): ``pp``, ``up`` the padded belief and ``p log p``, ``lf`` / ``mf`` / ``df`` the flat
+    ``L``, ``L log L`` and distance tables. Short rows (``w < 32``) are one run over the padded
+    rows, padding included (zeros); long rows go row by row, skipping the padding."""
+    a = 0.0
+    b1 = 0.0
+    b2 = 0.0
+    c = 0.0
+    for r in range(n_runs):
+        o = r * ww
+        pr = pp[o:o + run]
+        mr = mf[base + o:base + o + run]
+        if with_lik:
+            ur = up[o:o + run]
+            lr = lf[base + o:base + o + run]
+            if with_dist:
+                dr = df[base + o:base + o + run]
+                for i in range(run):
+                    q = pr[i] * lr[i]
+                    a += q
+                    b1 += ur[i] * lr[i]
+                    b2 += pr[i] * mr[i]
+                    c += q * dr[i]
+            else:
+                for i in range(run):
+                    a += pr[i] * lr[i]
+                    b1 += ur[i] * lr[i]
+                    b2 += pr[i] * mr[i]
+        elif with_dist:
+            dr = df[base + o:base + o + run]
+            for i in range(run):
+                b2 += pr[i] * mr[i]
+                c += pr[i] * dr[i]
+        else:
+            for i in range(run):
+                b2 += pr[i] * mr[i]
+    return a, b1, b2, c
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _hit_value(a, b, c, space_aware):
+    """``A_h S_h`` (bits) or the space-aware ``A_h log2(D_h + 2^(S_h-1) - 1/2)`` from the sums."""
+    if a <= 0.0:
+        return 0.0
+    s_bits = (np.log(a) - b / a) * INV_LN2
+    if space_aware:
+        v = c / a + 2.0 ** (s_bits - 1.0) - 0.5
+        if v > 0.0:
+            v = np.log2(v)
+        return a * v
+    return a * s_bits
+
+
+@njit(cache=True, error_model="numpy")
+def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, space_aware):
     """Infotaxis (or space-aware) score of moving to ``(tx, ty)``; see the module docstring.
 
-    ``pp``, ``lpp``: the belief and its log with rows padded to ``2w - 1`` (zeros), flat, so
-    that the table window of the move is one contiguous run: cell ``y * (2w-1) + x`` meets
-    table entry ``base + y * (2w-1) + x``.
+    ``pp``, ``up``: the belief and ``p log p`` with rows padded to ``2w - 1`` (zeros), flat, so
+    that the table window of the move is one contiguous run: cell ``y * (2w-1) + x`` meets table
+    entry ``base + y * (2w-1) + x``. Hit 0 needs only ``sum p L0 log L0`` (and ``sum p D``): as
+    ``sum_h L_h = 1`` off the source, ``A_0`` and ``sum u L_0`` are the totals (without the
+    target cell) minus the other hits' sums; ``A_0`` is never small, so nothing cancels badly.
     """
     ww = 2 * w - 1
     base = (h - 1 - ty) * ww + (w - 1 - tx)
-    # Short rows (w < 32): one run over the padded rows, padding included (zeros). Long rows:
-    # row by row, skipping the padding that would double the work.
     if w < 32:
         n_runs = 1
         run = (h - 1) * ww + w
     else:
         n_runs = h
         run = w
+    t = ty * ww + tx
+    rest_p = total_p - pp[t]
+    rest_u = total_u - up[t]
+    sum_c = 0.0
     total = 0.0
-    for hit in range(likf.shape[0]):
-        a = 0.0
-        b = 0.0
-        c = 0.0
-        for r in range(n_runs):
-            o = r * ww
-            pr = pp[o:o + run]
-            lpr = lpp[o:o + run]
-            lr = likf[hit, base + o:base + o + run]
-            llr = loglikf[hit, base + o:base + o + run]
-            if space_aware:
-                dr = manhf[base + o:base + o + run]
-                for i in range(run):
-                    q = pr[i] * lr[i]
-                    a += q
-                    b += q * (lpr[i] + llr[i])
-                    c += q * dr[i]
-            else:
-                for i in range(run):
-                    q = pr[i] * lr[i]
-                    a += q
-                    b += q * (lpr[i] + llr[i])
-        if a > 0.0:
-            s_bits = (np.log(a) - b / a) * INV_LN2
-            if space_aware:
-                v = c / a + 2.0 ** (s_bits - 1.0) - 0.5
-                if v > 0.0:
-                    v = np.log2(v)
-                total += a * v
-            else:
-                total += a * s_bits
+    for hit in range(1, likf.shape[0]):
+        a, b1, b2, c = _sums(pp, up, likf[hit], llogl[hit], manhf, base, n_runs, run, ww, True, space_aware)
+        rest_p -= a
+        rest_u -= b1
+        sum_c += c
+        total += _hit_value(a, b1 + b2, c, space_aware)
+    _, _, b2, c_all = _sums(pp, up, likf[0], llogl[0], manhf, base, n_runs, run, ww, False, space_aware)
+    c0 = c_all - sum_c  # D = 0 at the target, so sum p D needs no correction there
+    total += _hit_value(rest_p, rest_u + b2, c0, space_aware)
     return total
 
 
 @njit(cache=True, error_model="numpy")
-def decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores):
+def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
     """Infotaxis action of an agent at ``(x, y)`` with belief ``p`` ``(H, W)``.
 
-    ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded belief, its log, exponents);
-    ``scores`` ``(K,)`` float64 out: the expected entropy in bits (or the space-aware value) of
-    each move, ``inf`` for moves off the grid, ``-inf`` for a move onto a cell holding the
-    source with probability ``> 1 - 1e-10`` (then taken at once). Returns the allowed action with
-    the lowest score, ties within ``1e-10`` to the lowest index (-1 if no move is allowed).
+    ``lik``, ``llogl`` ``(n_hits, 2H-1, 2W-1)``: the centred likelihood and ``L log L`` tables;
+    ``manh`` ``(2H-1, 2W-1)``; ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded
+    belief, ``p log p``, exponents); ``scores`` ``(K,)`` float64 out: the expected entropy in bits
+    (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf`` for a move
+    onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once).
+    Returns the allowed action with the lowest score, ties within ``1e-10`` to the lowest index
+    (-1 if no move is allowed).
     """
     h, w = p.shape
     ww = 2 * w - 1
     pp = scratch[0]
+    up = scratch[1]
     for yy in range(h):
         for xx in range(w):
             pp[yy * ww + xx] = p[yy, xx]
         for xx in range(w, ww):
             pp[yy * ww + xx] = 0.0
-    _log_or_zero(pp, scratch[1], scratch[2])
+    _log_or_zero(pp, up, scratch[2])
+    total_p, total_u = _times_and_totals(pp, up)
     nh = lik.shape[0]
     plane = lik.shape[1] * lik.shape[2]
     likf = lik.reshape((nh, plane))
-    loglikf = loglik.reshape((nh, plane))
+    lloglf = llogl.reshape((nh, plane))
     manhf = manh.reshape(plane)
     k_moves = moves.shape[0]
     forced = -1
@@ -283,7 +327,7 @@ def decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores):
             if forced < 0:
                 forced = m
         else:
-            scores[m] = _move_score(pp, scratch[1], likf, loglikf, manhf, h, w, tx, ty, space_aware)
+            scores[m] = _move_score(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, tx, ty, space_aware)
     if forced >= 0:
         return forced
     best = np.inf
@@ -296,6 +340,19 @@ def decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores):
         if scores[m] < best + TIE_TOL:
             return m
     return -1
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _times_and_totals(pp, up):
+    """``up *= pp`` (``log p`` becomes ``p log p``); returns ``(sum p, sum p log p)``."""
+    sp = 0.0
+    su = 0.0
+    for i in range(pp.shape[0]):
+        u = up[i] * pp[i]
+        up[i] = u
+        sp += pp[i]
+        su += u
+    return sp, su
 
 
 @njit(cache=True)
@@ -320,7 +377,7 @@ def _believe(p, lik, x, y):
 
 
 @njit(cache=True)
-def decide_group(belief, work, scratch, lik, loglik, manh, moves, pos, a0, a1, space_aware, rule,
+def decide_group(belief, work, scratch, lik, llogl, manh, moves, pos, a0, a1, space_aware, rule,
                  scores, actions):
     """Actions of agents ``a0..a1-1`` that share ``belief`` ``(H, W)`` (read only).
 
@@ -339,27 +396,30 @@ def decide_group(belief, work, scratch, lik, loglik, manh, moves, pos, a0, a1, s
     for i in range(a0, a1):
         x = pos[i, 0]
         y = pos[i, 1]
-        a = decide(p, scratch, lik, loglik, manh, moves, x, y, space_aware, scores[i])
+        a = decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores[i])
         actions[i] = a
         if rule == RULE_BELIEVER and i + 1 < a1 and a >= 0:
             _believe(p, lik, x + moves[a, 0], y + moves[a, 1])
 
 
 @njit(cache=True, parallel=True)
-def decide_batch(beliefs, group_start, pos, lik, loglik, manh, moves, space_aware, rule, work,
+def decide_batch(beliefs, group_start, pos, lik, llogl, manh, moves, space_aware, rule, work,
                  scratch, scores, actions):
     """Actions of every agent: group ``g`` (agents ``group_start[g]..group_start[g+1]-1``) shares
-    ``beliefs[g]``. ``beliefs``, ``work`` ``(G, H, W)`` and ``scratch`` ``(G, 3, H * (2W-1))`` float64; ``group_start``
-    ``(G+1,)`` int64; ``pos`` ``(M, 2)`` int32; ``scores`` ``(M, K)`` float64 and ``actions``
-    ``(M,)`` int64 out. Parallel over groups; each writes only its own rows, so the results do
+    ``beliefs[g]`` ``(G, H, W)`` float64. ``group_start`` ``(G+1,)`` int64; ``pos`` ``(M, 2)``
+    int32; ``scores`` ``(M, K)`` float64 and ``actions`` ``(M,)`` int64 out. ``work``
+    ``(T, H, W)`` and ``scratch`` ``(T, 3, H * (2W-1))`` float64: one per thread (``T`` at least
+    ``numba.config.NUMBA_NUM_THREADS``), so scratch stays in cache. Parallel over groups; each
+    writes only its own rows and overwrites its scratch before reading it, so the results do
     not depend on the thread count."""
     for g in prange(beliefs.shape[0]):
-        decide_group(beliefs[g], work[g], scratch[g], lik, loglik, manh, moves, pos,
+        tid = numba.get_thread_id()
+        decide_group(beliefs[g], work[tid], scratch[tid], lik, llogl, manh, moves, pos,
                      group_start[g], group_start[g + 1], space_aware, rule, scores, actions)
 
 
 @njit(cache=True)
-def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, loglik,
+def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
               manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions):
     """One protocol episode of a world of ``n_agents`` searchers that start at the centre.
 
@@ -367,8 +427,8 @@ def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf,
     then each step every agent chooses a move (infotaxis, ``decide_group``), moves, and the
     search ends when one stands on the source; otherwise each agent draws a hit and the
     belief(s) are updated. ``shared``: one belief for all agents (``beliefs`` ``(1, H, W)``),
-    else one each (``(n_agents, H, W)``); ``work`` same shape and ``scratch``
-    ``(len(beliefs), 3, H * (2W-1))``, scratch; ``pos``
+    else one each (``(n_agents, H, W)``); ``work`` ``(H, W)`` and ``scratch``
+    ``(3, H * (2W-1))`` float64 scratch; ``pos``
     ``(n_agents, 2)`` int32, ``scores`` ``(n_agents, K)``, ``actions`` ``(n_agents,)`` int64.
 
     Returns ``(steps, found, first_hit, source_x, source_y)``: steps taken (``max_steps`` when
@@ -389,11 +449,11 @@ def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf,
     key = rng.stream_key(seed, episode, STREAM_HITS)
     for t in range(1, max_steps + 1):
         if shared:
-            decide_group(beliefs[0], work[0], scratch[0], lik, loglik, manh, moves, pos, 0, n_agents,
+            decide_group(beliefs[0], work, scratch, lik, llogl, manh, moves, pos, 0, n_agents,
                          space_aware, rule, scores, actions)
         else:
             for k in range(n_agents):
-                decide_group(beliefs[k], work[k], scratch[k], lik, loglik, manh, moves, pos, k, k + 1,
+                decide_group(beliefs[k], work, scratch, lik, llogl, manh, moves, pos, k, k + 1,
                              space_aware, rule, scores, actions)
         found = False
         for k in range(n_agents):
@@ -411,7 +471,7 @@ def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf,
 
 
 @njit(cache=True, parallel=True)
-def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, loglik,
+def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
                manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions, out_steps,
                out_found, out_first_hit, out_source):
     """``run_world`` for each seed ``seeds[b]`` ``(B,)`` int64, in parallel over worlds.
@@ -424,10 +484,10 @@ def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cd
     """
     g = 1 if shared else n_agents
     for b in prange(seeds.shape[0]):
+        tid = numba.get_thread_id()
         s, f, h0, sx, sy = run_world(
-            seeds[b], episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, loglik,
-            manh, moves, max_steps, beliefs[b * g:(b + 1) * g], work[b * g:(b + 1) * g],
-            scratch[b * g:(b + 1) * g], pos[b * n_agents:(b + 1) * n_agents],
+            seeds[b], episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
+            manh, moves, max_steps, beliefs[b * g:(b + 1) * g], work[tid], scratch[tid], pos[b * n_agents:(b + 1) * n_agents],
             scores[b * n_agents:(b + 1) * n_agents], actions[b * n_agents:(b + 1) * n_agents])
         out_steps[b] = s
         out_found[b] = f

@@ -16,7 +16,7 @@ Everything compiled code needs is precomputed here into read-only tables (``K0``
 SciPy once, never in a kernel): ``likelihood`` (indexed by ``[h, |dy|, |dx|]``, so no square root
 per cell), the same table centred on the agent (``centred_likelihood``, indexed by
 ``[h, dy + H - 1, dx + W - 1]``: a contiguous window per position), its log, and the cumulative
-distribution of the first hit. See ``plume_multi.kernels.poisson`` for the kernels that read them.
+distribution of the first hit, and ``L log L`` centred for the entropy sums. See ``plume_multi.kernels.poisson`` for the kernels that read them.
 
 Grid: ``H x W`` cells with ``W = grid_size`` and ``H = grid_size`` (2-D) or ``1`` (1-D); the agent
 starts at the centre ``(W // 2, H // 2)``. Beliefs are ``(H, W)`` float64 arrays indexed ``[y, x]``.
@@ -263,6 +263,11 @@ class PoissonHits:
     def centred_log_likelihood(self) -> np.ndarray:
         """``log_likelihood`` centred as ``centred_likelihood``."""
         return _readonly(self._centre(self.log_likelihood))
+
+    @cached_property
+    def centred_likelihood_log(self) -> np.ndarray:
+        """``L log L`` centred as ``centred_likelihood`` (0 where ``L = 0``): the kernels' table."""
+        return _readonly(self.centred_likelihood * self.centred_log_likelihood)
 
     @cached_property
     def centred_manhattan(self) -> np.ndarray:
