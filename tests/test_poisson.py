@@ -50,6 +50,7 @@ SMALL = [  # (L, I, dims, norm, grid) kept small so the cell-by-cell reference s
     (2.0, 3.0, 2, "manhattan", 11),
     (1.5, 0.7, 2, "chebyshev", 7),
     (2.0, 2.0, 1, "euclidean", 15),
+    (1.0, 20.0, 2, "euclidean", 9),  # a strong source: 17 hit values, Pr(0 | d=1) ~ 1e-5
 ]
 
 

@@ -260,7 +260,9 @@ def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, spac
     that the table window of the move is one contiguous run: cell ``y * (2w-1) + x`` meets table
     entry ``base + y * (2w-1) + x``. Hit 0 needs only ``sum p L0 log L0`` (and ``sum p D``): as
     ``sum_h L_h = 1`` off the source, ``A_0`` and ``sum u L_0`` are the totals (without the
-    target cell) minus the other hits' sums; ``A_0`` is never small, so nothing cancels badly.
+    target cell) minus the other hits' sums. Their error stays at rounding level (~1e-16) and
+    enters the score only as ``A_0 log A_0 - B_0``, so scores keep ~1e-14 accuracy even when
+    ``A_0`` is tiny (a strong source).
     """
     ww = 2 * w - 1
     base = (h - 1 - ty) * ww + (w - 1 - tx)
