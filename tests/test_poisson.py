@@ -232,6 +232,28 @@ def test_decisions_match_the_reference_on_random_beliefs(L, I, dims, norm, grid,
         np.testing.assert_allclose(scores[fin], ref_scores[fin], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("space_aware", [False, True])
+def test_decisions_match_the_reference_along_random_hit_sequences(space_aware):
+    m = PoissonHits(1.0, 2.0, grid_size=11)
+    like, moves = _like(m), _moves(m)
+    r = np.random.default_rng(6)
+    h_, w_ = m.shape
+    for _ in range(3):
+        p = m.initial_belief(int(r.integers(1, m.n_hits)))
+        ref_p = p.copy()
+        x, y = m.start
+        for step in range(8):
+            a, scores = _decide(m, p, x, y, space_aware)
+            assert a == nv.decide(ref_p, x, y, moves, like, space_aware)[0]
+            a = int(r.integers(0, m.n_actions)) if step % 2 else a  # wander off the policy's path too
+            x = min(max(x + moves[a][0], 0), w_ - 1)
+            y = min(max(y + moves[a][1], 0), h_ - 1)
+            hit = int(r.integers(0, m.n_hits))
+            kp.update_belief(p, m.centred_likelihood, x, y, hit)
+            ref_p = nv.update(ref_p, like(hit, x, y), x, y)
+            np.testing.assert_allclose(p, ref_p, rtol=1e-8, atol=1e-15)
+
+
 def test_ties_go_to_the_lowest_allowed_action():
     m = PoissonHits(1.0, 2.0, grid_size=9)
     like, moves = _like(m), _moves(m)
