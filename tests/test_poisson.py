@@ -168,6 +168,17 @@ def test_source_draws_follow_the_belief():
     assert counts[3, 3] == 0
 
 
+def test_source_after_a_first_hit_is_the_draw_from_the_initial_belief():
+    m = PoissonHits(1.0, 2.0)
+    h_, w_ = m.shape
+    b = np.empty(m.shape)
+    for seed in range(200):
+        h0 = 1 + seed % (m.n_hits - 1)
+        x0, y0 = (seed * 7) % w_, (seed * 3) % h_
+        kp.init_belief(b, m.centred_likelihood, x0, y0, h0)
+        assert kp.draw_source_after(seed, 2, m.centred_likelihood, x0, y0, h0, h_, w_) == kp.draw_source(seed, 2, b)
+
+
 # -- beliefs ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("L,I,dims,norm,grid", SMALL)
@@ -208,6 +219,32 @@ def test_centred_belief_row_matches_numpy(dims):
                 img[yy - y + h_ - 1, xx - x + w_ - 1] = p[yy, xx]
         np.testing.assert_array_equal(out.reshape(img.shape), img)
         assert out[(h_ - 1) * (2 * w_ - 1) + w_ - 1] == np.float32(p[y, x])  # the centre is the agent's cell
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_observe_beliefs_starts_from_the_first_hit_and_writes_centred_images(shared):
+    m = PoissonHits(1.0, 2.0, grid_size=7)
+    like = _like(m)
+    h_, w_ = m.shape
+    n_agents, n_worlds, col = 3, 2, 2
+    pos = np.array([[3, 3], [0, 6], [5, 1]] * n_worlds, dtype=np.int32)
+    beliefs = np.zeros((n_worlds if shared else n_worlds * n_agents, h_, w_))
+    obs = np.full((n_worlds * n_agents, col + (2 * h_ - 1) * (2 * w_ - 1) + 1), -7.0, dtype=np.float32)
+    kp.observe_beliefs(beliefs, m.centred_likelihood, 1, n_agents, shared, True, 2, pos, obs, col)
+    assert np.all(obs[:n_agents] == -7.0) and np.all(beliefs[0] == 0.0)  # world 0 untouched
+    uniform = np.full(m.shape, 1.0 / (h_ * w_ - 1))
+    for n in range(n_agents):
+        i = n_agents + n
+        x0, y0 = pos[n_agents if shared else i]
+        p0 = uniform.copy()
+        p0[y0, x0] = 0.0
+        ref = nv.update(p0, like(2, x0, y0), x0, y0)
+        np.testing.assert_allclose(beliefs[1 if shared else i], ref, rtol=1e-12, atol=1e-18)
+        img = np.zeros((2 * h_ - 1, 2 * w_ - 1), np.float32)
+        x, y = pos[i]
+        img[h_ - 1 - y:2 * h_ - 1 - y, w_ - 1 - x:2 * w_ - 1 - x] = beliefs[1 if shared else i]
+        np.testing.assert_array_equal(obs[i, col:-1].reshape(img.shape), img)
+        assert obs[i, 0] == obs[i, 1] == obs[i, -1] == -7.0  # other columns untouched
 
 
 # -- decisions ----------------------------------------------------------------------------------

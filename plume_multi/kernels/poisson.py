@@ -37,7 +37,8 @@ from . import rng
 
 __all__ = [
     "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS", "RULE_INDEPENDENT", "RULE_BELIEVER",
-    "draw_first_hit", "draw_source", "draw_hit", "init_belief", "update_belief", "centred_belief",
+    "draw_first_hit", "draw_source", "draw_source_after", "draw_hit", "init_belief", "update_belief", "centred_belief",
+    "observe_beliefs",
     "decide", "decide_group", "decide_batch", "run_world", "run_worlds",
 ]
 
@@ -91,6 +92,33 @@ def draw_source(seed, episode, belief):
                 last_x, last_y = x, y
                 if u < acc:
                     return x, y
+    return last_x, last_y
+
+
+@njit(cache=True)
+def draw_source_after(seed, episode, lik, x0, y0, first_hit, h, w):
+    """``draw_source`` from the belief ``init_belief`` would build for an agent at ``(x0, y0)``
+    after ``first_hit`` on an ``(h, w)`` grid, without a belief array: the same operations in
+    the same order, so the same cell, bit for bit. Returns ``(x, y)``."""
+    c = 1.0 / (h * w - 1)
+    oy = h - 1 - y0
+    ox = w - 1 - x0
+    s = 0.0
+    for yy in range(h):
+        for xx in range(w):
+            s += c * lik[first_hit, yy + oy, xx + ox]  # 0 at (x0, y0): the table is 0 there
+    key = rng.stream_key(seed, episode, STREAM_SOURCE)
+    u = rng.uniform(key, 0, 0)
+    acc = 0.0
+    last_x, last_y = -1, -1
+    for yy in range(h):
+        for xx in range(w):
+            p = (c * lik[first_hit, yy + oy, xx + ox]) / s
+            if p > 0.0:
+                acc += p
+                last_x, last_y = xx, yy
+                if u < acc:
+                    return xx, yy
     return last_x, last_y
 
 
@@ -157,6 +185,30 @@ def centred_belief(belief, x, y, out):
         base = (yy + oy) * ww + ox
         for xx in range(w):
             out[base + xx] = belief[yy, xx]
+
+
+@njit(cache=True)
+def observe_beliefs(beliefs, lik, b, n_agents, shared, first, first_hit, pos, obs, col):
+    """The ``Belief`` sensor's work for world ``b`` after its agents moved (and updated).
+
+    At a reset (``first``) the belief(s) start from ``first_hit``: one shared belief
+    ``beliefs[b]`` from the first agent's cell (``shared``), else ``beliefs[i]`` of each agent
+    ``i`` from its own cell. Then each agent's belief, centred on it, is written into
+    ``obs[i, col : col + (2H-1)(2W-1)]`` (``centred_belief``). ``beliefs`` ``(B or B*N, H, W)``
+    float64; ``pos`` ``(B*N, 2)`` int32; ``obs`` ``(B*N, D)`` float32.
+    """
+    base = b * n_agents
+    h, w = beliefs.shape[1], beliefs.shape[2]
+    size = (2 * h - 1) * (2 * w - 1)
+    if first:
+        if shared:
+            init_belief(beliefs[b], lik, pos[base, 0], pos[base, 1], first_hit)
+        else:
+            for i in range(base, base + n_agents):
+                init_belief(beliefs[i], lik, pos[i, 0], pos[i, 1], first_hit)
+    for i in range(base, base + n_agents):
+        g = b if shared else i
+        centred_belief(beliefs[g], pos[i, 0], pos[i, 1], obs[i, col:col + size])
 
 
 # Bits of float64 for the vectorizable logarithm below.
