@@ -1,5 +1,6 @@
-"""Plume models: what an agent can sense of the source, as a function of where it is."""
+"""Plume models: what the agents smell. ``plume_multi.plumes``."""
 
+from .gaussian import Gaussian
 from .poisson_hits import PoissonHits
 
-__all__ = ["PoissonHits"]
+__all__ = ["Gaussian", "PoissonHits"]
