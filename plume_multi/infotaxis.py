@@ -81,7 +81,22 @@ class Infotaxis:
                              np.empty((m, k)), np.empty(m, dtype=np.int64))
         return self._buffers[1:]
 
-    def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None) -> np.ndarray:
+    def act(self, sim) -> np.ndarray:
+        """Actions for every agent of a ``Simulator`` whose scenario has a ``PoissonHits`` plume
+        and a ``sensors.Belief``: decided on the beliefs in its state, with its action model's
+        moves (a move off the grid is never chosen). ``(B*N,)`` int64."""
+        from .models.sensors.belief import Belief
+
+        sc = sim.scenario
+        ks = [k for k, s in enumerate(sc.sensors) if isinstance(s, Belief)]
+        if not isinstance(sc.plume, PoissonHits) or not ks:
+            raise ValidationError("Infotaxis.act: the simulator's scenario needs a PoissonHits plume and a sensors.Belief")
+        beliefs = sim.state.models[f"sensor{ks[0]}.belief"]
+        shared = beliefs.shape[0] != sim.state.pos.shape[0]
+        return self.decide(beliefs, sim.state.pos, groups=sc.n_agents if shared else None, plume=sc.plume,
+                           moves=sc.moves())
+
+    def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None) -> np.ndarray:
         """Actions of M agents.
 
         Args:
@@ -93,6 +108,7 @@ class Infotaxis:
                 ``(G+1,)`` increasing offsets (agents ``groups[g] .. groups[g+1]-1`` share
                 ``beliefs[g]``).
             plume: overrides the one given at construction.
+            moves: ``(K, 2)`` int ``(dx, dy)`` of each action (default ``plume.moves``).
 
         Returns:
             ``(M,)`` int64 actions (a fresh array); ``self.scores`` ``(M, K)`` float64.
@@ -124,7 +140,10 @@ class Infotaxis:
                 raise ValidationError(f"Infotaxis.decide: groups must be (G+1,) = ({g + 1},) increasing offsets from 0")
         if starts[-1] != m:
             raise ValidationError(f"Infotaxis.decide: {m} positions for groups covering {int(starts[-1])} agents")
-        lik, llogl, manh, moves = _tables(plume)
+        lik, llogl, manh, plume_moves = _tables(plume)
+        moves = plume_moves if moves is None else np.ascontiguousarray(moves, dtype=np.int32)
+        if moves.ndim != 2 or moves.shape[1] != 2 or not 1 <= moves.shape[0] <= 8:
+            raise ValidationError(f"Infotaxis.decide: moves has shape {moves.shape}; expected (K, 2) with K in 1..8")
         work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
         kp.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, llogl, manh, moves,
                         self.space_aware, TEAM_RULES[self.team_rule], work, scratch, scores, actions)

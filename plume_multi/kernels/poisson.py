@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from . import rng
+from .jit import njit
 
 __all__ = [
     "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS", "RULE_INDEPENDENT", "RULE_BELIEVER",

@@ -28,10 +28,15 @@ import math
 import numbers
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 
 from ...errors import ValidationError
+from ...kernels import poisson as _kp
+from ...kernels import rng as _rng
+from ...kernels.jit import njit
+from ..base import Model, StateArray, fail
 
 __all__ = ["PoissonHits", "NORMS", "P_SOURCE_OUT", "MAX_GRID_SIDE_2D", "MAX_GRID_SIDE_1D", "MAX_N_HITS"]
 
@@ -94,7 +99,7 @@ def _radii(L: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PoissonHits:
+class PoissonHits(Model):
     """Poisson-hit plume (frozen, validated; resolved ``n_hits`` and ``grid_size`` when not given).
 
     Args:
@@ -119,6 +124,9 @@ class PoissonHits:
     norm: str = "euclidean"
     n_hits: int | None = None
     grid_size: int | None = None
+
+    family: ClassVar[str] = "plume"
+    kernel_module: ClassVar[str] = __name__
 
     def __post_init__(self):
         if not _is_int(self.dims) or self.dims not in (1, 2):
@@ -286,15 +294,131 @@ class PoissonHits:
         p = self.centred_likelihood[first_hit, h - 1 - y0:2 * h - 1 - y0, w - 1 - x0:2 * w - 1 - x0].copy()
         return p / p.sum()
 
-    def metadata(self) -> dict:
-        """JSON-able description, enough to rebuild the model (resolved ``n_hits`` and ``grid_size``)."""
-        return {
-            "family": "plumes",
-            "model": "PoissonHits",
-            "lambda_over_dx": self.lambda_over_dx,
-            "R_dt": self.R_dt,
-            "dims": self.dims,
-            "norm": self.norm,
-            "n_hits": self.n_hits,
-            "grid_size": self.grid_size,
-        }
+# ---------------------------------------------------------------- engine interface (methods)
+    @property
+    def random_source(self) -> bool:
+        return True  # each world draws its source at every reset (from the first hit)
+
+    def natural_grid_size(self) -> tuple:
+        """``(width, height)`` of the domain: ``(N, N)``, or ``(N, 1)`` in 1-D."""
+        h, w = self.shape
+        return (w, h)
+
+    def bind(self, grid_size) -> "PoissonHits":
+        if tuple(grid_size) != self.natural_grid_size():
+            fail("PoissonHits", "grid_size", self.grid_size,
+                 f"a domain matching the scenario's grid {tuple(grid_size)}")
+        return self
+
+    def fixed_source(self):
+        return None
+
+    def concentration_bounds(self) -> tuple:
+        """What ``sensors.Concentration`` reads: the mean number of hits per step, 0..mu(1)."""
+        return 0.0, float(self.mean_hits(1.0))
+
+    def field(self, grid_size):
+        return None
+
+    @cached_property
+    def _mean_table(self) -> np.ndarray:
+        """``(H, W)`` float32 mean hits by ``(|dy|, |dx|)``; at the source, ``mu(1)``."""
+        h, w = self.shape
+        dy, dx = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+        d = np.maximum(self.distance(dx, dy), 1.0)
+        return _readonly(self.mean_hits(d).astype(np.float32))
+
+    def params(self, scenario) -> tuple:
+        h, w = self.shape
+        return (np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
+                self._mean_table, int(w), int(h))
+
+    def state_spec(self, scenario) -> dict:
+        h, w = self.shape
+        return {"source": StateArray(np.float64, "world", (2,), 0.0, float(max(w, h) - 1)),
+                "first_hit": StateArray(np.int64, "world", (), 0, self.n_hits - 1)}
+
+    def state_tuple(self, arrays: dict) -> tuple:
+        return (arrays["source"], arrays["first_hit"])
+
+    def image(self, params, state, b: int, t: int) -> np.ndarray:
+        """``(H, W)`` float32 mean hits per step around world ``b``'s source, for pictures."""
+        h, w = self.shape
+        sx, sy = (int(v) for v in state[0][b])
+        ys, xs = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+        return np.ascontiguousarray(params[2][np.abs(ys - sy), np.abs(xs - sx)])
+
+    def sources(self, params, state, num_worlds: int) -> np.ndarray:
+        return state[0].copy()
+
+
+# --------------------------------------------------------------------- compiled functions
+# P = (lik (n_hits, 2H-1, 2W-1) float64, first_hit_cdf (n_hits,), mean hits (H, W) float32 by
+#      (|dy|, |dx|), width, height)
+# S = (sources (B, 2) float64, first_hit (B,) int64)
+
+@njit(inline="always")
+def world_reset(P, S, b, seed, episode, pos, base, n_agents):
+    h0 = _kp.draw_first_hit(seed, episode, P[1])
+    S[1][b] = h0
+    sx, sy = _kp.draw_source_after(seed, episode, P[0], pos[base, 0], pos[base, 1], h0, P[4], P[3])
+    S[0][b, 0] = sx
+    S[0][b, 1] = sy
+
+
+@njit(inline="always")
+def world_advance(P, S, b, t, seed, episode):
+    pass
+
+
+@njit(inline="always")
+def world_view(P, S, b, t):
+    return b
+
+
+@njit(inline="always")
+def source(P, S, b):
+    return S[0][b, 0], S[0][b, 1]
+
+
+@njit(inline="always")
+def sample_cell(P, S, pw, ix, iy):
+    dx = ix - int(S[0][pw, 0])
+    dy = iy - int(S[0][pw, 1])
+    return P[2][abs(dy), abs(dx)]
+
+
+@njit(inline="always")
+def sample_at(P, S, pw, x, y):
+    """Mean hits at the nearest cell; 0 off the grid."""
+    if x < 0.0 or y < 0.0 or x > P[3] - 1 or y > P[4] - 1:
+        return np.float32(0.0)
+    return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
+
+
+@njit(inline="always")
+def wind_at(P, S, pw, x, y):
+    return 0.0, 0.0
+
+
+# What sensors.Hits and sensors.Belief read.
+@njit(inline="always")
+def likelihood(P):
+    return P[0]
+
+
+@njit(inline="always")
+def first_hit(P, S, b):
+    return S[1][b]
+
+
+@njit(inline="always")
+def hit(P, S, b, t, n, seed, episode, cx, cy):
+    """Hits of agent ``n`` (index in its world) at cell ``(cx, cy)`` at step ``t >= 1``: a draw
+    from ``Pr(h | distance to the source)`` at counters ``(t, n)``; 0 on the source."""
+    dx = int(S[0][b, 0]) - cx
+    dy = int(S[0][b, 1]) - cy
+    if dx == 0 and dy == 0:
+        return 0
+    key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
+    return _kp.draw_hit(key, t, n, P[0], dx, dy)
