@@ -8,7 +8,9 @@
   ``--agents`` agents on one thread and on ``--threads`` threads, beside ``numpy_decide`` (the
   usual vectorized NumPy: one array expression per move over all hits and cells) on a few agents.
 * episodes: ``run_search`` on ``--episodes`` protocol episodes of the 19x19 domain on
-  ``--threads`` threads, beside ``numpy_episode`` (the same draws, NumPy decisions and updates).
+  ``--threads`` threads; the same episodes through the engine (``Simulator`` of
+  ``scenarios.poisson_search()`` with ``sensors.Hits`` and ``sensors.Belief``, stepped with
+  ``Infotaxis.act``); beside ``numpy_episode`` (the same draws, NumPy decisions and updates).
 
 Times are CPU seconds of this process (``time.process_time``) unless marked wall: the machine
 may be shared, and CPU time moves less with its load. Quote ratios from one run.
@@ -22,10 +24,12 @@ import time
 import numba
 import numpy as np
 
+from plume_multi import Simulator
 from plume_multi.infotaxis import Infotaxis, run_search
 from plume_multi.kernels import poisson as kp
 from plume_multi.kernels import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits
+from plume_multi.scenarios import poisson_search
 
 DOMAINS = ((1.0, 2.0), (2.0, 2.0), (3.0, 2.0))  # (lambda_over_dx, R_dt): N = 19, 37, 53
 
@@ -146,14 +150,33 @@ def decision_rows(n_agents: int, threads: int, numpy_agents: int, repeats: int, 
     return rows
 
 
+def engine_episodes(n_episodes: int, domain=DOMAINS[0], max_steps: int = 1000):
+    """Protocol episodes through the engine: world ``b`` is seed ``b``. Returns the steps to the
+    source per world (``max_steps`` if not found)."""
+    sim = Simulator(poisson_search(*domain, max_steps=max_steps), num_worlds=n_episodes, autoreset="disabled")
+    sim.reset(seed=0)
+    policy = Infotaxis()
+    steps = np.full(n_episodes, max_steps)
+    for t in range(1, max_steps + 1):
+        _, reward, term, trunc = sim.step(policy.act(sim))
+        steps[reward > 0] = t
+        if not sim.state.active.any():
+            break
+    return steps
+
+
 def episode_rows(n_episodes: int, threads: int, numpy_episodes: int, domain=DOMAINS[0]):
     plume = PoissonHits(*domain)
     run_search(plume, 4)  # compile
+    engine_episodes(2, domain)
     numba.set_num_threads(threads)
     try:
         t0, c0 = time.perf_counter(), time.process_time()
         res = run_search(plume, n_episodes)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
+        eng_steps = engine_episodes(n_episodes, domain)
+        eng_wall, eng_cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     c0 = time.process_time()
@@ -162,7 +185,8 @@ def episode_rows(n_episodes: int, threads: int, numpy_episodes: int, domain=DOMA
     same = bool(np.array_equal(np_steps, res.steps[:numpy_episodes]))
     return dict(domain=f"{plume.grid_size}x{plume.grid_size} (L={domain[0]:g})", episodes=n_episodes, wall=wall,
                 cpu=cpu, mean=res.mean, ci=res.ci95, capped=res.n_capped, numpy_per_episode=t_np,
-                numpy_episodes=numpy_episodes, numpy_same=same)
+                numpy_episodes=numpy_episodes, numpy_same=same, engine_wall=eng_wall, engine_cpu=eng_cpu,
+                engine_same=bool(np.array_equal(eng_steps, res.steps)))
 
 
 def main(argv=None) -> int:
@@ -192,6 +216,8 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|")
     print(f"| run_search, {args.threads} threads | {e['episodes']} | {e['wall']:.2f} | {e['cpu']:.2f} | "
           f"{e['mean']:.2f} ± {e['ci']:.2f} | {e['capped']} |")
+    print(f"| engine: Simulator + Infotaxis.act, {args.threads} threads | {e['episodes']} | {e['engine_wall']:.2f} | "
+          f"{e['engine_cpu']:.2f} | same steps: {'yes' if e['engine_same'] else 'NO'} | |")
     print(f"| NumPy (same draws), 1 thread | {e['numpy_episodes']} (x{e['episodes'] / e['numpy_episodes']:.0f} "
           f"= {e['numpy_per_episode'] * e['episodes']:.0f} s) | | {e['numpy_per_episode'] * e['numpy_episodes']:.2f} | "
           f"same steps: {'yes' if e['numpy_same'] else 'NO'} | |")

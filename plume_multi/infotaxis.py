@@ -94,9 +94,10 @@ class Infotaxis:
         beliefs = sim.state.models[f"sensor{ks[0]}.belief"]
         shared = beliefs.shape[0] != sim.state.pos.shape[0]
         return self.decide(beliefs, sim.state.pos, groups=sc.n_agents if shared else None, plume=sc.plume,
-                           moves=sc.moves())
+                           moves=sc.moves(), active=sim.state.active)
 
-    def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None) -> np.ndarray:
+    def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None,
+               active=None) -> np.ndarray:
         """Actions of M agents.
 
         Args:
@@ -109,6 +110,8 @@ class Infotaxis:
                 ``beliefs[g]``).
             plume: overrides the one given at construction.
             moves: ``(K, 2)`` int ``(dx, dy)`` of each action (default ``plume.moves``).
+            active: ``(M,)`` bool, or None (all): groups without an active agent are skipped
+                (their actions are 0 and their scores ``inf``).
 
         Returns:
             ``(M,)`` int64 actions (a fresh array); ``self.scores`` ``(M, K)`` float64.
@@ -144,9 +147,17 @@ class Infotaxis:
         moves = plume_moves if moves is None else np.ascontiguousarray(moves, dtype=np.int32)
         if moves.ndim != 2 or moves.shape[1] != 2 or not 1 <= moves.shape[0] <= 8:
             raise ValidationError(f"Infotaxis.decide: moves has shape {moves.shape}; expected (K, 2) with K in 1..8")
+        if active is None:
+            group_active = np.ones(g, dtype=np.bool_)
+        else:
+            act = np.asarray(active)
+            if act.shape != (m,) or act.dtype != np.bool_:
+                raise ValidationError(f"Infotaxis.decide: active has shape {act.shape} and dtype {act.dtype}; expected ({m},) bool")
+            group_active = np.logical_or.reduceat(act, starts[:-1]) if m else np.zeros(g, dtype=np.bool_)
         work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
         kp.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, llogl, manh, moves,
-                        self.space_aware, TEAM_RULES[self.team_rule], work, scratch, scores, actions)
+                        self.space_aware, TEAM_RULES[self.team_rule], work, scratch, scores, actions,
+                        group_active)
         self.scores = scores
         return actions.copy()
 

@@ -230,7 +230,10 @@ def test_observe_beliefs_starts_from_the_first_hit_and_writes_centred_images(sha
     pos = np.array([[3, 3], [0, 6], [5, 1]] * n_worlds, dtype=np.int32)
     beliefs = np.zeros((n_worlds if shared else n_worlds * n_agents, h_, w_))
     obs = np.full((n_worlds * n_agents, col + (2 * h_ - 1) * (2 * w_ - 1) + 1), -7.0, dtype=np.float32)
-    kp.observe_beliefs(beliefs, m.centred_likelihood, 1, n_agents, shared, True, 2, pos, obs, col)
+    kp.observe_beliefs(beliefs, m.centred_likelihood, 1, n_agents, shared, True, False, 2, pos, obs, col)
+    before = obs.copy()
+    kp.observe_beliefs(beliefs, m.centred_likelihood, 1, n_agents, shared, False, True, 2, pos[::-1].copy(), obs, col)
+    np.testing.assert_array_equal(obs, before)  # a world already done: nothing written
     assert np.all(obs[:n_agents] == -7.0) and np.all(beliefs[0] == 0.0)  # world 0 untouched
     uniform = np.full(m.shape, 1.0 / (h_ * w_ - 1))
     for n in range(n_agents):
@@ -359,6 +362,18 @@ def test_team_decisions_match_the_sequential_reference(rule):
         assert len(set(got[:3].tolist())) == 1  # agents together move together
     else:
         assert len(set(got[:3].tolist())) == 3  # believers spread out
+
+
+def test_groups_without_an_active_agent_are_skipped():
+    m = PoissonHits(1.0, 2.0, grid_size=9)
+    r = np.random.default_rng(8)
+    beliefs = np.stack([_random_belief(r, m.shape) for _ in range(3)])
+    pos = np.array([[4, 4], [4, 4], [1, 2], [1, 2], [7, 7], [7, 7]])
+    pol = Infotaxis(plume=m)
+    full = pol.decide(beliefs, pos, groups=2)
+    part = pol.decide(beliefs, pos, groups=2, active=np.array([True, False, False, False, False, True]))
+    assert part[[0, 1, 4, 5]].tolist() == full[[0, 1, 4, 5]].tolist()
+    assert part[[2, 3]].tolist() == [0, 0] and np.all(pol.scores[[2, 3]] == np.inf)
 
 
 def test_policy_is_reexported_and_checks_its_inputs():

@@ -189,14 +189,16 @@ def centred_belief(belief, x, y, out):
 
 
 @njit(cache=True)
-def observe_beliefs(beliefs, lik, b, n_agents, shared, first, first_hit, pos, obs, col):
+def observe_beliefs(beliefs, lik, b, n_agents, shared, first, was_done, first_hit, pos, obs, col):
     """The ``Belief`` sensor's work for world ``b`` after its agents moved (and updated).
 
     At a reset (``first``) the belief(s) start from ``first_hit``: one shared belief
     ``beliefs[b]`` from the first agent's cell (``shared``), else ``beliefs[i]`` of each agent
     ``i`` from its own cell. Then each agent's belief, centred on it, is written into
-    ``obs[i, col : col + (2H-1)(2W-1)]`` (``centred_belief``). ``beliefs`` ``(B or B*N, H, W)``
-    float64; ``pos`` ``(B*N, 2)`` int32; ``obs`` ``(B*N, D)`` float32.
+    ``obs[i, col : col + (2H-1)(2W-1)]`` (``centred_belief``), unless the world was already done
+    before this step (``was_done``, stepping on with autoreset off: nothing changed).
+    ``beliefs`` ``(B or B*N, H, W)`` float64; ``pos`` ``(B*N, 2)`` int32; ``obs`` ``(B*N, D)``
+    float32.
     """
     base = b * n_agents
     h, w = beliefs.shape[1], beliefs.shape[2]
@@ -207,6 +209,8 @@ def observe_beliefs(beliefs, lik, b, n_agents, shared, first, first_hit, pos, ob
         else:
             for i in range(base, base + n_agents):
                 init_belief(beliefs[i], lik, pos[i, 0], pos[i, 1], first_hit)
+    elif was_done:
+        return
     for i in range(base, base + n_agents):
         g = b if shared else i
         centred_belief(beliefs[g], pos[i, 0], pos[i, 1], obs[i, col:col + size])
@@ -459,15 +463,21 @@ def decide_group(belief, work, scratch, lik, llogl, manh, moves, pos, a0, a1, sp
 
 @njit(cache=True, parallel=True)
 def decide_batch(beliefs, group_start, pos, lik, llogl, manh, moves, space_aware, rule, work,
-                 scratch, scores, actions):
+                 scratch, scores, actions, group_active):
     """Actions of every agent: group ``g`` (agents ``group_start[g]..group_start[g+1]-1``) shares
     ``beliefs[g]`` ``(G, H, W)`` float64. ``group_start`` ``(G+1,)`` int64; ``pos`` ``(M, 2)``
     int32; ``scores`` ``(M, K)`` float64 and ``actions`` ``(M,)`` int64 out. ``work``
     ``(T, H, W)`` and ``scratch`` ``(T, 3, H * (2W-1))`` float64: one per thread (``T`` at least
-    ``numba.config.NUMBA_NUM_THREADS``), so scratch stays in cache. Parallel over groups; each
-    writes only its own rows and overwrites its scratch before reading it, so the results do
-    not depend on the thread count."""
+    ``numba.config.NUMBA_NUM_THREADS``), so scratch stays in cache. ``group_active`` ``(G,)``
+    bool: groups where it is False are skipped (actions 0, scores ``inf``). Parallel over groups;
+    each writes only its own rows and overwrites its scratch before reading it, so the results
+    do not depend on the thread count."""
     for g in prange(beliefs.shape[0]):
+        if not group_active[g]:
+            for i in range(group_start[g], group_start[g + 1]):
+                actions[i] = 0
+                scores[i, :] = np.inf
+            continue
         tid = numba.get_thread_id()
         decide_group(beliefs[g], work[tid], scratch[tid], lik, llogl, manh, moves, pos,
                      group_start[g], group_start[g + 1], space_aware, rule, scores, actions)

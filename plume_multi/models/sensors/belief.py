@@ -63,7 +63,7 @@ class Belief(Sensor):
                 "                plume.hit(PP, PS, b, t, i - b * n_agents, seed, episode, cx, cy))")
 
     def emit_world(self, ctx) -> str:
-        return ("s{k}.observe(SS{k}[0], plume.likelihood(PP), b, n_agents, SP{k}[0], first,\n"
+        return ("s{k}.observe(SS{k}[0], plume.likelihood(PP), b, n_agents, SP{k}[0], first, world_done[b],\n"
                 "             plume.first_hit(PP, PS, b), pos, obs, {col})")
 
 
