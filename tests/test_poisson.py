@@ -431,3 +431,44 @@ def test_run_search_validates_its_arguments():
         run_search(m, 1, team_rule="x")
     with pytest.raises(ValidationError, match="plume"):
         run_search("plume", 1)
+
+
+# -- properties over configurations ------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def _configs(draw):
+    dims = draw(st.sampled_from([1, 2]))
+    grid = draw(st.sampled_from([3, 5, 7, 9] if dims == 2 else [3, 7, 15, 21]))
+    m = PoissonHits(draw(st.floats(1.0, 4.0)), draw(st.floats(0.05, 15.0)), dims=dims,
+                    norm=draw(st.sampled_from(["euclidean", "manhattan", "chebyshev"])), grid_size=grid)
+    h_, w_ = m.shape
+    x, y = draw(st.integers(0, w_ - 1)), draw(st.integers(0, h_ - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return m, x, y, seed, draw(st.booleans())
+
+
+@settings(max_examples=40, deadline=None)
+@given(_configs())
+def test_decisions_and_updates_match_the_reference_for_any_config(cfg):
+    m, x, y, seed, space_aware = cfg
+    r = np.random.default_rng(seed)
+    like, moves = _like(m), _moves(m)
+    p = _random_belief(r, m.shape, sharp=1.0 + 6 * r.random(), zeros=0.3 * r.random())
+    a, scores = _decide(m, p, x, y, space_aware)
+    ref_a, ref_scores = nv.decide(p, x, y, moves, like, space_aware)
+    assert a == ref_a
+    fin = np.isfinite(ref_scores)
+    np.testing.assert_array_equal(np.isfinite(scores), fin)
+    np.testing.assert_allclose(scores[fin], ref_scores[fin], rtol=1e-9, atol=1e-12)
+    hit = int(r.integers(0, m.n_hits))
+    expected = p.copy()
+    expected[y, x] = 0.0
+    expected *= like(hit, x, y)
+    q = p.copy()
+    if expected.sum() > 0:
+        kp.update_belief(q, m.centred_likelihood, x, y, hit)
+        np.testing.assert_allclose(q, expected / expected.sum(), rtol=1e-9, atol=1e-300)
