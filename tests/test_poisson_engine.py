@@ -96,3 +96,26 @@ def test_concentration_reads_the_mean_hits_and_1d_runs():
     steps, found = _play(sim, Infotaxis(), 500)
     ref = run_search(sc.plume, 2, seed=1, max_steps=500)
     np.testing.assert_array_equal(steps, ref.steps)
+
+
+def test_belief_state_survives_snapshot_and_restore():
+    sc = poisson_search(1.0, 2.0, n_agents=2, team=True, max_steps=40, grid_size=11)
+    sim = Simulator(sc, num_worlds=3)
+    sim.reset(seed=2)
+    policy = Infotaxis()
+    for _ in range(3):
+        sim.step(policy.act(sim))
+    snap = sim.snapshot()
+    later = [sim.step(policy.act(sim))[0].copy() for _ in range(5)]
+    sim.restore(snap)
+    again = [sim.step(policy.act(sim))[0].copy() for _ in range(5)]
+    for a, b in zip(later, again):
+        np.testing.assert_array_equal(a, b)
+    assert sim.state.models["sensor1.belief"].shape == (3, 11, 11)
+
+
+def test_belief_validates_its_argument():
+    with pytest.raises(ValidationError, match="Belief.shared"):
+        Belief(shared="yes")
+    sc = poisson_search(1.0, 2.0, n_agents=2, team=True, sensors=(Hits(), Belief(shared=False)))
+    assert Simulator(sc, 2).state.models["sensor1.belief"].shape == (4, 19, 19)
