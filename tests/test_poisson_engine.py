@@ -119,3 +119,17 @@ def test_belief_validates_its_argument():
         Belief(shared="yes")
     sc = poisson_search(1.0, 2.0, n_agents=2, team=True, sensors=(Hits(), Belief(shared=False)))
     assert Simulator(sc, 2).state.models["sensor1.belief"].shape == (4, 19, 19)
+
+
+def test_pettingzoo_front_end_runs_the_poisson_search():
+    from pettingzoo.test import parallel_api_test
+
+    from plume_multi.envs.pettingzoo import parallel_env
+
+    plume = PoissonHits(1.0, 2.0, grid_size=11)
+    env = parallel_env(n_agents=3, plume=plume, sensors=(Hits(), Belief()), start_positions=[plume.start] * 3,
+                       team=True, max_cycles=30, render_mode="rgb_array")
+    parallel_api_test(env, num_cycles=40)
+    obs, _ = env.reset(seed=0)
+    assert all(o.shape == (1 + 21 * 21,) for o in obs.values())
+    assert env.render().ndim == 3

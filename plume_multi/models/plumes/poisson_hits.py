@@ -20,6 +20,11 @@ distribution of the first hit, and ``L log L`` centred for the entropy sums. See
 
 Grid: ``H x W`` cells with ``W = grid_size`` and ``H = grid_size`` (2-D) or ``1`` (1-D); the agent
 starts at the centre ``(W // 2, H // 2)``. Beliefs are ``(H, W)`` float64 arrays indexed ``[y, x]``.
+
+In the engine (``scenarios.poisson_search``) each world draws, at every reset, its first hit and
+then its source from the belief that hit gives (state ``source``, ``first_hit``); an agent's hits
+are drawn at counters ``(t, agent index in its world)`` and read by ``sensors.Hits`` and
+``sensors.Belief``; ``sensors.Concentration`` reads the mean number of hits at the cell.
 """
 
 from __future__ import annotations
