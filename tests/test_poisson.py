@@ -294,6 +294,21 @@ def test_decisions_match_the_reference_along_random_hit_sequences(space_aware):
             np.testing.assert_allclose(p, ref_p, rtol=1e-8, atol=1e-15)
 
 
+@pytest.mark.parametrize("space_aware", [False, True])
+def test_decisions_on_a_wide_grid_match_the_reference(space_aware):
+    """Grids of 64 cells and more are summed row by row (narrower ones in one padded run)."""
+    m = PoissonHits(1.0, 2.0, grid_size=65)
+    like, moves = _like(m), _moves(m)
+    r = np.random.default_rng(9)
+    p = _random_belief(r, m.shape, sharp=3.0)
+    for x, y in [(30, 33), (0, 12)]:
+        a, scores = _decide(m, p, x, y, space_aware)
+        ref_a, ref_scores = nv.decide(p, x, y, moves, like, space_aware)
+        assert a == ref_a
+        fin = np.isfinite(ref_scores)
+        np.testing.assert_allclose(scores[fin], ref_scores[fin], rtol=1e-9, atol=1e-12)
+
+
 def test_ties_go_to_the_lowest_allowed_action():
     m = PoissonHits(1.0, 2.0, grid_size=9)
     like, moves = _like(m), _moves(m)

@@ -258,7 +258,7 @@ def _log_or_zero(x, out, tmp):
 def _sums(pp, up, lf, mf, df, base, n_runs, run, ww, with_lik, with_dist):
     """``(sum p L, sum u L, sum p M, sum p L D)`` over the window at ``base`` (terms not asked for
     are 0): ``pp``, ``up`` the padded belief and ``p log p``, ``lf`` / ``mf`` / ``df`` the flat
-    ``L``, ``L log L`` and distance tables. Short rows (``w < 32``) are one run over the padded
+    ``L``, ``L log L`` and distance tables. Short rows (``w < 64``) are one run over the padded
     rows, padding included (zeros); long rows go row by row, skipping the padding."""
     a = 0.0
     b1 = 0.0
@@ -323,7 +323,7 @@ def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, spac
     """
     ww = 2 * w - 1
     base = (h - 1 - ty) * ww + (w - 1 - tx)
-    if w < 32:
+    if w < 64:
         n_runs = 1
         run = (h - 1) * ww + w
     else:
@@ -344,6 +344,146 @@ def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, spac
     c0 = c_all - sum_c  # D = 0 at the target, so sum p D needs no correction there
     total += _hit_value(rest_p, rest_u + b2, c0, space_aware)
     return total
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, with_lik, with_dist):
+    """``_sums`` for four windows at once (bases ``b0..b3``): the belief is read once for the
+    four moves. Returns ``(a, b1, b2, c)`` of each window, 16 values, window by window."""
+    a0 = a1 = a2 = a3 = 0.0
+    u0 = u1 = u2 = u3 = 0.0
+    m0 = m1 = m2 = m3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
+    for r in range(n_runs):
+        o = r * ww
+        pr = pp[o:o + run]
+        ur = up[o:o + run]
+        k0 = mf[b0 + o:b0 + o + run]
+        k1 = mf[b1 + o:b1 + o + run]
+        k2 = mf[b2 + o:b2 + o + run]
+        k3 = mf[b3 + o:b3 + o + run]
+        if with_lik:
+            l0 = lf[b0 + o:b0 + o + run]
+            l1 = lf[b1 + o:b1 + o + run]
+            l2 = lf[b2 + o:b2 + o + run]
+            l3 = lf[b3 + o:b3 + o + run]
+            if with_dist:
+                d0 = df[b0 + o:b0 + o + run]
+                d1 = df[b1 + o:b1 + o + run]
+                d2 = df[b2 + o:b2 + o + run]
+                d3 = df[b3 + o:b3 + o + run]
+                for i in range(run):
+                    p = pr[i]
+                    u = ur[i]
+                    q0 = p * l0[i]
+                    q1 = p * l1[i]
+                    q2 = p * l2[i]
+                    q3 = p * l3[i]
+                    a0 += q0
+                    a1 += q1
+                    a2 += q2
+                    a3 += q3
+                    u0 += u * l0[i]
+                    u1 += u * l1[i]
+                    u2 += u * l2[i]
+                    u3 += u * l3[i]
+                    m0 += p * k0[i]
+                    m1 += p * k1[i]
+                    m2 += p * k2[i]
+                    m3 += p * k3[i]
+                    c0 += q0 * d0[i]
+                    c1 += q1 * d1[i]
+                    c2 += q2 * d2[i]
+                    c3 += q3 * d3[i]
+            else:
+                for i in range(run):
+                    p = pr[i]
+                    u = ur[i]
+                    a0 += p * l0[i]
+                    a1 += p * l1[i]
+                    a2 += p * l2[i]
+                    a3 += p * l3[i]
+                    u0 += u * l0[i]
+                    u1 += u * l1[i]
+                    u2 += u * l2[i]
+                    u3 += u * l3[i]
+                    m0 += p * k0[i]
+                    m1 += p * k1[i]
+                    m2 += p * k2[i]
+                    m3 += p * k3[i]
+        elif with_dist:
+            d0 = df[b0 + o:b0 + o + run]
+            d1 = df[b1 + o:b1 + o + run]
+            d2 = df[b2 + o:b2 + o + run]
+            d3 = df[b3 + o:b3 + o + run]
+            for i in range(run):
+                p = pr[i]
+                m0 += p * k0[i]
+                m1 += p * k1[i]
+                m2 += p * k2[i]
+                m3 += p * k3[i]
+                c0 += p * d0[i]
+                c1 += p * d1[i]
+                c2 += p * d2[i]
+                c3 += p * d3[i]
+        else:
+            for i in range(run):
+                p = pr[i]
+                m0 += p * k0[i]
+                m1 += p * k1[i]
+                m2 += p * k2[i]
+                m3 += p * k3[i]
+    return (a0, u0, m0, c0, a1, u1, m1, c1, a2, u2, m2, c2, a3, u3, m3, c3)
+
+
+@njit(cache=True, error_model="numpy")
+def _score4(pp, up, total_p, total_u, likf, llogl, manhf, h, w, txs, tys, space_aware, scores):
+    """``_move_score`` of four moves (targets ``txs[j], tys[j]``, scores written to
+    ``scores[j]``) in one pass per hit: the same sums, the belief read once for the four."""
+    ww = 2 * w - 1
+    if w < 64:
+        n_runs = 1
+        run = (h - 1) * ww + w
+    else:
+        n_runs = h
+        run = w
+    b0 = (h - 1 - tys[0]) * ww + (w - 1 - txs[0])
+    b1 = (h - 1 - tys[1]) * ww + (w - 1 - txs[1])
+    b2 = (h - 1 - tys[2]) * ww + (w - 1 - txs[2])
+    b3 = (h - 1 - tys[3]) * ww + (w - 1 - txs[3])
+    rest_p0 = total_p - pp[tys[0] * ww + txs[0]]
+    rest_p1 = total_p - pp[tys[1] * ww + txs[1]]
+    rest_p2 = total_p - pp[tys[2] * ww + txs[2]]
+    rest_p3 = total_p - pp[tys[3] * ww + txs[3]]
+    rest_u0 = total_u - up[tys[0] * ww + txs[0]]
+    rest_u1 = total_u - up[tys[1] * ww + txs[1]]
+    rest_u2 = total_u - up[tys[2] * ww + txs[2]]
+    rest_u3 = total_u - up[tys[3] * ww + txs[3]]
+    sc0 = sc1 = sc2 = sc3 = 0.0
+    sum_c0 = sum_c1 = sum_c2 = sum_c3 = 0.0
+    for hit in range(1, likf.shape[0]):
+        r = _sums4(pp, up, likf[hit], llogl[hit], manhf, b0, b1, b2, b3, n_runs, run, ww, True, space_aware)
+        rest_p0 -= r[0]
+        rest_u0 -= r[1]
+        sum_c0 += r[3]
+        sc0 += _hit_value(r[0], r[1] + r[2], r[3], space_aware)
+        rest_p1 -= r[4]
+        rest_u1 -= r[5]
+        sum_c1 += r[7]
+        sc1 += _hit_value(r[4], r[5] + r[6], r[7], space_aware)
+        rest_p2 -= r[8]
+        rest_u2 -= r[9]
+        sum_c2 += r[11]
+        sc2 += _hit_value(r[8], r[9] + r[10], r[11], space_aware)
+        rest_p3 -= r[12]
+        rest_u3 -= r[13]
+        sum_c3 += r[15]
+        sc3 += _hit_value(r[12], r[13] + r[14], r[15], space_aware)
+    r = _sums4(pp, up, likf[0], llogl[0], manhf, b0, b1, b2, b3, n_runs, run, ww, False, space_aware)
+    scores[0] = sc0 + _hit_value(rest_p0, rest_u0 + r[2], r[3] - sum_c0, space_aware)
+    scores[1] = sc1 + _hit_value(rest_p1, rest_u1 + r[6], r[7] - sum_c1, space_aware)
+    scores[2] = sc2 + _hit_value(rest_p2, rest_u2 + r[10], r[11] - sum_c2, space_aware)
+    scores[3] = sc3 + _hit_value(rest_p3, rest_u3 + r[14], r[15] - sum_c3, space_aware)
 
 
 @njit(cache=True, error_model="numpy")
@@ -376,6 +516,7 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
     manhf = manh.reshape(plane)
     k_moves = moves.shape[0]
     forced = -1
+    n_allowed = 0
     for m in range(k_moves):
         tx = x + moves[m, 0]
         ty = y + moves[m, 1]
@@ -386,9 +527,20 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
             if forced < 0:
                 forced = m
         else:
-            scores[m] = _move_score(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, tx, ty, space_aware)
+            scores[m] = 0.0  # allowed: scored below
+            n_allowed += 1
     if forced >= 0:
         return forced
+    if k_moves == 4 and n_allowed == 4:
+        # away from the edges (most decisions): the four moves in one pass per hit
+        txs = (x + moves[0, 0], x + moves[1, 0], x + moves[2, 0], x + moves[3, 0])
+        tys = (y + moves[0, 1], y + moves[1, 1], y + moves[2, 1], y + moves[3, 1])
+        _score4(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, space_aware, scores)
+    else:
+        for m in range(k_moves):
+            if scores[m] != np.inf:
+                scores[m] = _move_score(pp, up, total_p, total_u, likf, lloglf, manhf, h, w,
+                                        x + moves[m, 0], y + moves[m, 1], space_aware)
     best = np.inf
     for m in range(k_moves):
         if scores[m] < best:
