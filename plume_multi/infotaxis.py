@@ -53,7 +53,16 @@ class Infotaxis:
 
     ``decide(beliefs, positions)`` returns actions ``(M,)`` int64 (indices into
     ``plume.moves``); ``scores`` then holds each move's value ``(M, K)`` (``inf`` off the grid).
-    Moves off the grid are never chosen. No memory between calls.
+    Moves off the grid are never chosen. No memory between calls. ``act(sim)`` decides for a
+    ``Simulator`` on the float64 beliefs of its ``sensors.Belief`` state.
+
+    Example:
+        >>> from plume_multi import Simulator
+        >>> from plume_multi.scenarios import poisson_search
+        >>> sim = Simulator(poisson_search(lambda_over_dx=1.0, R_dt=2.0), num_worlds=64)
+        >>> obs = sim.reset(seed=0)
+        >>> policy = Infotaxis()
+        >>> obs, reward, terminated, truncated = sim.step(policy.act(sim))
     """
 
     def __init__(self, space_aware: bool = False, *, plume: PoissonHits | None = None,
