@@ -1,6 +1,7 @@
 """Every example in examples/ runs at a tiny size (train_ppo.py and train_multiagent_ppo.py in their own modules)."""
 
 import importlib.util
+import sys
 import os
 from pathlib import Path
 
@@ -18,6 +19,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def load(name):
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
