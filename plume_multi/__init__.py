@@ -17,6 +17,7 @@ from importlib import import_module
 from . import errors
 from ._registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
+from .models import actions, plumes, rewards, sensors
 from .scenario import Scenario
 from .simulator import Simulator
 from .world import WorldState
@@ -36,6 +37,10 @@ __all__ = [
     "Scenario",
     "Simulator",
     "WorldState",
+    "plumes",
+    "actions",
+    "sensors",
+    "rewards",
     "errors",
     "PlumeError",
     "ValidationError",
