@@ -475,11 +475,18 @@ class _Ctx:
 HISTORY_STEPS = 3
 
 
-def sensor_set(threshold=0.5, angles=(45.0, -45.0), distance=1.0, noise_std=0.0, k=1):
-    """The fixed sensor kinds (widths fixed: two antennae, three history steps; k is the last)."""
+def sensor_set(threshold=0.5, angles=(45.0, -45.0), distance=1.0, noise_std=0.0, k=1, history_angle=90.0,
+               history_distance=2.0):
+    """The fixed sensor kinds (widths fixed: two antennae, three and two history steps; k is last).
+
+    Columns: 0 concentration, 1-2 position, 3-4 heading, 5 detection, 6-7 antennae, 8-9 wind,
+    10-12 concentration history, 13-14 history of one antenna, then 2k neighbour columns.
+    """
     return (sensors.Concentration(), sensors.Position(), sensors.Heading(), sensors.Binary(threshold),
             sensors.Antennae(angles, distance), sensors.Wind(noise_std),
-            sensors.History(sensors.Concentration(), steps=HISTORY_STEPS), sensors.Neighbours(k))
+            sensors.History(sensors.Concentration(), steps=HISTORY_STEPS),
+            sensors.History(sensors.Antennae((history_angle,), history_distance), steps=2),
+            sensors.Neighbours(k))
 
 
 # The stored movie dtype per body in every test (each dtype compiles a driver of its own):
@@ -556,7 +563,8 @@ def scenarios(draw, plume_kind, body_kind, max_side=12, max_agents=4):
     sens = sensor_set(threshold=draw(st.floats(0.0, 1.0)),
                       angles=(draw(st.floats(-360, 360)), draw(st.floats(-360, 360))),
                       distance=draw(st.floats(0.0, 4.0)), noise_std=draw(st.sampled_from([0.0, 0.0, 0.3, 2.0])),
-                      k=draw(st.integers(1, n - 1)))
+                      k=draw(st.integers(1, n - 1)), history_angle=draw(st.floats(-360, 360)),
+                      history_distance=draw(st.floats(0.0, 3.0)))
     return Scenario(grid_size=None if plume_kind == "movie" else (w, h), plume=plume, n_agents=n,
                     goal_radius=draw(st.sampled_from([1e-45, 1.0, 1.5, 2.5])), max_steps=draw(st.integers(1, 15)),
                     action_model=body, sensors=sens, reward=reward, start_region=region)

@@ -3,7 +3,7 @@ threads, snapshots and validation, over the fixed combinations of tests/naive_mo
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from plume_multi import Simulator, actions, plumes
 from plume_multi.errors import ValidationError
@@ -37,7 +37,6 @@ EXTREME_BODIES = {
 
 
 @pytest.mark.parametrize("plume_kind, body_kind", COMBOS, ids=IDS)
-@settings(max_examples=10)
 @given(data=st.data(), seed=st.integers(0, 2**40), action_seed=st.integers(0, 2**32 - 1))
 def test_agents_stay_in_bounds_and_headings_in_0_360(plume_kind, body_kind, data, seed, action_seed):
     sc = data.draw(scenarios(plume_kind, body_kind, max_side=40))
