@@ -2,5 +2,6 @@
 
 from .gaussian import Gaussian
 from .movie import Movie
+from .poisson_hits import PoissonHits
 
-__all__ = ["Gaussian", "Movie"]
+__all__ = ["Gaussian", "Movie", "PoissonHits"]
