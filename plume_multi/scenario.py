@@ -266,11 +266,14 @@ class Scenario:
     def goal_d2(self) -> float:
         """The squared distance the step compares with: arrival iff ``dx^2 + dy^2 <= goal_d2()``.
 
-        For grid bodies the largest integer ``d2`` with ``sqrt(d2) <= goal_radius``, which decides
-        exactly as ``math.sqrt(dx*dx + dy*dy) <= goal_radius`` does, with no float rounding at the
-        edge; for continuous bodies ``goal_radius**2``.
+        For grid bodies and a source on a cell (integer coordinates) the largest integer ``d2``
+        with ``sqrt(d2) <= goal_radius``, which decides exactly as ``math.sqrt(dx*dx + dy*dy) <=
+        goal_radius`` does, with no float rounding at the edge; for continuous bodies, or a source
+        between cells (a movie's), ``goal_radius**2``.
         """
-        if self.continuous:
+        fixed = self.plume.fixed_source()
+        on_cell = fixed is None or all(float(c).is_integer() for c in fixed)  # random sources are cells
+        if self.continuous or not on_cell:
             return self.goal_radius ** 2
         w, h = self.grid_size
         limit = (w - 1) ** 2 + (h - 1) ** 2

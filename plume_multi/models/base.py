@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ValidationError
 
 __all__ = ["Model", "StateArray", "check_real", "check_int", "check_choice", "check_bool",
-           "is_int", "is_real", "fail"]
+           "check_heading", "is_int", "is_real", "fail"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,12 @@ def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, lo
     if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
         fail(owner, name, value, expected)
     return v
+
+
+def check_heading(owner: str, name: str, value) -> float:
+    """A heading in degrees, finite and within +-1e6, wrapped into [0, 360)."""
+    h = check_real(owner, name, value, -1e6, 1e6) % 360.0
+    return h if h < 360.0 else 0.0  # a tiny negative angle wraps to 360.0 in floating point
 
 
 def check_int(owner: str, name: str, value, low: int, high: int) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 from ...kernels import rng
 from ...kernels.engine import first_nonfinite_row
 from ...kernels.jit import njit
-from ..base import Model, StateArray, check_real
+from ..base import Model, StateArray, check_heading, check_real
 
 STREAM = 0x510E527F
 
@@ -39,7 +39,7 @@ class Continuous(Model):
         self._set("max_speed", check_real(self.name, "max_speed", self.max_speed, 0.0, 2048.0, low_open=True))
         self._set("max_turn_degrees", check_real(self.name, "max_turn_degrees", self.max_turn_degrees, 0.0, 180.0))
         if self.initial_heading is not None:
-            self._set("initial_heading", check_real(self.name, "initial_heading", self.initial_heading, -1e6, 1e6) % 360.0)
+            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
 
     @property
     def low(self) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 from ...kernels import rng
 from ...kernels.engine import first_invalid_action
 from ...kernels.jit import njit
-from ..base import Model, StateArray, check_int, check_real
+from ..base import Model, StateArray, check_heading, check_int, check_real
 
 STREAM = 0x3C6EF372
 
@@ -43,7 +43,7 @@ class Oriented(Model):
         self._set("turn_degrees", check_real(self.name, "turn_degrees", self.turn_degrees, 0.0, 180.0, low_open=True))
         self._set("step", check_int(self.name, "step", self.step, 1, 2048))
         if self.initial_heading is not None:
-            self._set("initial_heading", check_real(self.name, "initial_heading", self.initial_heading, -1e6, 1e6) % 360.0)
+            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
 
     @property
     def n_actions(self) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 from ...kernels import rng
 from ...kernels.engine import first_invalid_action
 from ...kernels.jit import njit
-from ..base import Model, StateArray, check_int, check_real
+from ..base import Model, StateArray, check_heading, check_int
 from .oriented import forward
 
 STREAM = 0xA54FF53A
@@ -34,15 +34,17 @@ class RunTumble(Model):
     def __post_init__(self):
         self._set("step", check_int(self.name, "step", self.step, 1, 2048))
         if self.initial_heading is not None:
-            self._set("initial_heading", check_real(self.name, "initial_heading", self.initial_heading, -1e6, 1e6) % 360.0)
+            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
 
     @property
     def n_actions(self) -> int:
         return 2
 
     def params(self, ctx) -> tuple:
-        # (turn (unused), step, initial heading (< 0: draw), lattice size (unused)): Oriented's layout
-        return (0.0, self.step, -1.0 if self.initial_heading is None else self.initial_heading, 1)
+        # (turn (unused), step, initial heading (< 0: draw), lattice size (unused)): Oriented's
+        # layout, then agents per world (a tumble draws at the agent's index in its world, so
+        # world b seeded s draws what world 0 seeded s draws)
+        return (0.0, self.step, -1.0 if self.initial_heading is None else self.initial_heading, 1, ctx.n_agents)
 
     def state_spec(self, ctx) -> dict:
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}
@@ -64,7 +66,7 @@ def reset_agent(P, S, i, n, pos, seed, episode):
 @njit(inline="always")
 def move(P, S, i, actions, pos, width, height, seed, episode, t):
     if actions[i] == 1:
-        S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), t, i) * 360.0
+        S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), t, i % P[4]) * 360.0
     forward(P, S, i, pos, width, height)
 
 

@@ -94,7 +94,11 @@ class Gaussian(Model):
 
     def params(self, scenario) -> tuple:
         w, h = scenario.grid_size
-        field = scenario.field if not self.random_source else np.zeros((1, 1), np.float32)
+        if self.random_source:
+            field = np.zeros((1, 1), np.float32)
+            field.flags.writeable = False  # the shared field's Numba type: one compiled driver for both
+        else:
+            field = scenario.field
         sx, sy = (0, 0) if self.random_source else self.source
         params = (field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h))
         # A random source is marked by a ninth entry: the tuple's length is known when the driver

@@ -19,8 +19,8 @@ STREAM = 0x9B05688C
 class Wind(Sensor):
     """Two columns: the plume's wind at the agent in cells per step. Bodies with a heading read it
     in their own frame, ``(forward, left)``; the others read ``(u, v)`` in the grid frame. Each
-    column gets Gaussian noise of standard deviation ``noise_std`` (counter-based: same seed, same
-    noise)."""
+    column gets Gaussian noise of standard deviation ``noise_std`` (counter-based: a pure function of the
+    world's seed and episode, the step and the agent's index in its world)."""
 
     noise_std: float = 0.0
 
@@ -40,11 +40,13 @@ class Wind(Sensor):
 
     def emit_agent(self, ctx) -> str:
         return ("u, v = plume.wind_at(PP, PS, pw, ax, ay)\n"
-                "obs[i, {col}], obs[i, {col} + 1] = s{k}.reading(SP{k}, u, v, hd, seed, episode, t, i)")
+                "obs[i, {col}], obs[i, {col} + 1] = s{k}.reading(SP{k}, u, v, hd, seed, episode, t, i - b * n_agents)")
 
 
 @njit(inline="always")
-def reading(P, u, v, heading, seed, episode, t, i):
+def reading(P, u, v, heading, seed, episode, t, n):
+    """The two columns of agent ``n`` (its index in its world: the noise of world b seeded s is
+    the noise of world 0 seeded s) at step ``t``."""
     if P[1]:
         rad = heading * (np.pi / 180.0)
         c = np.cos(rad)
@@ -52,6 +54,6 @@ def reading(P, u, v, heading, seed, episode, t, i):
         u, v = u * c + v * s, -u * s + v * c
     if P[0] > 0.0:
         key = rng.stream_key(seed, episode, STREAM)
-        u += P[0] * rng.normal(key, t, 2 * i)
-        v += P[0] * rng.normal(key, t, 2 * i + 1)
+        u += P[0] * rng.normal(key, t, 2 * n)
+        v += P[0] * rng.normal(key, t, 2 * n + 1)
     return np.float32(u), np.float32(v)

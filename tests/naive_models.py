@@ -1,0 +1,619 @@
+"""A plain, obviously-correct reference of every model: Python loops, one agent at a time.
+
+Written from the models' docstrings (plume_multi/models/**) and docs/developing-models.md,
+independently of the kernels and of the generated step drivers:
+
+* trigonometry, exponentials and logarithms per element with ``math`` (the libm the kernels call);
+* counter-based draws from a Python-int transcription of ``plume_multi/kernels/rng.py``'s hash;
+* start cells from ``numpy.random.default_rng`` (episode 0) and ``tests/naive.py``'s counter starts.
+
+The second half holds the Hypothesis strategies and fixed scenarios the tests/test_models_*.py
+modules share.
+
+``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"`` (team off):
+``reset(seed)`` and ``step(actions)`` return ``(obs, reward, terminated, truncated)`` as NumPy
+arrays, and expose ``pos``, ``heading``, ``xy``, ``sources``, ``movie_start``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+from hypothesis import strategies as st
+
+from naive import counter_starts, numpy_starts
+from plume_multi import Scenario
+from plume_multi import actions, plumes, rewards, sensors
+from plume_multi import actions as A
+from plume_multi import plumes as P
+from plume_multi import sensors as S
+
+M64 = (1 << 64) - 1
+F32 = np.float32
+
+# the streams of the models (each model file's STREAM constant, written out here on purpose)
+STREAM_GAUSSIAN = 0x6A09E667
+STREAM_MOVIE = 0xBB67AE85
+STREAM_ORIENTED = 0x3C6EF372
+STREAM_RUN_TUMBLE = 0xA54FF53A
+STREAM_CONTINUOUS = 0x510E527F
+STREAM_WIND = 0x9B05688C
+
+
+# ----------------------------------------------------------------------------- counter-based draws
+def _fmix64(z: int) -> int:
+    z ^= z >> 33
+    z = (z * 0xFF51AFD7ED558CCD) & M64
+    z ^= z >> 33
+    z = (z * 0xC4CEB9FE1A85EC53) & M64
+    return z ^ (z >> 33)
+
+
+def stream_key(seed: int, episode: int, stream: int) -> int:
+    z = _fmix64((seed + 0x9E3779B97F4A7C15) & M64)
+    z = _fmix64(z ^ ((episode * 0xD1B54A32D192ED03) & M64))
+    return _fmix64(z ^ ((stream * 0xA0761D6478BD642F + 0x632BE59BD9B4E019) & M64))
+
+
+def random_u64(key: int, a: int, b: int) -> int:
+    z = _fmix64(key ^ ((a * 0x8CB92BA72F3D8DD7 + 1) & M64))
+    return _fmix64(z ^ ((b * 0xE7037ED1A0B428DB + 0x1D8E4E27C47D124F) & M64))
+
+
+def uniform(key: int, a: int, b: int) -> float:
+    """53 random bits in [0, 1)."""
+    return (random_u64(key, a, b) >> 11) / 9007199254740992.0
+
+
+def normal(key: int, a: int, b: int) -> float:
+    """Box-Muller from the uniforms at counters (a, 2b) and (a, 2b + 1)."""
+    u1 = 1.0 - uniform(key, a, 2 * b)
+    u2 = uniform(key, a, 2 * b + 1)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+# ----------------------------------------------------------------------------- small helpers
+def round_half_away_9(v: float) -> float:
+    """Round to 9 decimals, then to the nearest integer, halves away from zero."""
+    v = math.floor(v * 1e9 + 0.5) / 1e9
+    return math.floor(v + 0.5) if v >= 0.0 else -math.floor(-v + 0.5)
+
+
+def grid_step(heading: float, step: int) -> tuple[int, int]:
+    rad = heading * (math.pi / 180.0)
+    return int(round_half_away_9(step * math.cos(rad))), int(round_half_away_9(step * math.sin(rad)))
+
+
+def clamp(v, lo, hi):
+    return lo if v < lo else (hi if v > hi else v)
+
+
+def wrap_degrees(h: float) -> float:
+    h = h % 360.0
+    return h if h < 360.0 else 0.0
+
+
+def inv_side(side: int) -> float:
+    """``1 / (side - 1)`` rounded to float32 (0 for a side of one cell), as a Python float."""
+    return float(F32(1.0 / (side - 1))) if side > 1 else 0.0
+
+
+def bilinear(field: np.ndarray, x: float, y: float) -> float:
+    """Bilinear interpolation in float64 of a (H, W) field inside [0, W-1] x [0, H-1]."""
+    h, w = field.shape
+    x0 = min(int(x), w - 1)
+    y0 = min(int(y), h - 1)
+    x1 = min(x0 + 1, w - 1)
+    y1 = min(y0 + 1, h - 1)
+    fx = x - x0
+    fy = y - y0
+    top = (1.0 - fx) * float(field[y0, x0]) + fx * float(field[y0, x1])
+    bottom = (1.0 - fx) * float(field[y1, x0]) + fx * float(field[y1, x1])
+    return (1.0 - fy) * top + fy * bottom
+
+
+def gaussian_grid(w: int, h: int, sx: float, sy: float, sigma: float) -> np.ndarray:
+    """(H, W) float32: exp(-d^2 / (2 sigma^2)), computed in float64."""
+    x = np.arange(w, dtype=np.float64) - sx
+    y = np.arange(h, dtype=np.float64) - sy
+    d2 = x[None, :] ** 2 + y[:, None] ** 2
+    return np.exp(-d2 / (2.0 * sigma ** 2)).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- the reference
+class NaiveSim:
+    """Reference of ``Simulator(scenario, num_worlds)`` (autoreset ``next_step``, team off)."""
+
+    def __init__(self, scenario, num_worlds: int = 1):
+        if scenario.team:
+            raise NotImplementedError("the reference does not model team episodes")
+        self.sc = sc = scenario
+        self.B = num_worlds
+        self.N = sc.n_agents
+        self.W, self.H = sc.grid_size
+        self.plume = sc.plume
+        self.body = sc.action_model
+        self.gaussian = isinstance(self.plume, P.Gaussian)
+        if self.gaussian:
+            self.random_source = self.plume.source == "random"
+            if not self.random_source:
+                sx, sy = self.plume.source
+                self.field = gaussian_grid(self.W, self.H, sx, sy, self.plume.sigma)
+        else:
+            m = self.plume
+            self.frames = m.frames
+            self.T = m.frames.shape[0]
+            if m.frames.dtype.kind == "f":
+                self.scale = F32(1.0)
+            else:
+                self.scale = F32(m.scale if m.scale is not None else 1.0 / np.iinfo(m.frames.dtype).max)
+            wind = m.wind
+            if wind is None:
+                self.wind = np.zeros((1, 1, 1, 2), np.float32)
+            else:
+                arr = np.asarray(wind, np.float64)
+                if arr.shape == (2,):
+                    arr = arr.reshape(1, 1, 1, 2)
+                elif arr.ndim == 2:
+                    arr = arr.reshape(self.T, 1, 1, 2)
+                self.wind = arr.astype(np.float32)
+        n = self.B * self.N
+        self.pos = np.zeros((n, 2), np.int64)
+        self.heading = np.zeros(n)
+        self.xy = np.zeros((n, 2))
+        self.sources = np.zeros((self.B, 2))
+        self.movie_start = np.zeros(self.B, np.int64)
+        self.active = np.zeros(n, bool)
+        self.terminated = np.zeros(n, bool)
+        self.truncated = np.zeros(n, bool)
+        self.reward = np.zeros(n, np.float32)
+        self.ep_length = np.zeros(n, np.int64)
+        self.t = np.zeros(self.B, np.int64)
+        self.episode = np.zeros(self.B, np.int64)
+        self.seed = np.zeros(self.B, np.int64)
+        self.done = np.zeros(self.B, bool)
+        self.columns = []  # (sensor, first column, width)
+        col = 0
+        for s in sc.sensors:
+            width = len(s.columns(_Ctx(sc)))
+            self.columns.append((s, col, width))
+            col += width
+        self.obs = np.zeros((n, col), np.float32)
+        self.history = {}  # (row, slot) -> deque of readings
+
+    # ---------------------------------------------------------------- plume
+    def _plume_reset(self, b):
+        seed, ep = int(self.seed[b]), int(self.episode[b])
+        if self.gaussian:
+            if self.random_source:
+                key = stream_key(seed, ep, STREAM_GAUSSIAN)
+                self.sources[b] = (math.floor(uniform(key, 0, 0) * self.W), math.floor(uniform(key, 0, 1) * self.H))
+            else:
+                self.sources[b] = self.plume.source
+        else:
+            m = self.plume
+            if m.start == "random":
+                self.movie_start[b] = int(uniform(stream_key(seed, ep, STREAM_MOVIE), 0, 0) * self.T)
+            else:
+                self.movie_start[b] = m.start
+            self.sources[b] = m.source
+
+    def frame(self, b) -> int:
+        f = int(self.movie_start[b] + self.t[b])
+        return f % self.T if self.plume.end == "wrap" else min(f, self.T - 1)
+
+    def conc_cell(self, b, ix, iy):
+        """float32 concentration of cell (ix, iy) of world b."""
+        if self.gaussian:
+            if self.random_source:
+                dx = ix - self.sources[b, 0]
+                dy = iy - self.sources[b, 1]
+                return F32(math.exp(-(dx * dx + dy * dy) / (2.0 * self.plume.sigma ** 2)))
+            return self.field[iy, ix]
+        return F32(self.frames[self.frame(b), iy, ix]) * self.scale
+
+    def conc_at(self, b, x, y):
+        """float32 concentration at a float point of world b; 0 off the grid."""
+        if x < 0.0 or y < 0.0 or x > self.W - 1 or y > self.H - 1:
+            return F32(0.0)
+        if self.gaussian:
+            if self.random_source:
+                dx = x - self.sources[b, 0]
+                dy = y - self.sources[b, 1]
+                return F32(math.exp(-(dx * dx + dy * dy) / (2.0 * self.plume.sigma ** 2)))
+            return F32(bilinear(self.field, x, y))
+        return F32(bilinear(self.frames[self.frame(b)], x, y)) * self.scale
+
+    def wind_at(self, b, x, y):
+        if self.gaussian:
+            return self.plume.wind
+        wind = self.wind
+        f = self.frame(b) if wind.shape[0] > 1 else 0
+        iy = clamp(math.floor(y + 0.5), 0, wind.shape[1] - 1)
+        ix = clamp(math.floor(x + 0.5), 0, wind.shape[2] - 1)
+        return float(wind[f, iy, ix, 0]), float(wind[f, iy, ix, 1])
+
+    # ---------------------------------------------------------------- body
+    @property
+    def oriented(self):
+        return self.body.oriented
+
+    @property
+    def continuous(self):
+        return self.body.continuous
+
+    def _body_reset(self, i, n, b):
+        seed, ep = int(self.seed[b]), int(self.episode[b])
+        body = self.body
+        if isinstance(body, A.Oriented):
+            if body.initial_heading is not None:
+                self.heading[i] = body.initial_heading
+            else:
+                n_dirs = max(1, int(round(360.0 / body.turn_degrees)))
+                k = math.floor(uniform(stream_key(seed, ep, STREAM_ORIENTED), 0, n) * n_dirs)
+                self.heading[i] = (k * body.turn_degrees) % 360.0
+        elif isinstance(body, A.RunTumble):
+            self.heading[i] = (body.initial_heading if body.initial_heading is not None
+                               else uniform(stream_key(seed, ep, STREAM_RUN_TUMBLE), 0, n) * 360.0)
+        elif isinstance(body, A.Continuous):
+            self.heading[i] = (body.initial_heading if body.initial_heading is not None
+                               else uniform(stream_key(seed, ep, STREAM_CONTINUOUS), 0, n) * 360.0)
+            self.xy[i] = self.pos[i]
+
+    def _forward(self, i, step):
+        dx, dy = grid_step(self.heading[i], step)
+        self.pos[i, 0] = clamp(self.pos[i, 0] + dx, 0, self.W - 1)
+        self.pos[i, 1] = clamp(self.pos[i, 1] + dy, 0, self.H - 1)
+
+    def _move(self, i, n, b, action):
+        body = self.body
+        t = int(self.t[b])
+        if isinstance(body, A.Oriented):  # before Cardinal: not a subclass, but be explicit
+            if action == 0:
+                self._forward(i, body.step)
+            elif action == 1:
+                self.heading[i] = wrap_degrees(self.heading[i] + body.turn_degrees)
+            else:
+                self.heading[i] = wrap_degrees(self.heading[i] - body.turn_degrees)
+        elif isinstance(body, A.RunTumble):
+            if action == 1:
+                key = stream_key(int(self.seed[b]), int(self.episode[b]), STREAM_RUN_TUMBLE)
+                self.heading[i] = uniform(key, t, n) * 360.0
+            self._forward(i, body.step)
+        elif isinstance(body, A.Continuous):
+            speed = clamp(float(action[0]), 0.0, body.max_speed)
+            turn = clamp(float(action[1]), -body.max_turn_degrees, body.max_turn_degrees)
+            h = wrap_degrees(self.heading[i] + turn)
+            self.heading[i] = h
+            rad = h * (math.pi / 180.0)
+            x = clamp(self.xy[i, 0] + speed * math.cos(rad), 0.0, self.W - 1.0)
+            y = clamp(self.xy[i, 1] + speed * math.sin(rad), 0.0, self.H - 1.0)
+            self.xy[i] = (x, y)
+            self.pos[i] = (math.floor(x + 0.5), math.floor(y + 0.5))
+        else:  # Cardinal / Moore: a displacement table
+            dx, dy = type(body).MOVES[action]
+            self.pos[i, 0] = clamp(self.pos[i, 0] + dx, 0, self.W - 1)
+            self.pos[i, 1] = clamp(self.pos[i, 1] + dy, 0, self.H - 1)
+
+    def location(self, i):
+        if self.continuous:
+            return float(self.xy[i, 0]), float(self.xy[i, 1])
+        return float(self.pos[i, 0]), float(self.pos[i, 1])
+
+    def arrived(self, i, b) -> bool:
+        x, y = self.location(i)
+        d2 = (x - self.sources[b, 0]) ** 2 + (y - self.sources[b, 1]) ** 2
+        src = self.sources[b]
+        if self.continuous or not (float(src[0]).is_integer() and float(src[1]).is_integer()):
+            return d2 <= self.sc.goal_radius ** 2  # float distances: compared squared
+        return math.sqrt(d2) <= self.sc.goal_radius  # integer d2: exactly the Euclidean rule
+
+    # ---------------------------------------------------------------- sensors
+    def _reading(self, sensor, i, n, b):
+        """The columns of one per-agent sensor for row i (a list of float32)."""
+        cx, cy = int(self.pos[i, 0]), int(self.pos[i, 1])
+        ax, ay = self.location(i)
+        hd = float(self.heading[i]) if self.oriented else 0.0
+        if isinstance(sensor, S.Concentration):
+            return [self.conc_at(b, ax, ay) if self.continuous else self.conc_cell(b, cx, cy)]
+        if isinstance(sensor, S.Position):
+            return [F32(ax * inv_side(self.W)), F32(ay * inv_side(self.H))]
+        if isinstance(sensor, S.Heading):
+            rad = hd * (math.pi / 180.0)
+            return [F32(math.cos(rad)), F32(math.sin(rad))]
+        if isinstance(sensor, S.Binary):
+            c = self.conc_at(b, ax, ay) if self.continuous else self.conc_cell(b, cx, cy)
+            return [F32(1.0) if c > F32(sensor.threshold) else F32(0.0)]
+        if isinstance(sensor, S.Antennae):
+            out = []
+            for angle in sensor.angles:
+                rad = (hd + angle) * (math.pi / 180.0)
+                out.append(self.conc_at(b, ax + sensor.distance * math.cos(rad), ay + sensor.distance * math.sin(rad)))
+            return out
+        if isinstance(sensor, S.Wind):
+            u, v = self.wind_at(b, ax, ay)
+            if self.oriented:
+                rad = hd * (math.pi / 180.0)
+                c, s = math.cos(rad), math.sin(rad)
+                u, v = u * c + v * s, -u * s + v * c
+            if sensor.noise_std > 0.0:
+                key = stream_key(int(self.seed[b]), int(self.episode[b]), STREAM_WIND)
+                t = int(self.t[b])
+                u += sensor.noise_std * normal(key, t, 2 * n)
+                v += sensor.noise_std * normal(key, t, 2 * n + 1)
+            return [F32(u), F32(v)]
+        raise NotImplementedError(type(sensor).__name__)
+
+    def _observe_agent(self, i, n, b, first):
+        for slot, (sensor, col, width) in enumerate(self.columns):
+            if isinstance(sensor, S.Neighbours):
+                continue
+            if isinstance(sensor, S.History):
+                reading = self._reading(sensor.sensor, i, n, b)
+                if first:
+                    hist = deque([reading] * sensor.steps, maxlen=sensor.steps)
+                    self.history[(i, slot)] = hist
+                else:
+                    hist = self.history[(i, slot)]
+                    hist.append(reading)
+                self.obs[i, col:col + width] = [v for r in hist for v in r]
+            else:
+                self.obs[i, col:col + width] = self._reading(sensor, i, n, b)
+
+    def _observe_world(self, b):
+        for sensor, col, width in self.columns:
+            if not isinstance(sensor, S.Neighbours):
+                continue
+            base = b * self.N
+            for n in range(self.N):
+                i = base + n
+                others = []
+                for m in range(self.N):
+                    if m != n:
+                        dx = int(self.pos[base + m, 0] - self.pos[i, 0])
+                        dy = int(self.pos[base + m, 1] - self.pos[i, 1])
+                        others.append((dx * dx + dy * dy, m, dx, dy))
+                others.sort()
+                row = []
+                for _, _, dx, dy in others[:sensor.k]:
+                    row += [F32(dx * inv_side(self.W)), F32(dy * inv_side(self.H))]
+                self.obs[i, col:col + width] = row
+
+    # ---------------------------------------------------------------- episodes
+    def _reset_world(self, b, seeded):
+        if seeded:
+            self.episode[b] = 0
+        else:
+            self.episode[b] += 1
+        seed, ep = int(self.seed[b]), int(self.episode[b])
+        base = b * self.N
+        if self.sc.start_positions is not None:
+            starts = list(self.sc.start_positions)
+        else:
+            (x0, y0), (x1, y1) = self.sc.start_region or ((0, 0), (self.W - 1, self.H - 1))
+            rw, rh = x1 - x0 + 1, y1 - y0 + 1
+            raw = numpy_starts(seed, self.N, rw, rh) if ep == 0 else counter_starts(seed, ep, self.N, rw, rh)
+            starts = [(x + x0, y + y0) for x, y in raw]
+        self.t[b] = 0
+        self.done[b] = False
+        for n in range(self.N):
+            self.pos[base + n] = starts[n]
+        self._plume_reset(b)
+        for n in range(self.N):
+            i = base + n
+            self.active[i] = True
+            self.ep_length[i] = 0
+            self.terminated[i] = self.truncated[i] = False
+            self.reward[i] = 0.0
+            self._body_reset(i, n, b)
+        for n in range(self.N):
+            self._observe_agent(b * self.N + n, n, b, True)
+        self._observe_world(b)
+
+    def reset(self, seed: int):
+        for b in range(self.B):
+            self.seed[b] = seed + b
+            self._reset_world(b, True)
+        return self.obs.copy()
+
+    def step(self, actions):
+        goal_reward, step_reward = (F32(v) for v in self.sc.reward.values())
+        for b in range(self.B):
+            if self.done[b]:
+                self._reset_world(b, False)
+                continue
+            self.t[b] += 1
+            trunc = self.t[b] >= self.sc.max_steps
+            base = b * self.N
+            n_active = 0
+            for n in range(self.N):
+                i = base + n
+                if self.active[i]:
+                    self._move(i, n, b, actions[i])
+                    self.ep_length[i] += 1
+                    if self.arrived(i, b):
+                        self.reward[i] = goal_reward
+                        self.active[i] = False
+                        self.terminated[i] = True
+                    else:
+                        self.reward[i] = step_reward
+                        self.terminated[i] = False
+                else:
+                    self.reward[i] = 0.0
+                    self.terminated[i] = True
+                self.truncated[i] = trunc
+                n_active += self.active[i]
+                self._observe_agent(i, n, b, False)
+            self._observe_world(b)
+            self.done[b] = trunc or n_active == 0
+        return self.obs.copy(), self.reward.copy(), self.terminated.copy(), self.truncated.copy()
+
+
+class _Ctx:
+    """What a sensor's ``columns`` reads."""
+
+    def __init__(self, sc):
+        self.grid_size = sc.grid_size
+        self.n_agents = sc.n_agents
+        self.plume = sc.plume
+        self.body = sc.action_model
+        self.continuous = sc.action_model.continuous
+        self.oriented = sc.action_model.oriented
+        self.sensors = sc.sensors
+
+
+# =============================================================================================
+# Scenarios shared by the tests/test_models_*.py modules.
+#
+# Every combination of models compiles its own step driver, so the model tests use a small fixed
+# set of combinations (COMBOS) and vary only numbers: grid, seeds, sigma, thresholds, angles, turn
+# sizes, frames... The sensor tuple always has the same kinds and widths (its column offsets are
+# part of the driver's text), so every combination compiles exactly once.
+
+HISTORY_STEPS = 3
+
+
+def sensor_set(threshold=0.5, angles=(45.0, -45.0), distance=1.0, noise_std=0.0, k=1, history_angle=90.0,
+               history_distance=2.0):
+    """The fixed sensor kinds (widths fixed: two antennae, three and two history steps; k is last).
+
+    Columns: 0 concentration, 1-2 position, 3-4 heading, 5 detection, 6-7 antennae, 8-9 wind,
+    10-12 concentration history, 13-14 history of one antenna, then 2k neighbour columns.
+    """
+    return (sensors.Concentration(), sensors.Position(), sensors.Heading(), sensors.Binary(threshold),
+            sensors.Antennae(angles, distance), sensors.Wind(noise_std),
+            sensors.History(sensors.Concentration(), steps=HISTORY_STEPS),
+            sensors.History(sensors.Antennae((history_angle,), history_distance), steps=2),
+            sensors.Neighbours(k))
+
+
+# The stored movie dtype per body in every test (each dtype compiles a driver of its own):
+# integer frames with the grid bodies, float frames with the continuous one (bilinear reads).
+MOVIE_DTYPES = {"table": (np.uint8,), "oriented": (np.uint8,), "run_tumble": (np.uint8,),
+                "continuous": (np.float32, np.float64)}
+BODIES = ("table", "oriented", "run_tumble", "continuous")
+# Oriented is checked with the movie (its wind and frame clock), the other bodies with the Gaussian.
+COMBOS = (("gaussian", "table"), ("gaussian", "run_tumble"), ("gaussian", "continuous"),
+          ("movie", "oriented"), ("movie", "continuous"))
+
+
+@st.composite
+def bodies(draw, kind):
+    random_heading = draw(st.booleans())
+    heading = None if random_heading else draw(st.floats(-720.0, 720.0, allow_nan=False))
+    if kind == "table":
+        return draw(st.sampled_from([actions.Cardinal(), actions.Moore()]))
+    if kind == "oriented":
+        turn = draw(st.sampled_from([90.0, 45.0, 30.0, 60.0, 120.0, 180.0, 22.5, 37.0]))
+        return actions.Oriented(turn_degrees=turn, step=draw(st.integers(1, 3)), initial_heading=heading)
+    if kind == "run_tumble":
+        return actions.RunTumble(step=draw(st.integers(1, 3)), initial_heading=heading)
+    return actions.Continuous(max_speed=draw(st.floats(0.1, 3.0)), max_turn_degrees=draw(st.floats(0.0, 180.0)),
+                              initial_heading=heading)
+
+
+@st.composite
+def movies(draw, max_side=12, dtypes=(np.uint8, np.uint16, np.float32, np.float64)):
+    """Random movies; each stored dtype (uint8, uint16, float32) compiles its own driver."""
+    t = draw(st.integers(1, 6))
+    h = draw(st.integers(1, max_side))
+    w = draw(st.integers(1, max_side))
+    dtype = np.dtype(draw(st.sampled_from(dtypes)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if dtype.kind == "u":
+        frames = rng.integers(0, np.iinfo(dtype).max + 1, size=(t, h, w)).astype(dtype)
+        scale = draw(st.sampled_from([None, 1.0 / np.iinfo(dtype).max / 2]))
+    else:
+        frames = rng.random((t, h, w)).astype(dtype)
+        scale = None
+    wind_kind = draw(st.sampled_from(["none", "constant", "frames", "cells"]))
+    wind = {"none": None, "constant": tuple(rng.normal(size=2)), "frames": rng.normal(size=(t, 2)),
+            "cells": rng.normal(size=(t, h, w, 2))}[wind_kind]
+    start = draw(st.one_of(st.just("random"), st.integers(0, t - 1)))
+    source = (draw(st.floats(0, w - 1)), draw(st.floats(0, h - 1)))
+    if draw(st.booleans()):  # a source on a cell, so that grid bodies can reach it
+        source = (float(int(source[0])), float(int(source[1])))
+    return plumes.Movie(frames, source=source, start=start, end=draw(st.sampled_from(["wrap", "clamp"])),
+                        wind=wind, scale=scale)
+
+
+@st.composite
+def scenarios(draw, plume_kind, body_kind, max_side=12, max_agents=4):
+    body = draw(bodies(body_kind))
+    n = draw(st.integers(2, max_agents))
+    if plume_kind == "gaussian":
+        w = draw(st.integers(1, max_side))
+        h = draw(st.integers(1, max_side))
+        source = draw(st.one_of(st.just("random"), st.none(),
+                                st.tuples(st.integers(0, w - 1), st.integers(0, h - 1))))
+        wind = (draw(st.floats(-3, 3)), draw(st.floats(-3, 3)))
+        plume = plumes.Gaussian(source=source, sigma=draw(st.floats(0.3, 20.0)), wind=wind)
+    else:
+        plume = draw(movies(max_side, MOVIE_DTYPES[body_kind]))
+        w, h = plume.natural_grid_size()
+    region = None
+    if draw(st.booleans()):
+        x0, x1 = sorted((draw(st.integers(0, w - 1)), draw(st.integers(0, w - 1))))
+        y0, y1 = sorted((draw(st.integers(0, h - 1)), draw(st.integers(0, h - 1))))
+        region = ((x0, y0), (x1, y1))
+    reward = draw(st.one_of(st.just(rewards.SparseGoal()),
+                            st.builds(rewards.StepPenalty, st.floats(-5, 5), st.floats(0, 1))))
+    sens = sensor_set(threshold=draw(st.floats(0.0, 1.0)),
+                      angles=(draw(st.floats(-360, 360)), draw(st.floats(-360, 360))),
+                      distance=draw(st.floats(0.0, 4.0)), noise_std=draw(st.sampled_from([0.0, 0.0, 0.3, 2.0])),
+                      k=draw(st.integers(1, n - 1)), history_angle=draw(st.floats(-360, 360)),
+                      history_distance=draw(st.floats(0.0, 3.0)))
+    return Scenario(grid_size=None if plume_kind == "movie" else (w, h), plume=plume, n_agents=n,
+                    goal_radius=draw(st.sampled_from([1e-45, 1.0, 1.5, 2.5])), max_steps=draw(st.integers(1, 15)),
+                    action_model=body, sensors=sens, reward=reward, start_region=region)
+
+
+def random_actions(sc, num_worlds, steps, seed):
+    """``steps`` action arrays for ``num_worlds`` worlds of ``sc``, continuous ones partly outside the box."""
+    rng = np.random.default_rng(seed)
+    rows = num_worlds * sc.n_agents
+    if sc.continuous:
+        body = sc.action_model
+        out = []
+        for _ in range(steps):
+            a = np.empty((rows, 2))
+            a[:, 0] = rng.uniform(-0.5, 1.5 * body.max_speed, rows)
+            a[:, 1] = rng.uniform(-1.5 * body.max_turn_degrees - 1, 1.5 * body.max_turn_degrees + 1, rows)
+            out.append(a)
+        return out
+    return [rng.integers(0, sc.n_actions, rows).astype(np.int64) for _ in range(steps)]
+
+
+def simple_scenario(plume_kind, body_kind, **numbers):
+    """One fixed scenario of a combination (for property tests that do not need Hypothesis)."""
+    body = {"table": actions.Moore(), "oriented": actions.Oriented(turn_degrees=45.0),
+            "run_tumble": actions.RunTumble(), "continuous": actions.Continuous(max_speed=1.5)}[body_kind]
+    if plume_kind == "gaussian":
+        plume = plumes.Gaussian(source=numbers.get("source", "random"), sigma=3.0, wind=(0.5, -0.25))
+        grid = numbers.get("grid", (11, 7))
+    else:
+        rng = np.random.default_rng(3)
+        t = numbers.get("frames", 5)
+        frames = rng.integers(0, 256, (t, 7, 11)).astype(np.uint8)
+        if body_kind == "continuous":  # the stored dtype is part of the compiled signature
+            frames = MOVIE_DTYPES[body_kind][0](frames / 255.0)
+        plume = plumes.Movie(frames, source=(5.0, 3.0),
+                             start=numbers.get("start", "random"), wind=rng.normal(size=(t, 7, 11, 2)))
+        grid = None
+    return Scenario(grid_size=grid, plume=plume, n_agents=numbers.get("n_agents", 3), action_model=body,
+                    sensors=sensor_set(noise_std=numbers.get("noise_std", 0.5), k=1),
+                    goal_radius=numbers.get("goal_radius", 1.0), max_steps=numbers.get("max_steps", 9))
+
+
+def run(sim, acts):
+    """Observations, rewards, flags, positions and model state after each step (copies)."""
+    out = []
+    for a in acts:
+        obs, rew, term, trunc = sim.step(a)
+        out.append((obs.copy(), rew.copy(), term.copy(), trunc.copy(), sim.positions.copy(),
+                    {k: v.copy() for k, v in sim.state.models.items()}))
+    return out
+
+

@@ -1,0 +1,203 @@
+"""Properties of every model that need no reference: bounds, determinism, world independence,
+threads, snapshots and validation, over the fixed combinations of tests/naive_models.py."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from plume_multi import Simulator, actions, plumes
+from plume_multi.errors import ValidationError
+
+from naive_models import COMBOS, random_actions, run, scenarios, simple_scenario
+
+IDS = ["-".join(c) for c in COMBOS]
+
+
+def assert_runs_equal(a, b):
+    assert len(a) == len(b)
+    for k, (x, y) in enumerate(zip(a, b)):
+        for u, v in zip(x[:5], y[:5]):
+            np.testing.assert_array_equal(u, v, err_msg=f"step {k + 1}")
+        assert x[5].keys() == y[5].keys()
+        for name in x[5]:
+            np.testing.assert_array_equal(x[5][name], y[5][name], err_msg=f"step {k + 1} {name}")
+
+
+# ----------------------------------------------------------------------------- bounds
+EXTREME_BODIES = {
+    "table": st.sampled_from([actions.Cardinal(), actions.Moore()]),
+    "oriented": st.builds(actions.Oriented, turn_degrees=st.floats(0.01, 180.0), step=st.integers(1, 2048),
+                          initial_heading=st.one_of(st.none(), st.floats(-1e6, 1e6))),
+    "run_tumble": st.builds(actions.RunTumble, step=st.integers(1, 2048),
+                            initial_heading=st.one_of(st.none(), st.floats(-1e6, 1e6))),
+    "continuous": st.builds(actions.Continuous, max_speed=st.floats(0.01, 2048.0),
+                            max_turn_degrees=st.floats(0.0, 180.0),
+                            initial_heading=st.one_of(st.none(), st.floats(-1e6, 1e6))),
+}
+
+
+@pytest.mark.parametrize("plume_kind, body_kind", COMBOS, ids=IDS)
+@given(data=st.data(), seed=st.integers(0, 2**40), action_seed=st.integers(0, 2**32 - 1))
+def test_agents_stay_in_bounds_and_headings_in_0_360(plume_kind, body_kind, data, seed, action_seed):
+    sc = data.draw(scenarios(plume_kind, body_kind, max_side=40))
+    sc = sc.replace(action_model=data.draw(EXTREME_BODIES[body_kind]), max_steps=data.draw(st.integers(1, 30)))
+    sim = Simulator(sc, num_worlds=2)
+    sim.reset(seed=seed)
+    w, h = sc.grid_size
+    for a in random_actions(sc, 2, 30, action_seed):
+        sim.step(a)
+        pos = sim.positions
+        assert ((pos >= 0) & (pos < np.array([w, h]))).all()
+        if sc.action_model.oriented:
+            hd = sim.model_state("body.heading")
+            assert ((hd >= 0.0) & (hd < 360.0)).all()
+        if sc.continuous:
+            xy = sim.model_state("body.xy")
+            assert ((xy >= 0.0) & (xy <= np.array([w - 1, h - 1]))).all()
+            np.testing.assert_array_equal(np.floor(xy + 0.5).astype(np.int32), pos)
+        assert sim.validate() == []
+
+
+@pytest.mark.parametrize("cls", [actions.Oriented, actions.RunTumble, actions.Continuous])
+@pytest.mark.parametrize("given_heading, wrapped", [(-1e-300, 0.0), (-1e-14, 0.0), (360.0, 0.0), (-90.0, 270.0),
+                                                    (725.0, 5.0), (0.0, 0.0)])
+def test_initial_heading_is_wrapped_into_0_360(cls, given_heading, wrapped):
+    # -1e-300 % 360.0 is 360.0 in floating point: the model must still give a heading < 360
+    assert cls(initial_heading=given_heading).initial_heading == wrapped
+
+
+# ----------------------------------------------------------------------------- determinism
+@pytest.mark.parametrize("plume_kind, body_kind", COMBOS, ids=IDS)
+def test_same_seed_same_results(plume_kind, body_kind):
+    sc = simple_scenario(plume_kind, body_kind)
+    acts = random_actions(sc, 3, 25, 11)
+    runs = []
+    for _ in range(2):
+        sim = Simulator(sc, num_worlds=3)
+        sim.reset(seed=123)
+        runs.append(run(sim, acts))
+    assert_runs_equal(*runs)
+    other = Simulator(sc, num_worlds=3)
+    other.reset(seed=124)
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(runs[0], run(other, acts)))
+
+
+@pytest.mark.parametrize("plume_kind, body_kind", [("gaussian", "run_tumble"), ("movie", "oriented"),
+                                                   ("movie", "continuous")], ids=lambda v: str(v))
+def test_world_i_is_world_0_of_seed_plus_i(plume_kind, body_kind):
+    """Random sources, random movie starts, random headings, tumbles and wind noise of world i
+    seeded s are those of world 0 seeded s + i, across autoresets."""
+    sc = simple_scenario(plume_kind, body_kind, noise_std=0.7, max_steps=6, goal_radius=2.0)
+    B, N, seed = 4, sc.n_agents, 1000
+    acts = random_actions(sc, B, 20, 5)
+    if not sc.continuous:  # plenty of tumbles
+        acts = [np.where(np.arange(a.size) % 2 == 0, 1, a) for a in acts]
+    whole = Simulator(sc, num_worlds=B)
+    whole.reset(seed=seed)
+    got = run(whole, acts)
+    for b in range(B):
+        rows = slice(b * N, (b + 1) * N)
+        alone = Simulator(sc, num_worlds=1)
+        alone.reset(seed=seed + b)
+        ref = run(alone, [a[rows] for a in acts])
+        for k, (x, y) in enumerate(zip(got, ref)):
+            for u, v in zip(x[:5], y[:5]):
+                np.testing.assert_array_equal(u[rows], v, err_msg=f"world {b} step {k + 1}")
+            for name, arr in y[5].items():
+                mine = x[5][name]
+                part = mine[rows] if mine.shape[0] == B * N else mine[b:b + 1]
+                np.testing.assert_array_equal(part, arr, err_msg=f"world {b} step {k + 1} {name}")
+
+
+@pytest.mark.parametrize("plume_kind, body_kind", [("gaussian", "run_tumble")], ids=lambda v: str(v))
+def test_parallel_run_equals_serial_run(plume_kind, body_kind):
+    """Random sources, tumbles and wind noise, on threads (one combination: the parallel driver
+    is the same template for every combination, and compiling it costs as much as the serial one)."""
+    sc = simple_scenario(plume_kind, body_kind, max_steps=7, goal_radius=1.5)
+    acts = random_actions(sc, 9, 20, 8)
+    runs = []
+    for parallel in (False, True):
+        sim = Simulator(sc, num_worlds=9, parallel=parallel)
+        assert sim.parallel is parallel
+        sim.reset(seed=77)
+        runs.append(run(sim, acts))
+    assert_runs_equal(*runs)
+
+
+# ----------------------------------------------------------------------------- snapshots
+MODEL_KEYS = {"table": set(), "oriented": {"model:body.heading"}, "run_tumble": {"model:body.heading"},
+              "continuous": {"model:body.heading", "model:body.xy"}}
+
+
+@pytest.mark.parametrize("plume_kind, body_kind", COMBOS, ids=IDS)
+def test_snapshot_restore_continues_bit_for_bit(plume_kind, body_kind, tmp_path):
+    sc = simple_scenario(plume_kind, body_kind, max_steps=8, goal_radius=1.5)
+    acts = random_actions(sc, 3, 30, 4)
+    sim = Simulator(sc, num_worlds=3)
+    sim.reset(seed=9)
+    run(sim, acts[:13])
+    snap = sim.snapshot()
+    expected_keys = MODEL_KEYS[body_kind] | {"model:plume.source" if plume_kind == "gaussian" else "model:plume.start"}
+    assert expected_keys <= set(snap)
+    np.savez(tmp_path / "snap.npz", **snap)
+    after = run(sim, acts[13:])
+    fresh = Simulator(sc, num_worlds=3)
+    with np.load(tmp_path / "snap.npz") as saved:
+        fresh.restore(saved)
+    assert_runs_equal(after, run(fresh, acts[13:]))
+    sim.restore(snap)  # and back in the first one
+    assert_runs_equal(after, run(sim, acts[13:]))
+
+
+# ----------------------------------------------------------------------------- validate
+@pytest.mark.parametrize("body_kind", ["oriented", "run_tumble", "continuous"])
+@pytest.mark.parametrize("bad", [360.5, -0.5, np.nan, 1e9])
+def test_validate_catches_a_corrupted_heading(body_kind, bad):
+    sim = Simulator(simple_scenario("movie" if body_kind == "oriented" else "gaussian", body_kind), num_worlds=2)
+    sim.reset(seed=1)
+    run(sim, random_actions(sim.scenario, 2, 5, 1))
+    assert sim.validate() == []
+    sim.model_state("body.heading")[4] = bad
+    problems = sim.validate()
+    assert problems and any("body.heading" in p for p in problems)
+    snap = sim.snapshot()
+    with pytest.raises(ValidationError, match="body.heading"):
+        Simulator(sim.scenario, num_worlds=2).restore(snap)
+
+
+@pytest.mark.parametrize("bad", [5, -1, 99])
+def test_validate_catches_a_movie_clock_out_of_range(bad):
+    sim = Simulator(simple_scenario("movie", "oriented", frames=5), num_worlds=3)
+    sim.reset(seed=2)
+    run(sim, random_actions(sim.scenario, 3, 4, 2))
+    assert sim.validate() == []
+    sim.model_state("plume.start")[1] = bad
+    problems = sim.validate()
+    assert problems and any("plume.start" in p for p in problems)
+
+
+def test_validate_catches_a_random_source_off_the_grid_and_a_float_position_off_the_grid():
+    sim = Simulator(simple_scenario("gaussian", "continuous", grid=(11, 7)), num_worlds=2)
+    sim.reset(seed=3)
+    assert sim.validate() == []
+    sim.model_state("plume.source")[0, 0] = -1.0
+    assert any("plume.source" in p for p in sim.validate())
+    sim.reset(seed=3)
+    sim.model_state("body.xy")[2, 0] = 10.5 + 1  # beyond max(W, H) - 1 = 10
+    assert any("body.xy" in p for p in sim.validate())
+
+
+def test_random_sources_are_cells_drawn_per_world_and_episode():
+    sc = simple_scenario("gaussian", "table", source="random", grid=(13, 5))
+    sim = Simulator(sc, num_worlds=64)
+    sim.reset(seed=0)
+    src = sim.sources
+    assert src.shape == (64, 2)
+    assert (src == np.floor(src)).all() and (src[:, 0] < 13).all() and (src[:, 1] < 5).all() and (src >= 0).all()
+    assert len({tuple(s) for s in src}) > 20  # 65 cells, 64 worlds: distinct worlds, distinct sources
+    first = src.copy()
+    sim.reset()  # next episode of every world: new sources
+    assert not np.array_equal(first, sim.sources)
+    sim.reset(seed=0)
+    np.testing.assert_array_equal(first, sim.sources)
+    assert plumes.Gaussian(source="random").fixed_source() is None
