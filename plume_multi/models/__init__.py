@@ -1,0 +1,1 @@
+"""Models the engine is assembled from: plumes, actions, sensors, rewards (one file per model)."""
