@@ -1,0 +1,33 @@
+"""The puff plume's benchmark script and movie example, run tiny."""
+
+import importlib.util
+from pathlib import Path
+
+import imageio.v3 as iio
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_runs_tiny(capsys):
+    assert load(ROOT / "benchmarks" / "puffs.py").main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("pompy", "ours", "puffs ", "agents "))]
+    assert [r.split()[0].rstrip(",") for r in rows] == ["pompy", "ours", "ours", "puffs", "puffs", "agents", "agents"]
+    assert all(r.rstrip().endswith(("x", "M")) for r in rows)
+
+
+def test_movie_example_writes_a_gif_and_a_png(tmp_path, capsys):
+    module = load(ROOT / "examples" / "puff_plume_movie.py")
+    png = tmp_path / "p.png"
+    assert module.main(["--frames", "4", "--every", "2", "--spin-up", "300", "--size", "40", "20",
+                        "--out", str(tmp_path), "--png", str(png)]) == 0
+    frames = iio.imread(tmp_path / "puff_plume.gif")
+    assert frames.shape[-3:] == (40, 80, 3)  # (identical frames may be merged in the GIF)
+    assert iio.imread(png).shape == (40, 80, 3)
