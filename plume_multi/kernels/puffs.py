@@ -423,6 +423,22 @@ def cell_to_physical(cx, cy, p):
     return p.x_min + (cx + 0.5) * p.cell, p.y_min + (cy + 0.5) * p.cell
 
 
+@njit(cache=True, inline="always")
+def concentration_at_cell(b, cx, cy, p, st):
+    """Concentration (x conc_scale) at the centre of (possibly fractional) cell ``(cx, cy)``."""
+    x, y = cell_to_physical(cx, cy, p)
+    return concentration_at(b, x, y, p, st)
+
+
+@njit(cache=True, inline="always")
+def wind_at_cell(b, cx, cy, p, st):
+    """Wind ``(u, v)`` in cells per step at the centre of (possibly fractional) cell ``(cx, cy)``."""
+    x, y = cell_to_physical(cx, cy, p)
+    u, v = wind_at(b, x, y, p, st)
+    scale = p.dt / p.cell
+    return u * scale, v * scale
+
+
 @njit(cache=True)
 def field_image(b, height, width, p, st, out):
     """Write world ``b``'s concentration at the centre of every cell into ``out`` (H, W) [y, x]."""
@@ -439,13 +455,11 @@ def field_image(b, height, width, p, st, out):
 
 @njit(cache=True, inline="always")
 def _sample_world(b, cells, p, st, conc, wind):
-    scale = p.dt / p.cell
     for m in range(cells.shape[1]):
-        x, y = cell_to_physical(cells[b, m, 0], cells[b, m, 1], p)
-        conc[b, m] = concentration_at(b, x, y, p, st)
-        u, v = wind_at(b, x, y, p, st)
-        wind[b, m, 0] = u * scale
-        wind[b, m, 1] = v * scale
+        conc[b, m] = concentration_at_cell(b, cells[b, m, 0], cells[b, m, 1], p, st)
+        u, v = wind_at_cell(b, cells[b, m, 0], cells[b, m, 1], p, st)
+        wind[b, m, 0] = u
+        wind[b, m, 1] = v
 
 
 @njit(cache=True, parallel=True)
