@@ -31,3 +31,21 @@ def test_movie_example_writes_a_gif_and_a_png(tmp_path, capsys):
     frames = iio.imread(tmp_path / "puff_plume.gif")
     assert frames.shape[-3:] == (40, 80, 3)  # (identical frames may be merged in the GIF)
     assert iio.imread(png).shape == (40, 80, 3)
+
+
+def test_surge_cast_example_runs_tiny(capsys):
+    module = load(ROOT / "examples" / "surge_cast.py")
+    assert module.main(["--worlds", "2", "--agents", "2", "--steps", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "surge-cast" in out and "random heading" in out
+
+
+def test_surge_cast_antennae_sit_ahead_left_and_right():
+    import numpy as np
+
+    module = load(ROOT / "examples" / "surge_cast.py")
+    pos = np.array([[[10.0, 5.0]]])
+    cells = module.antennae(pos, np.array([[0.0]]))  # heading +x: left antenna at +y
+    assert cells.shape == (1, 3, 2)
+    assert cells[0, 0, 0] > 10 and cells[0, 0, 1] > 5 and cells[0, 1, 1] < 5
+    np.testing.assert_allclose(cells[0, 2], [10.0, 5.0])
