@@ -97,6 +97,35 @@ def test_wind_field_equals_pompy_given_the_same_noise():
     assert spread > 0.05  # the field did meander
 
 
+def test_full_model_with_spline_wind_equals_pompy_given_the_same_draws():
+    """Every noise on and pompy's bicubic spline for the wind at the puffs: with pompy drawing our
+    numbers, every puff is where pompy puts it over 500 steps (the whole model, exactly)."""
+    config = Puffs(source=(20, 25), wind=Wind(noise_bandwidth=1.0, interpolation="spline"),
+                   puff_release_rate=40.0, max_num_puffs=300)
+    for step, ours, wind, plume, c_ours, c_pompy in _run_both(config, 500, seed=2, probe_every=50):
+        _assert_same_puffs(ours, plume, step)
+        _assert_same_concentration(ours, c_ours, c_pompy, step, rtol=1e-8)
+    assert np.ptp(ours.puffs(0)[:, 1]) > 0.5  # the plume spread across the wind
+
+
+def test_spline_wind_equals_scipy_rect_bivariate_spline():
+    from scipy.interpolate import RectBivariateSpline
+
+    plume = PuffPlume(Puffs(source=(10, 25), wind=Wind(interpolation="spline", noise_bandwidth=2.0, grid=(9, 13))), GRID)
+    plume.reset(seed=0)
+    for _ in range(300):
+        plume.step()
+    grid = plume.wind_grid(0)
+    xs, ys = np.linspace(0, 50, 9), np.linspace(-12.5, 12.5, 13)
+    pts = np.concatenate([np.random.default_rng(0).uniform([0, -12.5], [50, 12.5], (300, 2)),
+                          [[0, -12.5], [50, 12.5], [25, 0], [12.5, 6.25], [60, 20]]])  # grid points, edges, outside
+    ref = np.stack([RectBivariateSpline(xs, ys, grid[c]).ev(np.clip(pts[:, 0], 0, 50), np.clip(pts[:, 1], -12.5, 12.5))
+                    for c in range(2)], -1)
+    mine = np.array([K.wind_at(0, x, y, plume.params, plume.state) for x, y in pts])
+    np.testing.assert_allclose(mine, ref, rtol=1e-12, atol=1e-12)
+    assert np.ptp(ref[:, 1]) > 0.1
+
+
 def _pompy_stats(config, grid, steps, seed, xs, ys, every):
     wind, plume = pompy_models(config, grid, seed=("numpy", seed))
     profiles = []
@@ -330,6 +359,7 @@ def test_bad_configuration_names_the_field(kwargs, field):
 @pytest.mark.parametrize("kwargs, field", [
     (dict(u=float("inf")), "u"), (dict(k_x=-1.0), "k_x"), (dict(noise_gain=-2.0), "noise_gain"),
     (dict(noise_damp="x"), "noise_damp"), (dict(grid=(1, 21)), "grid"), (dict(grid=(21,)), "grid"),
+    (dict(interpolation="cubic"), "interpolation"), (dict(grid=(3, 21), interpolation="spline"), "grid"),
 ])
 def test_bad_wind_names_the_field(kwargs, field):
     with pytest.raises(ValidationError, match=rf"Wind\.{field}"):

@@ -19,7 +19,7 @@ def test_benchmark_runs_tiny(capsys):
     assert load(ROOT / "benchmarks" / "puffs.py").main(["--quick"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith(("pompy", "ours", "puffs ", "agents "))]
-    assert [r.split()[0].rstrip(",") for r in rows] == ["pompy", "ours", "ours", "puffs", "puffs", "agents", "agents"]
+    assert [r.split()[0].rstrip(",") for r in rows] == ["pompy", "ours", "ours", "ours", "puffs", "puffs", "agents", "agents"]
     assert all(r.rstrip().endswith(("x", "M")) for r in rows)
 
 

@@ -60,6 +60,7 @@ PuffParams = namedtuple("PuffParams", [
     "k_x", "k_y",  # wind diffusivities (length^2 / time)
     "wdx", "wdy",  # wind grid spacing (length)
     "noise_a", "noise_b", "noise_c",  # bandwidth^2, 2 damping bandwidth, gain bandwidth^2
+    "spline",  # int 0/1: 1 pompy's bicubic interpolating spline, 0 bilinear
 ])
 
 # The arrays of B worlds (leading axis B everywhere).
@@ -77,11 +78,49 @@ PuffState = namedtuple("PuffState", [
     "bin_start",  # (B, BIN_CAP * BIN_CAP + 1) int64: bin k holds sorted[bin_start[k]:bin_start[k+1]]
     "bin_dims",  # (B, 2) int64 bins along x, y
     "bin_size",  # (B, 2) float64 bin width, height (length)
+    "coef",  # (B, 2, nx, ny) float64 bicubic spline coefficients of u, v (spline only)
+    "inv_colloc_x",  # (nx, nx) float64 inverse collocation matrix of the x knots (shared)
+    "inv_colloc_y",  # (ny, ny) float64 the same along y
+    "basis_x",  # (nx - 1, 4, 4) float64 shared: on grid interval j, B-spline a (of span_j - 3 + a)
+                # is sum_k basis_x[j, a, k] u^k, u in [0, 1] the position in the interval
+    "basis_y",  # (ny - 1, 4, 4) float64 the same along y
 ])
 
 
-def allocate_state(num_worlds: int, max_puffs: int, nx: int, ny: int) -> PuffState:
-    """Zeroed state arrays for ``num_worlds`` worlds (``nx, ny`` the wind grid, >= 2 each)."""
+def spline_knots(n: int) -> np.ndarray:
+    """Knots, in grid steps from the first point, of FITPACK's interpolating cubic spline through
+    ``n >= 4`` equally spaced points (``RectBivariateSpline(s=0)``): the ends four times, the
+    interior points but the first and last two (not-a-knot)."""
+    pts = np.arange(n, dtype=np.float64)
+    return np.concatenate([[0.0] * 4, pts[2:n - 2], [n - 1.0] * 4])
+
+
+def inverse_collocation(n: int) -> np.ndarray:
+    """``(n, n)`` inverse of the cubic B-spline collocation matrix at the ``n`` grid points."""
+    colloc = np.zeros((n, n))
+    for j in range(n):
+        i = _span(float(j), n)
+        colloc[j, i - 3:i + 1] = _cubic_basis(n, i, float(j))
+    return np.linalg.inv(colloc)
+
+
+def basis_polynomials(n: int) -> np.ndarray:
+    """``(n - 1, 4, 4)``: on each grid interval, the power coefficients (in the position within
+    the interval) of the four cubic B-splines not zero there; exact for cubics (fitted at four
+    points), so evaluating needs no division."""
+    table = np.zeros((n - 1, 4, 4))
+    u = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0])
+    vander = np.vander(u, 4, increasing=True)
+    for j in range(n - 1):
+        i = _span(float(j), n)
+        values = np.array([_cubic_basis(n, i, j + uk) for uk in u])  # (4 points, 4 splines)
+        table[j] = np.linalg.solve(vander, values).T
+    return table
+
+
+def allocate_state(num_worlds: int, max_puffs: int, nx: int, ny: int, spline: bool = False) -> PuffState:
+    """Zeroed state arrays for ``num_worlds`` worlds (``nx, ny`` the wind grid, >= 2 each;
+    >= 4 each with ``spline``)."""
     b = int(num_worlds)
     return PuffState(
         puffs=np.zeros((b, max_puffs, 4)),
@@ -97,6 +136,11 @@ def allocate_state(num_worlds: int, max_puffs: int, nx: int, ny: int) -> PuffSta
         bin_start=np.zeros((b, BIN_CAP * BIN_CAP + 1), dtype=np.int64),
         bin_dims=np.ones((b, 2), dtype=np.int64),
         bin_size=np.ones((b, 2)),
+        coef=np.zeros((b, 2, nx, ny)) if spline else np.zeros((b, 2, 1, 1)),
+        inv_colloc_x=inverse_collocation(nx) if spline else np.zeros((1, 1)),
+        inv_colloc_y=inverse_collocation(ny) if spline else np.zeros((1, 1)),
+        basis_x=basis_polynomials(nx) if spline else np.zeros((1, 4, 4)),
+        basis_y=basis_polynomials(ny) if spline else np.zeros((1, 4, 4)),
     )
 
 
@@ -130,10 +174,131 @@ def _grid_velocity(wind, b, p, x, y):
 
 
 @njit(cache=True, inline="always")
+def _span(g, n):
+    """Knot span ``i`` (``knots[i] <= g < knots[i + 1]``, basis ``i - 3 .. i``) of ``g`` grid
+    steps in ``spline_knots(n)``; ``g`` clamped to ``[0, n - 1]``."""
+    j = int(np.floor(g))
+    if j <= 1:
+        return 3
+    if j >= n - 3:
+        return n - 1
+    return j + 2
+
+
+@njit(cache=True, inline="always")
+def _horner(t, j, a, u):
+    return ((t[j, a, 3] * u + t[j, a, 2]) * u + t[j, a, 1]) * u + t[j, a, 0]
+
+
+@njit(cache=True, inline="always")
+def _spline_velocity(b, p, st, x, y):
+    """Velocity at a physical point from world ``b``'s bicubic spline coefficients."""
+    nx = st.coef.shape[2]
+    ny = st.coef.shape[3]
+    gx = min(max((x - p.x_min) / p.wdx, 0.0), nx - 1.0)
+    gy = min(max((y - p.y_min) / p.wdy, 0.0), ny - 1.0)
+    jx = min(int(gx), nx - 2)
+    jy = min(int(gy), ny - 2)
+    ux = gx - jx
+    uy = gy - jy
+    r = _span(jx, nx) - 3
+    c = _span(jy, ny) - 3
+    tx = st.basis_x
+    ty = st.basis_y
+    bx0 = _horner(tx, jx, 0, ux)
+    bx1 = _horner(tx, jx, 1, ux)
+    bx2 = _horner(tx, jx, 2, ux)
+    bx3 = _horner(tx, jx, 3, ux)
+    by0 = _horner(ty, jy, 0, uy)
+    by1 = _horner(ty, jy, 1, uy)
+    by2 = _horner(ty, jy, 2, uy)
+    by3 = _horner(ty, jy, 3, uy)
+    return (_spline_sum(st.coef, b, 0, r, c, bx0, bx1, bx2, bx3, by0, by1, by2, by3),
+            _spline_sum(st.coef, b, 1, r, c, bx0, bx1, bx2, bx3, by0, by1, by2, by3))
+
+
+@njit(cache=True, inline="always")
+def _spline_row(cf, b, comp, row, c, by0, by1, by2, by3):
+    return cf[b, comp, row, c] * by0 + cf[b, comp, row, c + 1] * by1 + cf[b, comp, row, c + 2] * by2 + cf[b, comp, row, c + 3] * by3
+
+
+@njit(cache=True, inline="always")
+def _spline_sum(cf, b, comp, r, c, bx0, bx1, bx2, bx3, by0, by1, by2, by3):
+    return (bx0 * _spline_row(cf, b, comp, r, c, by0, by1, by2, by3)
+            + bx1 * _spline_row(cf, b, comp, r + 1, c, by0, by1, by2, by3)
+            + bx2 * _spline_row(cf, b, comp, r + 2, c, by0, by1, by2, by3)
+            + bx3 * _spline_row(cf, b, comp, r + 3, c, by0, by1, by2, by3))
+
+
+@njit(cache=True, inline="always")
+def _knot(n, k):
+    """``spline_knots(n)[k]`` without the array."""
+    if k <= 3:
+        return 0.0
+    if k >= n:
+        return n - 1.0
+    return k - 2.0
+
+
+@njit(cache=True, inline="always")
+def _cubic_basis(n, i, g):
+    """The four cubic B-splines ``i - 3 .. i`` of ``spline_knots(n)`` at ``g`` grid steps
+    (Cox-de Boor, The NURBS Book A2.2, unrolled)."""
+    l1 = g - _knot(n, i)
+    l2 = g - _knot(n, i - 1)
+    l3 = g - _knot(n, i - 2)
+    r1 = _knot(n, i + 1) - g
+    r2 = _knot(n, i + 2) - g
+    r3 = _knot(n, i + 3) - g
+    tmp = 1.0 / (r1 + l1)  # degree 1
+    n0 = r1 * tmp
+    n1 = l1 * tmp
+    tmp = n0 / (r1 + l2)  # degree 2
+    m0 = r1 * tmp
+    saved = l2 * tmp
+    tmp = n1 / (r2 + l1)
+    m1 = saved + r2 * tmp
+    m2 = l1 * tmp
+    tmp = m0 / (r1 + l3)  # degree 3
+    b0 = r1 * tmp
+    saved = l3 * tmp
+    tmp = m1 / (r2 + l2)
+    b1 = saved + r2 * tmp
+    saved = l2 * tmp
+    tmp = m2 / (r3 + l1)
+    return b0, b1, saved + r3 * tmp, l1 * tmp
+
+
+@njit(cache=True)
+def fit_spline(b, st):
+    """World ``b``'s spline coefficients of the interior grid: ``C = Bx^-1 Z By^-T``."""
+    ax = st.inv_colloc_x
+    ay = st.inv_colloc_y
+    nx = ax.shape[0]
+    ny = ay.shape[0]
+    tmp = st.wind_rate  # scratch (B, 2, nx, ny), free between wind updates
+    for c in range(2):
+        for k in range(nx):
+            for j in range(ny):
+                acc = 0.0
+                for i in range(nx):
+                    acc += ax[k, i] * st.wind[b, c, 1 + i, 1 + j]
+                tmp[b, c, k, j] = acc
+        for k in range(nx):
+            for m in range(ny):
+                acc = 0.0
+                for j in range(ny):
+                    acc += tmp[b, c, k, j] * ay[m, j]
+                st.coef[b, c, k, m] = acc
+
+
+@njit(cache=True, inline="always")
 def wind_at(b, x, y, p, st):
     """Wind ``(u, v)`` (length / time) at physical ``(x, y)`` in world ``b``."""
     if p.grid_wind == 0:
         return p.u_av, p.v_av
+    if p.spline != 0:
+        return _spline_velocity(b, p, st, x, y)
     return _grid_velocity(st.wind, b, p, x, y)
 
 
@@ -234,6 +399,8 @@ def advance_wind(b, p, st):
         for i in range(1, nx2 - 1):
             for j in range(1, ny2 - 1):
                 wind[b, c, i, j] += rate[b, c, i - 1, j - 1] * dt
+    if p.spline != 0:
+        fit_spline(b, st)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,6 +546,8 @@ def reset_world(b, seed, episode, spin_up, p, st):
     for k in range(8):
         st.noise[b, 0, k] = 0.0
         st.noise[b, 1, k] = 0.0
+    if p.grid_wind != 0 and p.spline != 0:
+        fit_spline(b, st)
     for i in range(p.init_puffs):
         st.puffs[b, i, 0] = p.src_x
         st.puffs[b, i, 1] = p.src_y
