@@ -112,28 +112,29 @@ def env_options(args: Args) -> dict:
 
 # ---------------------------------------------------------------------------------- training
 def make_progress_callback(total: int):
-    """An SB3 callback printing, after each rollout: progress, steps/s, and the success rate and
-    mean length of the episodes that ended recently (the reward is 1 exactly on success)."""
+    """An SB3 callback driving one tqdm bar (on stderr; silent when stderr is not a terminal):
+    steps done, steps/s, and after each rollout the success rate and mean length of the episodes
+    that ended recently (the reward is 1 exactly on success)."""
     from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
 
     class Progress(BaseCallback):
         def _on_training_start(self) -> None:
-            self.start = time.perf_counter()
+            self.bar = tqdm(total=total, desc="training", unit="step", unit_scale=True, disable=None)
 
         def _on_step(self) -> bool:
             return True
 
         def _on_rollout_end(self) -> None:
-            done = self.model.num_timesteps
-            elapsed = time.perf_counter() - self.start
             episodes = list(self.model.ep_info_buffer)
-            stats = ""
             if episodes:
                 success = np.mean([e["r"] for e in episodes])
                 length = np.mean([e["l"] for e in episodes])
-                stats = f"  last {len(episodes)} episodes: success {success:.0%}, mean length {length:.0f}"
-            print(f"[{done / total:4.0%}] {done:>10,} steps  {done / elapsed:8,.0f} steps/s  "
-                  f"{elapsed:6.1f} s{stats}", flush=True)
+                self.bar.set_postfix_str(f"success {success:.0%}, mean length {length:.0f}", refresh=False)
+            self.bar.update(min(self.model.num_timesteps, total) - self.bar.n)
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
 
     return Progress()
 

@@ -8,7 +8,8 @@ Front-ends over one engine of compiled kernels:
 * ``PlumeSearchEnv`` — the single-agent Gymnasium env, exactly as its contract says.
 
 The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
-registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``) with Gymnasium.
+registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``; the Dict observation)
+and ``PlumeSearchCompact-v0`` (the Box(3) observation) with Gymnasium.
 """
 
 from importlib import import_module
@@ -28,6 +29,7 @@ _LAZY = {
     "env": "plume_multi.envs.pettingzoo",
     "raw_env": "plume_multi.envs.pettingzoo",
     "vector_env": "plume_multi.envs.vector",
+    "multi_agent_vector_env": "plume_multi.envs.multi_vector",
 }
 
 __all__ = [

@@ -6,7 +6,16 @@ Only ids and entry-point strings: nothing here imports the front-ends themselves
 from __future__ import annotations
 
 ENV_ID = "PlumeSearch-v0"
-ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the reference implementation's id
+ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the id the original plume_nav_sim package registered
+COMPACT_ID = "PlumeSearchCompact-v0"
+# One id means one observation space in every vectorization mode ("sync", "async" and the vector
+# entry point): PlumeSearch-v0 (and its alias) the contract's Dict, PlumeSearchCompact-v0 the flat
+# Box(3) of CompactObservation.
+_ENTRY_POINTS = {
+    ENV_ID: ("plume_multi.wrappers.single:PlumeSearchEnv", "plume_multi.envs.vector:dict_vector_env"),
+    ALIAS_ID: ("plume_multi.wrappers.single:PlumeSearchEnv", "plume_multi.envs.vector:dict_vector_env"),
+    COMPACT_ID: ("plume_multi.wrappers.single:compact_env", "plume_multi.envs.vector:compact_vector_env"),
+}
 PETTINGZOO_ID = "plume_multi/plume_search-v0"
 
 
@@ -18,13 +27,13 @@ def register_envs() -> None:
 def register_gymnasium() -> None:
     import gymnasium
 
-    for env_id in (ENV_ID, ALIAS_ID):
+    for env_id, (entry_point, vector_entry_point) in _ENTRY_POINTS.items():
         if env_id in gymnasium.registry:
             continue
         gymnasium.register(
             id=env_id,
-            entry_point="plume_multi.wrappers.single:PlumeSearchEnv",
-            vector_entry_point="plume_multi.envs.vector:vector_env",
+            entry_point=entry_point,
+            vector_entry_point=vector_entry_point,
             # PlumeSearchEnv truncates at its own max_steps (default 1000), as the contract says;
             # no TimeLimit wrapper on top.
             max_episode_steps=None,

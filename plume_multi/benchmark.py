@@ -9,7 +9,6 @@ ratio is the median of the per-round ratios. Actions are drawn beforehand, outsi
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -20,7 +19,7 @@ import time
 import numba
 import numpy as np
 
-from .progress import Progress
+from .cli import ArgumentParser, UsageError, check_writable, progress_bar
 from .scenario import Scenario
 from .simulator import Simulator
 
@@ -201,7 +200,7 @@ def _shapes(sizes):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="plume-multi bench", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="plume-multi bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and short rounds (a smoke test)")
     parser.add_argument("--sizes", default="1,64,4096,65536,1048576", help="total agent counts, comma-separated")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds per row (default 5)")
@@ -214,14 +213,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--sizes: got {args.sizes!r}; expected comma-separated integers")
     if any(s < 1 for s in sizes) or args.repeats < 1:
         parser.error("--sizes must be >= 1 and --repeats >= 1")
+    if args.json:
+        try:
+            check_writable(args.json, "--json")
+        except UsageError as exc:
+            parser.error(str(exc))
     if args.quick:
         sizes, args.repeats = [1, 64], 2
     min_seconds = 0.01 if args.quick else 0.1
     shapes = _shapes(sizes)
     print(f"Simulator.step vs a vectorized NumPy step (same work), medians of {args.repeats} interleaved rounds; "
           f"{os.cpu_count()} CPUs, Numba {numba.__version__}, NumPy {np.__version__}, {numba.get_num_threads()} Numba threads")
-    with Progress(len(shapes), "bench") as bar:
-        rows = engine_rows(shapes, repeats=args.repeats, min_seconds=min_seconds, progress=bar.update)
+    with progress_bar(len(shapes), "bench", unit="row") as bar:
+        rows = engine_rows(shapes, repeats=args.repeats, min_seconds=min_seconds,
+                           progress=lambda done: bar.update(done - bar.n))
     print(format_table(rows))
     result = {"engine": rows}
     if not args.no_rss and not args.quick:

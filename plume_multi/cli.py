@@ -5,7 +5,9 @@
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
 
 ``plume-multi COMMAND --help`` tells each command's options. ``main(argv)`` returns the exit code
-(0 success, 1 failure while running, 2 bad arguments) and never calls ``sys.exit`` itself.
+(0 success, 2 failure, 130 interrupted) and never calls ``sys.exit`` itself. Every failure is one
+line on stderr, ``plume-multi COMMAND: error: ...``; output paths are checked before the work starts.
+Progress bars (tqdm) go to stderr, update in place on a terminal and stay quiet otherwise.
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ import inspect
 import math
 import os
 import sys
-import traceback
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from . import __version__
 from .errors import PlumeError, RenderingError, ValidationError
 
-__all__ = ["main", "load_policy"]
+__all__ = ["main", "load_policy", "ArgumentParser", "check_writable", "progress_bar"]
 
 PROG = "plume-multi"
 # Commands whose options belong to another module's own ``main(argv)``.
@@ -57,15 +59,48 @@ class UsageError(Exception):
     """A bad command-line argument: reported as ``plume-multi CMD: error: ...``, exit code 2."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with errors in one line: ``PROG: error: MESSAGE (see PROG --help)``, exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def check_writable(path, option: str) -> Path:
+    """Make sure ``path`` can be written, before any work: create its missing folders and open it
+    for appending (a file that did not exist is removed again). Raises ``UsageError`` naming
+    ``option`` otherwise."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{option}: {str(path)!r} is a folder; expected a file name")
+    existed = p.exists()
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with open(p, "ab"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    if not existed:
+        p.unlink()
+    return p
+
+
+def progress_bar(total: int, desc: str, *, quiet: bool = False, unit: str = "step") -> tqdm:
+    """A tqdm bar on stderr: redrawn in place on a terminal, silent when stderr is not one (CI
+    logs) or with ``quiet``."""
+    return tqdm(total=total, desc=desc, unit=unit, disable=True if quiet else None, file=sys.stderr,
+                dynamic_ncols=True)
+
+
 # ----------------------------------------------------------------------------------------- parser
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description="Odor-plume search for many agents at once.",
         epilog="Run `plume-multi COMMAND --help` for the options of each command.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=ArgumentParser)
     for name, (_, text) in DELEGATES.items():
         sub.add_parser(name, help=text, add_help=False)  # parsed by the delegate itself
     render = sub.add_parser(
@@ -107,7 +142,7 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--trail", type=int, default=12, metavar="K", help="steps of trail behind each agent in the movie (default 12)")
     g.add_argument("--scale", type=int, default=None, metavar="S",
                    help="movie pixels per cell (default: at least 256 pixels on the longer side)")
-    g.add_argument("--quiet", action="store_true", help="no progress line")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -216,9 +251,7 @@ def _check_output(path: str, suffixes: tuple, option: str) -> Path:
     p = Path(path)
     if p.suffix.lower() not in suffixes:
         raise UsageError(f"{option}: got {path!r}; expected a file name ending in {' or '.join(suffixes)}")
-    if p.exists() and p.is_dir():
-        raise UsageError(f"{option}: {path!r} is a folder; expected a file name")
-    return p
+    return check_writable(p, option)
 
 
 def _check_extras(want_movie: bool) -> None:
@@ -237,7 +270,6 @@ def _check_extras(want_movie: bool) -> None:
 
 
 def _render(args) -> int:
-    from .progress import Progress
     from .recording import TrajectoryRecorder
     from .scenario import Scenario
     from .simulator import MAX_SEED, Simulator
@@ -281,16 +313,16 @@ def _render(args) -> int:
     print(f"{args.policy}: {n} agent{'s' if n != 1 else ''} on a {w}x{h} grid, source at "
           f"{scenario.source_location}, at most {scenario.max_steps} steps (seed {args.seed})")
     steps = 0
-    with Progress(scenario.max_steps, "render", enabled=not args.quiet) as bar:
+    with progress_bar(scenario.max_steps, "render", quiet=args.quiet) as bar:
         for steps in range(1, scenario.max_steps + 1):
             try:
                 raw = policy(obs.copy())
-            except Exception as exc:  # the user's policy failed: show where, then a one-line summary
-                traceback.print_exc()
+            except Exception as exc:  # the user's policy failed: say so in one line
                 raise PlumeError(f"policy {args.policy!r} raised {type(exc).__name__}: {exc}") from exc
             obs, _, _, _ = sim.step(_check_actions(raw, args.policy, n, scenario.n_actions))
             recorder.record()
-            bar.update(steps, f"finished {n - int(sim.active.sum())}/{n}")
+            bar.set_postfix_str(f"finished {n - int(sim.active.sum())}/{n}", refresh=False)
+            bar.update()
             if not sim.active.any():
                 break
 
@@ -308,9 +340,9 @@ def _render(args) -> int:
         movie.parent.mkdir(parents=True, exist_ok=True)
         every = args.every if args.every is not None else max(1, math.ceil(steps / (MAX_FRAMES - 1)))
         total = steps // every + 1 + (1 if steps % every else 0)
-        with Progress(total, "movie", enabled=not args.quiet) as bar:
+        with progress_bar(total, "movie", quiet=args.quiet, unit="frame") as bar:
             recorder.save_movie(movie, fps=args.fps, trail=args.trail, scale=args.scale, every=every,
-                                progress=lambda k, _total: bar.update(k))
+                                progress=lambda k, _total: bar.update(k - bar.n))
         print(f"wrote {movie} ({total} frames, one every {every} step{'s' if every != 1 else ''})")
     return 0
 
@@ -318,14 +350,31 @@ def _render(args) -> int:
 # ----------------------------------------------------------------------------------------- main
 def _delegate(command: str, argv: list[str]) -> int:
     module_name, _ = DELEGATES[command]
+    prefix = f"{PROG} {command}"
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
-        print(f"{PROG} {command}: error: this installation has no {module_name}", file=sys.stderr)
-        return 1
-    return _exit_code(lambda: module.main(argv))
+        print(f"{prefix}: error: this installation has no {module_name}", file=sys.stderr)
+        return 2
+    return _one_line_errors(prefix, lambda: _exit_code(lambda: module.main(argv)))
+
+
+def _one_line_errors(prefix: str, run) -> int:
+    """``run()``, with every failure reported in one line on stderr and exit code 2."""
+    try:
+        return run()
+    except UsageError as exc:
+        print(f"{prefix}: error: {exc}", file=sys.stderr)
+    except PlumeError as exc:
+        print(f"{prefix}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"\n{prefix}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # anything else: still one line, never a traceback
+        print(f"{prefix}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 2
 
 
 def _exit_code(run) -> int:
@@ -338,8 +387,8 @@ def _exit_code(run) -> int:
         return 0
     if isinstance(code, int):
         return code
-    print(code, file=sys.stderr)  # SystemExit("message") means: print it, exit 1
-    return 1
+    print(code, file=sys.stderr)  # SystemExit("message") means: print it, exit 2 (a failure)
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -358,20 +407,10 @@ def main(argv: list[str] | None = None) -> int:
         return code
     args = holder["args"]
     if args.command is None:
-        parser.print_help(sys.stderr)
+        print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
+              f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    prefix = f"{PROG} {args.command}"
-    try:
-        return _render(args)
-    except UsageError as exc:
-        print(f"{prefix}: error: {exc}", file=sys.stderr)
-        return 2
-    except PlumeError as exc:
-        print(f"{prefix}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\n{prefix}: interrupted", file=sys.stderr)
-        return 130
+    return _one_line_errors(f"{PROG} {args.command}", lambda: _render(args))
 
 
 if __name__ == "__main__":

@@ -10,21 +10,23 @@ writes a picture of the trajectories.
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
 import numpy as np
 
+from .cli import ArgumentParser, UsageError, check_writable, progress_bar
 from .policies import GradientClimber, RandomPolicy
-from .progress import Progress
 from .scenario import Scenario
 from .simulator import Simulator
 
 
-def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, progress: Progress | None = None,
+def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, progress=None,
            trajectory: list | None = None) -> dict:
     """Run one episode in every world (no autoreset) until all agents found the source or time ran out.
+
+    ``progress``: an optional tqdm bar, advanced by one per step and by the steps left when the
+    search ends early (so a bar over several searches ends full).
 
     Returns found (agents that reached the source), agents, mean_steps (mean steps to the source
     of those that did), steps (steps run), seconds, and agent_steps_per_s (engine + policy).
@@ -40,10 +42,13 @@ def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, pr
         if trajectory is not None:
             trajectory.append(sim.positions.copy())
         if progress is not None:
-            progress.update(steps, f"found {int((~sim.active).sum())}/{sim.num_agents}")
+            progress.set_postfix_str(f"found {int((~sim.active).sum())}/{sim.num_agents}", refresh=False)
+            progress.update()
         if not sim.active.any():
             break
     seconds = time.perf_counter() - start
+    if progress is not None:
+        progress.update(scenario.max_steps - steps)
     found = ~sim.active
     return {
         "found": int(found.sum()),
@@ -75,17 +80,25 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="plume-multi demo", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="plume-multi demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", type=int, default=64, help="searchers in the shared field (default 64)")
     parser.add_argument("--steps", type=int, default=1000, help="step limit of the episode (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the start positions and the policies")
     parser.add_argument("--worlds", type=int, default=256, help="worlds in the batched throughput run (default 256)")
     parser.add_argument("--out", default="demo_output", help="folder for the picture (default demo_output)")
     parser.add_argument("--no-picture", action="store_true", help="do not write the picture")
-    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.agents < 1 or args.steps < 1 or args.worlds < 1 or args.seed < 0:
-        parser.error("--agents, --steps and --worlds must be >= 1 and --seed >= 0")
+    for name in ("agents", "steps", "worlds"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
+    if not 0 <= args.seed <= 2**31 - 1:
+        parser.error(f"--seed: got {args.seed}; expected an integer in 0..{2**31 - 1}")
+    if not args.no_picture:  # fail before the run, not after it
+        try:
+            check_writable(Path(args.out) / "demo.png", "--out")
+        except UsageError as exc:
+            parser.error(str(exc))
 
     scenario = Scenario(n_agents=args.agents, max_steps=args.steps)
     w, h = scenario.grid_size
@@ -94,13 +107,16 @@ def main(argv: list[str] | None = None) -> int:
     _compile_kernels(scenario, quiet=args.quiet)
     trajectory: list = []
     results = {}
-    for name, policy in (("gradient climbing", GradientClimber(seed=args.seed)), ("random walk", RandomPolicy(seed=args.seed))):
-        with Progress(args.steps, name, enabled=not args.quiet) as bar:
+    # One bar over the three searches (each counts its step limit).
+    with progress_bar(3 * args.steps, "demo", quiet=args.quiet) as bar:
+        for name, policy in (("gradient climbing", GradientClimber(seed=args.seed)),
+                             ("random walk", RandomPolicy(seed=args.seed))):
+            bar.set_description(name, refresh=False)
             results[name] = search(scenario, policy, seed=args.seed, progress=bar,
                                    trajectory=trajectory if name == "gradient climbing" else None)
-
-    with Progress(args.steps, f"{args.worlds} worlds", enabled=not args.quiet) as bar:
-        batched = search(scenario, GradientClimber(seed=args.seed), num_worlds=args.worlds, seed=args.seed, progress=bar)
+        bar.set_description(f"{args.worlds} worlds", refresh=False)
+        batched = search(scenario, GradientClimber(seed=args.seed), num_worlds=args.worlds, seed=args.seed,
+                         progress=bar)
 
     rows = [["policy", "worlds", "found the source", "mean steps to find it", "agent-steps/s"]]
     for name, r in (*results.items(), (f"gradient climbing", batched)):

@@ -5,13 +5,15 @@
 * ``save_trajectory_png`` draws every trajectory over the field, with the source and where each
   agent ended (matplotlib: the ``viz`` extra).
 * ``write_movie`` writes frames (from ``render_frame``, or any ``rgb_array`` render) as a GIF or
-  an MP4 (imageio: the ``movie`` extra; MP4 also needs an ffmpeg backend such as
-  ``imageio-ffmpeg``).
+  an MP4 (imageio and imageio-ffmpeg: the ``movie`` extra).
+* ``annotate_frame`` (from ``plume_multi.captions``) adds a caption strip under a frame: the step
+  counter and a legend of the markers. The recorder's movies carry it on every frame.
 
 Example:
     >>> sim = Simulator(Scenario(n_agents=8, grid_size=(64, 48)), autoreset="disabled")
     >>> obs = sim.reset(seed=0)
     >>> rec = TrajectoryRecorder.from_simulator(sim)
+    >>> policy = GradientClimber(seed=0)
     >>> for _ in range(100):
     ...     obs, *_ = sim.step(policy(obs))
     ...     rec.record()
@@ -22,27 +24,39 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from pathlib import Path
 
 import numpy as np
 
 from .errors import RenderingError, StateError, ValidationError
-from .render import SOURCE_COLOUR, agent_colours, render_frame
+from .captions import annotate_frame, caption_height
+from .render import SOURCE_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
 
-__all__ = ["TrajectoryRecorder", "save_trajectory_png", "write_movie", "auto_scale", "MOVIE_FORMATS"]
+__all__ = ["TrajectoryRecorder", "save_trajectory_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
+           "MOVIE_FORMATS"]
 
 MOVIE_FORMATS = (".gif", ".mp4")
-MOVIE_EXTRA = "pip install 'plume-multi[movie]' (or pip install imageio)"
+MOVIE_EXTRA = "pip install 'plume-multi[movie]' (or pip install imageio imageio-ffmpeg)"
 VIZ_EXTRA = "pip install 'plume-multi[viz]' (or pip install matplotlib)"
 
 
 def auto_scale(width: int, height: int, target: int = 256) -> int:
     """The smallest integer scale that makes the longer side of a frame at least ``target`` pixels."""
+    width = _positive_int("width", width)
+    height = _positive_int("height", height)
+    target = _positive_int("target", target)
     return max(1, math.ceil(target / max(width, height)))
 
 
 def _check_path(path, suffixes, what: str) -> Path:
+    if not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise ValidationError(f"{what} path: got {path!r}; expected a file name (str or pathlib.Path) "
+                              f"ending in {' or '.join(suffixes)}")
     path = Path(path)
+    if path.is_dir():
+        raise ValidationError(f"{what} path: got {str(path)!r}, which is a folder; expected a file name "
+                              f"ending in {' or '.join(suffixes)}")
     if path.suffix.lower() not in suffixes:
         raise ValidationError(f"{what} path: got {str(path)!r}; expected a file name ending in {' or '.join(suffixes)}")
     if not path.parent.is_dir():
@@ -77,18 +91,25 @@ def write_movie(path, frames, *, fps: float = 15, hold_last: float = 1.0) -> Pat
     path = _check_path(path, MOVIE_FORMATS, "movie")
     if not isinstance(fps, numbers.Real) or isinstance(fps, bool) or not (0 < fps <= 100):
         raise ValidationError(f"fps: got {fps!r}; expected a number with 0 < fps <= 100")
+    if not isinstance(hold_last, numbers.Real) or isinstance(hold_last, bool) or not (0 <= hold_last <= 60):
+        raise ValidationError(f"hold_last: got {hold_last!r}; expected seconds with 0 <= hold_last <= 60")
+    if isinstance(frames, np.ndarray) and frames.ndim == 3:
+        raise ValidationError(f"frames: got one array of shape {frames.shape}; expected a sequence of (H, W, 3) "
+                              "uint8 frames (wrap a single frame in a list)")
+    try:
+        frames = iter(frames)
+    except TypeError as exc:
+        raise ValidationError(f"frames: got {type(frames).__name__}; expected an iterable of (H, W, 3) uint8 "
+                              "arrays") from exc
     try:
         import imageio.v3 as iio
     except ImportError as exc:
         raise RenderingError(f"writing a movie needs imageio: {MOVIE_EXTRA}") from exc
 
-    frames = iter(frames)
     first = next(frames, None)
     if first is None:
         raise RenderingError(f"no frames to write to {str(path)!r}: record at least one step first")
-    first = np.asarray(first)
-    if first.ndim != 3 or first.shape[2] != 3 or first.dtype != np.uint8:
-        raise ValidationError(f"frames: got shape {first.shape} dtype {first.dtype}; expected (H, W, 3) uint8")
+    first = check_frame(first, "frames")
 
     def checked():
         yield first
@@ -169,10 +190,16 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
         the path written.
     """
     path = _check_path(path, (".png",), "picture")
-    field = np.asarray(field)
-    if field.ndim != 2:
-        raise ValidationError(f"field: got shape {field.shape}; expected (H, W)")
+    field = _check_field(field)
     h, w = field.shape
+    source = _check_source(source, w, h)
+    if title is not None and not isinstance(title, str):
+        raise ValidationError(f"title: got {title!r}; expected a string or None")
+    if not isinstance(width_inches, numbers.Real) or isinstance(width_inches, bool) or not (1 <= width_inches <= 50):
+        raise ValidationError(f"width_inches: got {width_inches!r}; expected a number in 1..50")
+    dpi = _positive_int("dpi", dpi)
+    if dpi > 1000:
+        raise ValidationError(f"dpi: got {dpi}; expected an integer in 1..1000")
     traj = np.asarray(trajectory)
     if traj.ndim != 3 or traj.shape[2] != 2 or traj.shape[0] < 1 or traj.dtype.kind not in "iu":
         raise ValidationError(f"trajectory: got shape {traj.shape} dtype {traj.dtype}; expected (T, M, 2) integer cells, T >= 1")
@@ -180,9 +207,11 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
         raise ValidationError(f"trajectory: cells outside the {w}x{h} grid of the field")
     n_steps, m = traj.shape[0] - 1, traj.shape[1]
     if active is not None:
-        active = np.asarray(active, dtype=bool)
-        if active.shape != (m,):
-            raise ValidationError(f"active: got shape {active.shape}; expected ({m},), one flag per agent")
+        active = np.asarray(active)
+        if active.shape != (m,) or active.dtype.kind not in "biu":
+            raise ValidationError(f"active: got shape {active.shape}; expected ({m},) bool, one flag per agent "
+                                  f"(got dtype {active.dtype})")
+        active = active.astype(bool)
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.collections import LineCollection
@@ -271,11 +300,9 @@ class TrajectoryRecorder:
     """
 
     def __init__(self, field, source=None):
-        field = np.asarray(field)
-        if field.ndim != 2:
-            raise ValidationError(f"field: got shape {field.shape}; expected (H, W)")
+        field = _check_field(field)
         self.field = field
-        self.source = None if source is None else (int(source[0]), int(source[1]))
+        self.source = _check_source(source, field.shape[1], field.shape[0])
         self._positions: list[np.ndarray] = []
         self._active: list[np.ndarray] = []
         self._sim = None
@@ -285,9 +312,21 @@ class TrajectoryRecorder:
 
     @classmethod
     def from_simulator(cls, sim, world: int = 0) -> "TrajectoryRecorder":
-        """A recorder bound to world ``world`` of ``sim`` (already reset); records the current state."""
-        if not isinstance(world, numbers.Integral) or not 0 <= world < sim.num_worlds:
+        """A recorder bound to world ``world`` of ``sim`` (already reset); records the current state.
+
+        Raises:
+            ValidationError: ``sim`` is not a ``Simulator``, or ``world`` is not in ``0..B-1``.
+            StateError: ``sim`` has not been reset yet (its state would be all zeros).
+        """
+        from .simulator import Simulator
+
+        if not isinstance(sim, Simulator):
+            raise ValidationError(f"sim: got {type(sim).__name__}; expected a plume_multi.Simulator")
+        if not isinstance(world, numbers.Integral) or isinstance(world, bool) or not 0 <= world < sim.num_worlds:
             raise ValidationError(f"world: got {world!r}; expected an integer in 0..{sim.num_worlds - 1}")
+        if not getattr(sim, "_ready", True):  # Simulator sets _ready on its first reset
+            raise StateError("Cannot record before the simulator's reset(): call sim.reset() first, "
+                             "then TrajectoryRecorder.from_simulator(sim)")
         rec = cls(sim.field, sim.scenario.source_location)
         rec._sim = sim
         rec._world = int(world)
@@ -306,6 +345,7 @@ class TrajectoryRecorder:
 
         Without arguments, reads them from the bound simulator.
         """
+        t = None
         if positions is None:
             if self._sim is None:
                 raise ValidationError("record(): got no positions and no simulator; pass positions "
@@ -317,13 +357,19 @@ class TrajectoryRecorder:
                     f"world {self._world} started a new episode (its step count went from {self._last_t} to {t}); "
                     "a recorder holds one episode: make a new one, or use Simulator(..., autoreset='disabled')"
                 )
-            self._last_t = t
             positions = sim.positions[self._rows]
             active = sim.active[self._rows]
-        positions = np.array(positions, dtype=np.int32)
         w, h = self.grid_size
-        if positions.ndim != 2 or positions.shape[1] != 2:
-            raise ValidationError(f"positions: got shape {positions.shape}; expected (N, 2) cells (x, y)")
+        try:
+            raw = np.asarray(positions)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"positions: got {type(positions).__name__} of uneven length; expected (N, 2) "
+                                  "integer cells (x, y)") from exc
+        if raw.ndim != 2 or raw.shape[1] != 2 or raw.dtype.kind not in "iuf":
+            raise ValidationError(f"positions: got shape {raw.shape} dtype {raw.dtype}; expected (N, 2) integer cells (x, y)")
+        if raw.dtype.kind == "f" and raw.size and not (np.isfinite(raw).all() and (raw == np.round(raw)).all()):
+            raise ValidationError("positions: got non-integer or non-finite coordinates; expected integer cells (x, y)")
+        positions = raw.astype(np.int32)
         if self._positions and positions.shape != self._positions[0].shape:
             raise ValidationError(f"positions: got shape {positions.shape}; expected {self._positions[0].shape} as before")
         if positions.size and (positions[:, 0].min() < 0 or positions[:, 0].max() >= w
@@ -332,9 +378,14 @@ class TrajectoryRecorder:
         n = len(positions)
         if active is None:
             active = np.ones(n, dtype=bool)
-        active = np.array(active, dtype=bool)
-        if active.shape != (n,):
-            raise ValidationError(f"active: got shape {active.shape}; expected ({n},), one flag per agent")
+        active = np.asarray(active)
+        if active.shape != (n,) or active.dtype.kind not in "biu" or (
+                active.dtype.kind != "b" and not np.isin(active, (0, 1)).all()):
+            raise ValidationError(f"active: got shape {active.shape}; expected ({n},) bool, one flag per agent "
+                                  f"(got dtype {active.dtype})")
+        active = active.astype(bool)
+        if t is not None:
+            self._last_t = t  # only once the entry is known to be valid
         self._positions.append(positions)
         self._active.append(active)
 
@@ -358,26 +409,43 @@ class TrajectoryRecorder:
         if not self._positions:
             raise StateError("nothing recorded yet: call record() first")
 
-    def frame(self, t: int = -1, *, trail: int = 0, scale: int = 1) -> np.ndarray:
-        """The ``render_frame`` picture of entry ``t`` with the last ``trail`` positions as trails."""
+    def frame(self, t: int = -1, *, trail: int = 0, scale: int = 1, caption: bool = False) -> np.ndarray:
+        """The ``render_frame`` picture of entry ``t`` with the last ``trail`` positions as trails.
+
+        Args:
+            t: the entry, ``0 .. len(self) - 1`` (negative counts from the end).
+            trail: steps of trail behind each agent (0 for none).
+            scale: pixels per cell, 1..64.
+            caption: add ``annotate_frame``'s strip below (step counter and legend).
+        """
         self._require()
-        t = range(len(self._positions))[t]
+        count = len(self._positions)
+        if not isinstance(t, numbers.Integral) or isinstance(t, bool) or not -count <= t < count:
+            raise ValidationError(f"t: got {t!r}; expected an integer in {-count}..{count - 1} ({count} entries recorded)")
+        trail = _positive_int("trail", trail, low=0)
+        t = range(count)[t]
         trails = None
         if trail > 0 and t > 0:
             trails = np.stack(self._positions[max(0, t - trail):t])
-        return render_frame(self.field, self._positions[t], source=self.source, active=self._active[t],
-                            trails=trails, scale=scale)
+        active = self._active[t]
+        picture = render_frame(self.field, self._positions[t], source=self.source, active=active,
+                               trails=trails, scale=scale)
+        if not caption:
+            return picture
+        searching = int(active.sum())
+        return annotate_frame(picture, step=t, last_step=count - 1, searching=searching,
+                              finished=len(active) - searching, source=self.source is not None)
 
-    def frames(self, *, trail: int = 12, scale: int = 1, every: int = 1):
-        """Yield frames of entries ``0, every, 2*every, ...`` and always the last one."""
+    def frames(self, *, trail: int = 12, scale: int = 1, every: int = 1, caption: bool = False):
+        """Yield frames of entries ``0, every, 2*every, ...`` and always the last one (see ``frame``)."""
         self._require()
         every = _positive_int("every", every)
         trail = _positive_int("trail", trail, low=0)
         last = len(self._positions) - 1
         for t in range(0, last + 1, every):
-            yield self.frame(t, trail=trail, scale=scale)
+            yield self.frame(t, trail=trail, scale=scale, caption=caption)
         if last % every:
-            yield self.frame(last, trail=trail, scale=scale)
+            yield self.frame(last, trail=trail, scale=scale, caption=caption)
 
     def save_png(self, path, *, title=None) -> Path:
         """PNG of all trajectories (``save_trajectory_png``) with where each agent ended."""
@@ -386,24 +454,37 @@ class TrajectoryRecorder:
                                    active=self._active[-1], title=title)
 
     def save_movie(self, path, *, fps: float = 15, trail: int = 12, scale: int | None = None,
-                   every: int = 1, progress=None) -> Path:
-        """GIF or MP4 of the recorded steps (``write_movie``).
+                   every: int = 1, caption: bool = True, progress=None) -> Path:
+        """GIF or MP4 of the recorded steps (``write_movie``), each frame with a caption strip below
+        (``annotate_frame``: the step counter and the legend) unless ``caption=False``.
 
         Args:
-            fps: frames per second.
+            fps: frames per second, 0 < fps <= 100.
             trail: steps of trail drawn behind each agent (0 for none).
             scale: pixels per cell (default: ``auto_scale``, at least 256 pixels on the longer side).
             every: draw every ``every``-th step (and the last).
+            caption: add the step counter and the legend under every frame.
             progress: optional callable ``progress(frames_done, frames_total)``.
+
+        Raises:
+            ValidationError: a bad path, fps, trail, scale, every or progress (before any frame is drawn).
+            StateError: nothing recorded yet.
+            RenderingError: imageio (or, for MP4, its ffmpeg backend) is missing.
         """
         self._require()
         if scale is None:
             scale = auto_scale(*self.grid_size)
+        scale = _positive_int("scale", scale)
+        if scale > 64:
+            raise ValidationError(f"scale: got {scale}; expected an integer in 1..64")
         every = _positive_int("every", every)
+        trail = _positive_int("trail", trail, low=0)
+        if progress is not None and not callable(progress):
+            raise ValidationError(f"progress: got {progress!r}; expected a callable progress(done, total) or None")
         total = (len(self._positions) - 1) // every + 1 + (1 if (len(self._positions) - 1) % every else 0)
 
         def counted():
-            for k, frame in enumerate(self.frames(trail=trail, scale=scale, every=every), start=1):
+            for k, frame in enumerate(self.frames(trail=trail, scale=scale, every=every, caption=caption), start=1):
                 if progress is not None:
                     progress(k, total)
                 yield frame

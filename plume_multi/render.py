@@ -5,6 +5,9 @@
 that have finished as white squares, and optionally each agent's recent trail, with y drawn upward
 (UP moves up on screen). It is vectorized over agents, so it can be called every step.
 ``HumanWindow`` shows frames in one matplotlib window (matplotlib is the optional ``viz`` extra).
+``display_scale`` picks the integer scale that makes a frame large enough to look at (at least
+256 pixels on its shorter side where the grid allows), and ``upscale`` enlarges a finished frame by
+an integer factor, nearest neighbour.
 
 Pixel geometry: with ``scale`` s, cell ``(x, y)`` of a ``W x H`` grid is the s x s block whose
 top-left pixel is ``row = (H - 1 - y) * s``, ``col = x * s``; markers are centred on pixel
@@ -22,6 +25,9 @@ from .errors import RenderingError, ValidationError
 
 __all__ = [
     "render_frame",
+    "display_scale",
+    "upscale",
+    "check_frame",
     "HumanWindow",
     "agent_colours",
     "cell_centre_pixel",
@@ -43,6 +49,66 @@ _LUT = np.stack([
 SOURCE_COLOUR = np.array([255, 40, 40], dtype=np.uint8)
 FINISHED_COLOUR = np.array([255, 255, 255], dtype=np.uint8)
 
+MAX_SCALE = 64  # pixels per cell; beyond it a frame of even a small grid becomes huge
+DISPLAY_MIN_SIDE = 256  # pixels on the shorter side that display_scale aims for
+DISPLAY_MAX_SIDE = 4096  # ... without the longer side passing this
+
+
+def _integer(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``low..high``, else a ValidationError naming ``name`` (bools refused)."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low or (
+            high is not None and value > high):
+        expected = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+        raise ValidationError(f"{name}: got {value!r}; expected {expected}")
+    return int(value)
+
+
+def _check_field(field) -> np.ndarray:
+    """The field as an ``(H, W)`` real array with finite values, else a ValidationError."""
+    field = np.asarray(field)
+    if field.ndim != 2 or field.dtype.kind not in "fiu" or field.size == 0:
+        raise ValidationError(
+            f"field: got shape {field.shape} dtype {field.dtype}; expected a non-empty (H, W) float array"
+        )
+    if field.dtype.kind == "f" and not np.isfinite(field).all():
+        raise ValidationError("field: contains NaN or infinite values; expected finite concentrations in [0, 1]")
+    return field
+
+
+def check_frame(frame, name: str = "frame") -> np.ndarray:
+    """``frame`` as an ``(H, W, 3)`` uint8 array with H, W >= 1, else a ValidationError naming ``name``."""
+    if isinstance(frame, (str, bytes)) or frame is None:
+        raise ValidationError(f"{name}: got {type(frame).__name__}; expected an (H, W, 3) uint8 array")
+    try:
+        frame = np.asarray(frame)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{name}: got {type(frame).__name__}; expected an (H, W, 3) uint8 array") from exc
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8 or 0 in frame.shape:
+        raise ValidationError(f"{name}: got shape {frame.shape} dtype {frame.dtype}; expected (H, W, 3) uint8, H and W >= 1")
+    return frame
+
+
+def display_scale(width: int, height: int, min_side: int = DISPLAY_MIN_SIDE) -> int:
+    """Pixels per cell that make a ``width x height`` grid's frame comfortable to look at.
+
+    The smallest integer scale giving at least ``min_side`` pixels on the shorter side, but no more
+    than 64 and no more than keeps the longer side within 4096 pixels (so a 1 x 2048 strip stays
+    drawable); at least 1. E.g. 128 x 96 -> 3 (384 x 288 pixels), 32 x 32 -> 8, 512 x 512 -> 1.
+    """
+    width = _integer("width", width, 1)
+    height = _integer("height", height, 1)
+    min_side = _integer("min_side", min_side, 1)
+    wanted = -(-min_side // min(width, height))
+    return max(1, min(wanted, MAX_SCALE, DISPLAY_MAX_SIDE // max(width, height)))
+
+
+def upscale(frame: np.ndarray, scale: int) -> np.ndarray:
+    """``frame`` ``(H, W, 3)`` uint8 enlarged to ``(H * scale, W * scale, 3)``, each pixel an
+    ``scale x scale`` block (nearest neighbour, no smoothing); a new array even for ``scale`` 1."""
+    frame = check_frame(frame)
+    scale = _integer("scale", scale, 1, MAX_SCALE)
+    return np.repeat(np.repeat(frame, scale, axis=0), scale, axis=1)
+
 
 @functools.lru_cache(maxsize=16)
 def _cached_colours(n: int) -> np.ndarray:
@@ -59,7 +125,7 @@ def _cached_colours(n: int) -> np.ndarray:
 def agent_colours(n: int) -> np.ndarray:
     """``(n, 3)`` uint8 distinct, bright colours (golden-ratio hues, none red like the source);
     agent k gets the same colour whatever n is."""
-    return _cached_colours(int(n)).copy()
+    return _cached_colours(_integer("n", n, 0)).copy()
 
 
 def marker_radius(width: int, height: int, scale: int = 1) -> int:
@@ -67,20 +133,29 @@ def marker_radius(width: int, height: int, scale: int = 1) -> int:
 
     About 1/48 of the picture's shorter side, at least 1 pixel, and never smaller than a cell.
     """
+    width, height = _integer("width", width, 1), _integer("height", height, 1)
+    scale = _integer("scale", scale, 1, MAX_SCALE)
     return max(1, scale // 2, (min(width, height) * scale) // 48)
 
 
 def cell_centre_pixel(x, y, height: int, scale: int = 1):
     """``(row, col)`` of the pixel at the centre of cell ``(x, y)`` (y upward)."""
+    height = _integer("height", height, 1)
+    scale = _integer("scale", scale, 1, MAX_SCALE)
     x = np.asarray(x)
     y = np.asarray(y)
     return (height - 1 - y) * scale + scale // 2, x * scale + scale // 2
 
 
 def _check_cells(name: str, cells, w: int, h: int) -> np.ndarray:
-    cells = np.asarray(cells)
+    try:
+        cells = np.asarray(cells)
+    except (TypeError, ValueError) as exc:  # ragged lists
+        raise ValidationError(f"{name}: got {type(cells).__name__} of uneven length; expected integer cells (..., 2) of (x, y)") from exc
     if cells.ndim < 2 or cells.shape[-1] != 2 or cells.dtype.kind not in "iuf":
         raise ValidationError(f"{name}: got shape {cells.shape} dtype {cells.dtype}; expected integer cells (..., 2) of (x, y)")
+    if cells.dtype.kind == "f" and cells.size and not (np.isfinite(cells).all() and (cells == np.round(cells)).all()):
+        raise ValidationError(f"{name}: got non-integer or non-finite coordinates; expected integer cells (x, y)")
     if cells.size:
         xs, ys = cells[..., 0], cells[..., 1]
         if xs.min() < 0 or xs.max() >= w or ys.min() < 0 or ys.max() >= h:
@@ -89,6 +164,36 @@ def _check_cells(name: str, cells, w: int, h: int) -> np.ndarray:
                 f"expected 0 <= x < {w} and 0 <= y < {h} (the grid is {w}x{h})"
             )
     return cells.astype(np.intp, copy=False)
+
+
+def _check_source(source, w: int, h: int):
+    """``source`` as ``(x, y)`` ints inside the grid (or None), else a ValidationError."""
+    if source is None:
+        return None
+    try:
+        values = np.asarray(source)
+        ok = values.shape == (2,) and values.dtype.kind in "iuf" and np.isfinite(values).all() and (
+            values == np.round(values)).all()
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValidationError(f"source: got {source!r}; expected (x, y), two integers")
+    sx, sy = int(values[0]), int(values[1])
+    if not (0 <= sx < w and 0 <= sy < h):
+        raise ValidationError(f"source: got {(sx, sy)}; expected (x, y) with 0 <= x < {w} and 0 <= y < {h}")
+    return sx, sy
+
+
+def _check_active(active, m: int):
+    """``active`` as an ``(m,)`` bool array (or None); bools or 0/1 integers only."""
+    if active is None:
+        return None
+    active = np.asarray(active)
+    if active.shape != (m,):
+        raise ValidationError(f"active: got shape {active.shape}; expected ({m},) bool, one per agent")
+    if active.dtype.kind != "b" and not (active.dtype.kind in "iu" and np.isin(active, (0, 1)).all()):
+        raise ValidationError(f"active: got dtype {active.dtype} values {active[:4].tolist()}...; expected bool flags")
+    return active.astype(bool, copy=False)
 
 
 def _stamp_squares(frame, rows, cols, colours, radius):
@@ -121,17 +226,36 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             the searching ones so a searcher passing over a finished agent stays visible.
         trails: ``(T, M, 2)`` int cells, each agent's last T positions (oldest first), drawn as
             cells of the agent's colour, three quarters over the field (or None).
-        scale: each cell becomes ``scale x scale`` pixels (an int >= 1).
+        scale: each cell becomes ``scale x scale`` pixels (an int in 1..64; ``display_scale(W, H)``
+            gives one that makes the frame at least 256 pixels on its shorter side).
 
     Returns:
         ``(H * scale, W * scale, 3)`` uint8, row 0 at the top (the largest y).
+
+    Raises:
+        ValidationError: a field that is not a finite ``(H, W)`` array, cells that are not integer
+            ``(x, y)`` pairs inside the grid, ``active`` or ``trails`` that do not match
+            ``positions``, a bad ``source`` or ``scale``. Nothing is drawn.
     """
-    field = np.asarray(field)
-    if field.ndim != 2 or field.dtype.kind not in "fiu":
-        raise ValidationError(f"field: got shape {field.shape} dtype {field.dtype}; expected an (H, W) float array")
-    if not isinstance(scale, numbers.Integral) or isinstance(scale, bool) or not 1 <= scale <= 64:
-        raise ValidationError(f"scale: got {scale!r}; expected an integer in 1..64")
+    field = _check_field(field)
+    scale = _integer("scale", scale, 1, MAX_SCALE)
     h, w = field.shape
+    source = _check_source(source, w, h)
+    if positions is not None:
+        positions = _check_cells("positions", positions, w, h)
+        if positions.ndim != 2:
+            raise ValidationError(f"positions: got shape {positions.shape}; expected (M, 2)")
+        active = _check_active(active, len(positions))
+    elif active is not None:
+        raise ValidationError("active: got flags but no positions; pass positions (M, 2) with active (M,)")
+    if trails is not None:
+        trails = _check_cells("trails", trails, w, h)
+        if trails.ndim != 3:
+            raise ValidationError(f"trails: got shape {trails.shape}; expected (T, M, 2)")
+        if positions is not None and trails.shape[1] != len(positions):
+            raise ValidationError(
+                f"trails: got shape {trails.shape}; expected (T, {len(positions)}, 2), one trail per agent of positions"
+            )
     idx = np.clip(field[::-1] * 255.0, 0, 255).astype(np.uint8)
     if scale > 1:
         idx = np.repeat(np.repeat(idx, scale, axis=0), scale, axis=1)
@@ -139,9 +263,6 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
     r = marker_radius(w, h, scale)
 
     if trails is not None:
-        trails = _check_cells("trails", trails, w, h)
-        if trails.ndim != 3:
-            raise ValidationError(f"trails: got shape {trails.shape}; expected (T, M, 2)")
         if trails.size:
             colours = agent_colours(trails.shape[1]).astype(np.uint16)
             pw = frame.shape[1]
@@ -153,27 +274,17 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             pixels[flat] = ((pixels[flat] + 3 * colours[None, :, None, :]) // 4).astype(np.uint8)
 
     if source is not None:
-        sx, sy = int(source[0]), int(source[1])
-        if not (0 <= sx < w and 0 <= sy < h):
-            raise ValidationError(f"source: got {tuple(source)}; expected (x, y) with 0 <= x < {w} and 0 <= y < {h}")
+        sx, sy = source
         row, col = cell_centre_pixel(sx, sy, h, scale)
         frame[max(row - r - 1, 0):row + r + 2, col] = SOURCE_COLOUR
         frame[row, max(col - r - 1, 0):col + r + 2] = SOURCE_COLOUR
 
     if positions is not None:
-        positions = _check_cells("positions", positions, w, h)
-        if positions.ndim != 2:
-            raise ValidationError(f"positions: got shape {positions.shape}; expected (M, 2)")
-        m = len(positions)
-        colours = agent_colours(m)
+        colours = agent_colours(len(positions))
         rows, cols = cell_centre_pixel(positions[:, 0], positions[:, 1], h, scale)
         if active is None:
             _stamp_squares(frame, rows, cols, colours, r)
         else:
-            active = np.asarray(active)
-            if active.shape != (m,):
-                raise ValidationError(f"active: got shape {active.shape}; expected ({m},) bool, one per agent")
-            active = active.astype(bool, copy=False)
             done = ~active
             _stamp_squares(frame, rows[done], cols[done], np.broadcast_to(FINISHED_COLOUR, (int(done.sum()), 3)), r)
             _stamp_squares(frame, rows[active], cols[active], colours[active], r)
@@ -200,6 +311,10 @@ class HumanWindow:
     """
 
     def __init__(self, title: str = "plume_multi", fps: int = 30):
+        if not isinstance(title, str):
+            raise ValidationError(f"title: got {title!r}; expected a string")
+        if not isinstance(fps, numbers.Real) or isinstance(fps, bool) or not (0 < fps <= 1000):
+            raise ValidationError(f"fps: got {fps!r}; expected a number with 0 < fps <= 1000")
         try:
             import matplotlib.pyplot as plt
         except ImportError as exc:
@@ -213,6 +328,8 @@ class HumanWindow:
         self._image = None
 
     def show(self, frame: np.ndarray) -> None:
+        """Draw ``frame`` ``(H, W, 3)`` uint8 (a new window if there is none or it was closed)."""
+        frame = check_frame(frame)
         plt = self._plt
         interactive = _interactive_backend()
         if self._fig is None or not plt.fignum_exists(self._fig.number):

@@ -1,7 +1,8 @@
 """Scenario: the frozen, validated configuration of a plume search.
 
-A ``Scenario`` says how a world is set up (grid, source, plume, agents, motion, sensing, reward,
-episode length). It holds no state: the same scenario can drive any number of simulators.
+A ``Scenario`` says how a world is set up: the grid, the plume (``plumes``), the agents' bodies
+(``actions``), what they sense (``sensors``), what they earn (``rewards``), where they start and how
+long an episode lasts. It holds no state: the same scenario can drive any number of simulators.
 Every field is checked on construction; an invalid value raises ``ValidationError`` naming the
 field, the value given and what is valid.
 """
@@ -9,37 +10,28 @@ field, the value given and what is valid.
 from __future__ import annotations
 
 import math
-import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Optional
 
 import numpy as np
 
 from .errors import ValidationError
+from .models import actions as _actions
+from .models import plumes as _plumes
+from .models import rewards as _rewards
+from .models import sensors as _sensors
+from .models.base import Model, is_int, is_real
 
-__all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "DEFAULT_GOAL_RADIUS"]
+__all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_AGENTS", "DEFAULT_GOAL_RADIUS", "DEFAULT_GRID"]
 
 MAX_GRID_SIDE = 2048
 MAX_AGENTS = 1 << 24
+DEFAULT_GRID = (128, 128)
 # The smallest positive float32: only the source cell itself is within the goal radius.
 DEFAULT_GOAL_RADIUS = float(np.finfo(np.float32).smallest_subnormal)
 
-# Action models are displacement tables: action k moves an agent by ACTION_MODELS[name][k]
-# (dx, dy), then the position is clamped into the grid. Adding a model is adding a table.
-ACTION_MODELS = {
-    # 0 UP (0,+1), 1 RIGHT (+1,0), 2 DOWN (0,-1), 3 LEFT (-1,0): the PlumeSearchEnv contract.
-    "cardinal": ((0, 1), (1, 0), (0, -1), (-1, 0)),
-    # The eight neighbours clockwise from UP, then 8 = stay.
-    "moore": ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1), (0, 0)),
-}
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+# The named displacement-table action models: action k moves an agent by ACTION_MODELS[name][k].
+ACTION_MODELS = {name: cls.MOVES for name, cls in _actions.BY_NAME.items()}
 
 
 def _fail(name: str, value, expected: str):
@@ -47,13 +39,25 @@ def _fail(name: str, value, expected: str):
 
 
 def _pair(name: str, value, expected: str) -> tuple[int, int]:
-    try:
-        a, b = value
-    except (TypeError, ValueError):
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
         _fail(name, value, expected)
-    if not (_is_int(a) and _is_int(b)):
+    a, b = value
+    if not (is_int(a) and is_int(b)):
         _fail(name, value, expected)
     return int(a), int(b)
+
+
+def _model(name: str, value, family: str, by_name: dict | None = None):
+    if by_name is not None and isinstance(value, str):
+        if value not in by_name:
+            _fail(name, value, f"one of {sorted(by_name)} or a plume_multi.{family}s model")
+        return by_name[value]()
+    if not isinstance(value, Model) or value.family != family:
+        names = f" or one of {sorted(by_name)}" if by_name else ""
+        _fail(name, value, f"a plume_multi.{family}s model{names}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -61,65 +65,109 @@ class Scenario:
     """Configuration of a plume search (immutable, validated).
 
     Attributes:
-        grid_size: ``(width, height)`` in cells, each 1..2048.
-        source_location: ``(x, y)`` of the odor source, inside the grid; default the centre
-            ``(width // 2, height // 2)``.
-        sigma: spread of the static Gaussian plume in cells, 0.1..100.
-        n_agents: searchers per world, >= 1.
-        goal_radius: an agent whose Euclidean distance to the source is ``<= goal_radius`` has
-            found it. Default: the smallest positive float32, so only the source cell counts.
-        max_steps: steps per episode before truncation, >= 1.
-        start_positions: ``None`` to draw start cells from the seed (as ``PlumeSearchEnv``
-            does), or ``n_agents`` pairs ``(x, y)`` used in every episode.
-        action_model: ``"cardinal"`` (4 moves, the contract's) or ``"moore"`` (8 moves + stay).
-        n_neighbours: each agent also senses the positions of its ``k`` nearest other agents,
-            relative to its own and normalized by the grid size (0 = off).
+        grid_size: ``(width, height)`` in cells, each 1..2048. Default: the plume's own size (a
+            movie's frames) or ``(128, 128)``.
+        plume: a ``plumes`` model. Default: ``plumes.Gaussian(source=source_location, sigma=sigma)``.
+        source_location, sigma: the default Gaussian plume's source ``(x, y)`` (default the centre)
+            and spread (default 12.0). Give these or ``plume``, not both.
+        n_agents: searchers per world, 1..2**24.
+        goal_radius: an agent whose Euclidean distance to its world's source is ``<= goal_radius``
+            has found it. Default: the smallest positive float32, so only the source cell counts.
+        max_steps: steps per episode before truncation, 1..2**31-1.
+        start_positions: ``None`` to draw start cells from the seed, or ``n_agents`` pairs
+            ``(x, y)`` used in every episode.
+        start_region: ``None`` (the whole grid) or ``((x0, y0), (x1, y1))``: start cells are drawn
+            uniformly in that rectangle, corners included.
+        action_model: an ``actions`` model, or ``"cardinal"`` (4 moves, the default) or ``"moore"``.
+        sensors: a tuple of ``sensors`` models; the observation is their columns in order.
+            Default: ``(Concentration(), Position())`` plus ``Neighbours(n_neighbours)`` when
+            ``n_neighbours > 0``.
+        n_neighbours: shorthand for a ``sensors.Neighbours(k)`` after the default sensors (0 = off).
+        reward: a ``rewards`` model (default ``SparseGoal()``: 1.0 on arrival).
         team: ``True``: the first agent to reach the source ends the episode for all agents of
             its world, and every active agent receives the goal reward.
     """
 
-    grid_size: tuple = (128, 128)
+    grid_size: Optional[tuple] = None
     source_location: Optional[tuple] = None
-    sigma: float = 12.0
+    sigma: Optional[float] = None
     n_agents: int = 1
     goal_radius: float = DEFAULT_GOAL_RADIUS
     max_steps: int = 1000
     start_positions: Optional[tuple] = None
-    action_model: str = "cardinal"
+    action_model: object = "cardinal"
     n_neighbours: int = 0
     team: bool = False
+    plume: object = None
+    sensors: Optional[tuple] = None
+    reward: object = None
+    start_region: Optional[tuple] = None
 
     def __post_init__(self):
-        size_rule = f"(width, height), integers in 1..{MAX_GRID_SIDE}"
-        w, h = _pair("grid_size", self.grid_size, size_rule)
-        if not (1 <= w <= MAX_GRID_SIDE and 1 <= h <= MAX_GRID_SIDE):
-            _fail("grid_size", self.grid_size, size_rule)
-        object.__setattr__(self, "grid_size", (w, h))
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        # what the caller gave, before resolution: replace() starts again from it
+        set_("_given", {f.name: getattr(self, f.name) for f in fields(self)})
 
-        src_rule = f"(x, y) integers with 0 <= x < {w} and 0 <= y < {h}"
-        if self.source_location is None:
-            src = (w // 2, h // 2)
+        # ---- plume and grid
+        if self.plume is not None:
+            plume = _model("plume", self.plume, "plume")
+            for legacy in ("source_location", "sigma"):
+                if getattr(self, legacy) is not None:
+                    _fail(legacy, getattr(self, legacy),
+                          f"None when plume= is given (set the {legacy} on the plume model instead)")
         else:
-            src = _pair("source_location", self.source_location, src_rule)
-            if not (0 <= src[0] < w and 0 <= src[1] < h):
-                _fail("source_location", self.source_location, src_rule)
-        object.__setattr__(self, "source_location", src)
+            if self.sigma is not None and not is_real(self.sigma):
+                _fail("sigma", self.sigma, "a finite number with 0.1 <= sigma <= 100")
+            plume = None
+        natural = plume.natural_grid_size() if plume is not None and hasattr(plume, "natural_grid_size") else None
+        size_rule = f"(width, height), integers in 1..{MAX_GRID_SIDE}"
+        if self.grid_size is None:
+            w, h = natural or DEFAULT_GRID
+        else:
+            w, h = _pair("grid_size", self.grid_size, size_rule)
+            if not (1 <= w <= MAX_GRID_SIDE and 1 <= h <= MAX_GRID_SIDE):
+                _fail("grid_size", self.grid_size, size_rule)
+            if natural is not None and (w, h) != tuple(natural):
+                _fail("grid_size", self.grid_size, f"None or the plume's own size {tuple(natural)}")
+        set_("grid_size", (w, h))
+        if plume is None:
+            src = None
+            if self.source_location is not None:
+                src = _pair("source_location", self.source_location,
+                            f"(x, y) integers with 0 <= x < {w} and 0 <= y < {h}")
+            try:
+                plume = _plumes.Gaussian(source=src, sigma=12.0 if self.sigma is None else self.sigma)
+            except ValidationError as err:
+                raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")
+                                      .replace("Gaussian.sigma", "Scenario.sigma")) from None
+        try:
+            plume = plume.bind((w, h))
+        except ValidationError as err:
+            if self.plume is None:
+                raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")) from None
+            raise
+        set_("plume", plume)
+        fixed = plume.fixed_source()
+        set_("source_location", None if fixed is None else tuple(int(round(c)) for c in fixed))
+        set_("sigma", getattr(plume, "sigma", None))
 
-        if not _is_real(self.sigma) or not math.isfinite(self.sigma) or not 0.1 <= self.sigma <= 100:
-            _fail("sigma", self.sigma, "a finite number with 0.1 <= sigma <= 100")
-        object.__setattr__(self, "sigma", float(self.sigma))
-
-        if not _is_int(self.n_agents) or not 1 <= self.n_agents <= MAX_AGENTS:
+        # ---- agents and episode
+        if not is_int(self.n_agents) or not 1 <= self.n_agents <= MAX_AGENTS:
             _fail("n_agents", self.n_agents, f"an integer in 1..{MAX_AGENTS}")
-        object.__setattr__(self, "n_agents", int(self.n_agents))
-
-        if not _is_real(self.goal_radius) or not math.isfinite(self.goal_radius) or self.goal_radius <= 0:
+        set_("n_agents", int(self.n_agents))
+        try:
+            radius_ok = is_real(self.goal_radius) and math.isfinite(float(self.goal_radius)) and self.goal_radius > 0
+        except OverflowError:
+            radius_ok = False
+        if not radius_ok:
             _fail("goal_radius", self.goal_radius, "a finite number > 0")
-        object.__setattr__(self, "goal_radius", float(self.goal_radius))
-
-        if not _is_int(self.max_steps) or not 1 <= self.max_steps < 2**31:
-            _fail("max_steps", self.max_steps, "an integer >= 1 (and < 2**31)")
-        object.__setattr__(self, "max_steps", int(self.max_steps))
+        set_("goal_radius", float(self.goal_radius))
+        if not is_int(self.max_steps) or not 1 <= self.max_steps < 2**31:
+            _fail("max_steps", self.max_steps, "an integer in 1..2**31-1")
+        set_("max_steps", int(self.max_steps))
+        if not isinstance(self.team, (bool, np.bool_)):
+            _fail("team", self.team, "True or False")
+        set_("team", bool(self.team))
 
         if self.start_positions is not None:
             rule = f"None or {self.n_agents} pairs (x, y) of integers inside the {w}x{h} grid"
@@ -131,18 +179,42 @@ class Scenario:
                 _fail("start_positions", self.start_positions, rule)
             if (arr[:, 0] < 0).any() or (arr[:, 0] >= w).any() or (arr[:, 1] < 0).any() or (arr[:, 1] >= h).any():
                 _fail("start_positions", self.start_positions, rule)
-            object.__setattr__(self, "start_positions", tuple((int(x), int(y)) for x, y in arr))
+            set_("start_positions", tuple((int(x), int(y)) for x, y in arr))
+        if self.start_region is not None:
+            rule = f"None or ((x0, y0), (x1, y1)) with 0 <= x0 <= x1 < {w} and 0 <= y0 <= y1 < {h}"
+            if not isinstance(self.start_region, (tuple, list)) or len(self.start_region) != 2:
+                _fail("start_region", self.start_region, rule)
+            (x0, y0), (x1, y1) = (_pair("start_region", c, rule) for c in self.start_region)
+            if not (0 <= x0 <= x1 < w and 0 <= y0 <= y1 < h):
+                _fail("start_region", self.start_region, rule)
+            if self.start_positions is not None:
+                _fail("start_region", self.start_region, "None when start_positions is given")
+            set_("start_region", ((x0, y0), (x1, y1)))
 
-        if self.action_model not in ACTION_MODELS:
-            _fail("action_model", self.action_model, f"one of {sorted(ACTION_MODELS)}")
-
-        if not _is_int(self.n_neighbours) or not 0 <= self.n_neighbours < self.n_agents:
+        # ---- body, sensors, reward
+        set_("action_model", _model("action_model", self.action_model, "action", _actions.BY_NAME))
+        if not is_int(self.n_neighbours) or not 0 <= self.n_neighbours < self.n_agents:
             _fail("n_neighbours", self.n_neighbours, f"an integer in 0..{self.n_agents - 1} (n_agents - 1)")
-        object.__setattr__(self, "n_neighbours", int(self.n_neighbours))
-
-        if not isinstance(self.team, (bool, np.bool_)):
-            _fail("team", self.team, "True or False")
-        object.__setattr__(self, "team", bool(self.team))
+        set_("n_neighbours", int(self.n_neighbours))
+        if self.sensors is None:
+            chosen = [_sensors.Concentration(), _sensors.Position()]
+            if self.n_neighbours:
+                chosen.append(_sensors.Neighbours(self.n_neighbours))
+        else:
+            if isinstance(self.sensors, Model) or not isinstance(self.sensors, (tuple, list)) or not self.sensors:
+                _fail("sensors", self.sensors, "a non-empty tuple of plume_multi.sensors models")
+            chosen = [_model("sensors", s, "sensor") for s in self.sensors]
+            if self.n_neighbours:
+                _fail("n_neighbours", self.n_neighbours,
+                      "0 when sensors= is given (add sensors.Neighbours(k) to the sensors instead)")
+        set_("sensors", tuple(chosen))
+        set_("reward", _rewards.SparseGoal() if self.reward is None else _model("reward", self.reward, "reward"))
+        ctx = _Context(self)
+        for sensor in self.sensors:
+            sensor.check(ctx)
+        for model in (self.plume, self.action_model, self.reward):
+            if hasattr(model, "check"):
+                model.check(ctx)
 
     # ----------------------------------------------------------------- derived, read-only
     @property
@@ -154,37 +226,94 @@ class Scenario:
         return self.grid_size[1]
 
     @property
+    def continuous(self) -> bool:
+        """True when actions are float vectors (``actions.Continuous``)."""
+        return self.action_model.continuous
+
+    @property
     def n_actions(self) -> int:
-        return len(ACTION_MODELS[self.action_model])
+        """Number of discrete actions (``ValidationError`` for a continuous body)."""
+        if self.continuous:
+            raise ValidationError("n_actions: this scenario's action model is continuous (see action_model.low/high)")
+        return self.action_model.n_actions
 
     @property
     def obs_dim(self) -> int:
-        """Length of an agent's observation vector: concentration, x, y, then 2 per neighbour."""
-        return 3 + 2 * self.n_neighbours
+        """Length of an agent's observation vector: the sensors' columns."""
+        return len(self.observation_layout)
+
+    @property
+    def observation_layout(self) -> list:
+        """The name of every observation column, in order (sensor by sensor)."""
+        ctx = _Context(self)
+        names = []
+        for sensor in self.sensors:
+            names.extend(sensor.columns(ctx))
+        return names
+
+    def observation_bounds(self) -> tuple:
+        """``(low, high)`` float32 arrays of length ``obs_dim`` (infinite where unbounded)."""
+        ctx = _Context(self)
+        lows, highs = zip(*(sensor.bounds(ctx) for sensor in self.sensors))
+        return np.concatenate(lows).astype(np.float32), np.concatenate(highs).astype(np.float32)
 
     def moves(self) -> np.ndarray:
-        """The action model's displacement table, ``(n_actions, 2)`` int32 of ``(dx, dy)``."""
-        return np.array(ACTION_MODELS[self.action_model], dtype=np.int32)
+        """The displacement table ``(n_actions, 2)`` int32 of a table body (cardinal, moore)."""
+        if not hasattr(self.action_model, "moves"):
+            raise ValidationError(f"moves: the action model {self.action_model.name} has no displacement table")
+        return self.action_model.moves()
 
-    def goal_d2(self) -> int:
-        """Largest squared integer distance ``d2`` with ``sqrt(d2) <= goal_radius``.
+    def goal_d2(self) -> float:
+        """The squared distance the step compares with: arrival iff ``dx^2 + dy^2 <= goal_d2()``.
 
-        The kernels compare integer squared distances against this, which decides exactly as
-        ``math.sqrt(dx*dx + dy*dy) <= goal_radius`` does, with no float rounding at the edge.
+        For grid bodies the largest integer ``d2`` with ``sqrt(d2) <= goal_radius``, which decides
+        exactly as ``math.sqrt(dx*dx + dy*dy) <= goal_radius`` does, with no float rounding at the
+        edge; for continuous bodies ``goal_radius**2``.
         """
+        if self.continuous:
+            return self.goal_radius ** 2
         w, h = self.grid_size
         limit = (w - 1) ** 2 + (h - 1) ** 2
         if self.goal_radius >= math.sqrt(limit):
-            return limit
+            return float(limit)
         k = min(int(self.goal_radius * self.goal_radius), limit)
         while k > 0 and math.sqrt(k) > self.goal_radius:
             k -= 1
         while k < limit and math.sqrt(k + 1) <= self.goal_radius:
             k += 1
-        return k
+        return float(k)
+
+    def metadata(self) -> dict:
+        """JSON-able description of the scenario, models included (enough to rebuild it)."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Model):
+                value = value.metadata()
+            elif f.name == "sensors":
+                value = [s.metadata() for s in value]
+            elif isinstance(value, tuple):
+                value = [list(v) if isinstance(v, tuple) else v for v in value]
+            out[f.name] = value
+        return out
 
     def replace(self, **changes) -> "Scenario":
         """A copy with some fields changed (validated again)."""
-        from dataclasses import replace
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise ValidationError(f"Scenario.replace: unknown field(s) {unknown}; expected Scenario fields")
+        return Scenario(**{**self._given, **changes})
 
-        return replace(self, **changes)
+
+class _Context:
+    """What a model needs to know about the scenario it is part of."""
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        self.grid_size = scenario.grid_size
+        self.n_agents = scenario.n_agents
+        self.plume = scenario.plume
+        self.body = scenario.action_model
+        self.continuous = scenario.action_model.continuous
+        self.oriented = scenario.action_model.oriented
+        self.sensors = scenario.sensors

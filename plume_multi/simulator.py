@@ -1,42 +1,49 @@
 """Simulator: the array API over the kernels.
 
 ``Simulator(scenario, num_worlds=B)`` owns one ``WorldState`` and advances all ``B x N`` agents in
-one kernel call. Arrays returned by ``reset`` and ``step`` are *views of its buffers*, valid until
-the next call: copy them if you keep them (the PettingZoo and Gymnasium front-ends do).
+one kernel call, assembled for the scenario's models (``kernels/assemble.py``). Arrays returned by
+``reset`` and ``step`` are *views of its buffers*, valid until the next call: copy them if you keep
+them (the PettingZoo and Gymnasium front-ends do).
 """
 
 from __future__ import annotations
 
+import json
 import numbers
-from dataclasses import asdict
+import os
+from types import SimpleNamespace
 
 import numba
 import numpy as np
 
 from .errors import StateError, ValidationError
-from .fields import gaussian_field, validate_field
-from .kernels import step as K
-from .scenario import Scenario
+from .kernels import assemble as A
+from .scenario import Scenario, _Context
 from .world import WorldState
 
-__all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED"]
+__all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED", "MAX_WORLDS"]
 
 AUTORESET_MODES = {
-    "disabled": K.AUTORESET_DISABLED,
-    "next_step": K.AUTORESET_NEXT_STEP,
-    "same_step": K.AUTORESET_SAME_STEP,
+    "disabled": A.AUTORESET_DISABLED,
+    "next_step": A.AUTORESET_NEXT_STEP,
+    "same_step": A.AUTORESET_SAME_STEP,
 }
 MAX_SEED = 2**63 - 1
+MAX_WORLDS = 2**31 - 1
 # Below this many agents a step is too short for threads to pay for their start-up.
 PARALLEL_MIN_AGENTS = 32768
 
 
-def _check_seed(seed, num_worlds: int):
-    """None, or an int with 0 <= seed and seed + num_worlds - 1 <= MAX_SEED."""
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_seed(seed, num_worlds: int):
+    """None, or an integer (Python or NumPy) with 0 <= seed and seed + num_worlds - 1 <= MAX_SEED."""
     if seed is None:
         return None
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)):
-        raise ValidationError(f"seed: got {seed!r} ({type(seed).__name__}); expected None or a non-negative int")
+    if not _is_int(seed):
+        raise ValidationError(f"seed: got {seed!r} ({type(seed).__name__}); expected None or a non-negative integer")
     seed = int(seed)
     if seed < 0 or seed + num_worlds - 1 > MAX_SEED:
         raise ValidationError(
@@ -46,12 +53,26 @@ def _check_seed(seed, num_worlds: int):
     return seed
 
 
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 class Simulator:
     """Advance ``num_worlds`` independent worlds of ``scenario.n_agents`` agents each.
 
     Args:
         scenario: a ``Scenario`` (default: ``Scenario()``).
-        num_worlds: B >= 1 independent worlds sharing one concentration field.
+        num_worlds: B >= 1 independent worlds sharing the plume's read-only data.
         autoreset: what happens to a world whose episode ended (all its agents terminated, or
             ``max_steps`` reached):
             ``"next_step"`` (default): the following ``step`` resets it (its actions are ignored;
@@ -62,7 +83,8 @@ class Simulator:
             ``"disabled"``: nothing; call ``reset(mask=...)``. Stepping on is allowed: agents
             that reached the source stay put and earn nothing, the others keep moving (and may
             still reach it), the step count keeps growing and ``truncated`` stays True.
-        field: optional ``(H, W)`` float array in ``[0, 1]`` to use instead of the Gaussian plume.
+        field: optional ``(H, W)`` array in ``[0, 1]`` to use instead of the Gaussian plume's field
+            (copied: later changes to your array do not reach the simulator).
         parallel: ``"auto"`` (threads for large batches when Numba has more than one),
             ``True`` or ``False``. Results are identical either way.
 
@@ -81,53 +103,125 @@ class Simulator:
             scenario = Scenario()
         if not isinstance(scenario, Scenario):
             raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario")
-        if not isinstance(num_worlds, numbers.Integral) or isinstance(num_worlds, bool) or num_worlds < 1:
-            raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
-        if autoreset not in AUTORESET_MODES:
+        if not _is_int(num_worlds) or not 1 <= num_worlds <= MAX_WORLDS:
+            raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer in 1..{MAX_WORLDS}")
+        if not isinstance(autoreset, str) or autoreset not in AUTORESET_MODES:
             raise ValidationError(f"autoreset: got {autoreset!r}; expected one of {list(AUTORESET_MODES)}")
-        if parallel not in ("auto", True, False):
+        if not (parallel is True or parallel is False or (isinstance(parallel, str) and parallel == "auto")):
             raise ValidationError(f"parallel: got {parallel!r}; expected 'auto', True or False")
-        self.scenario = scenario
-        self.num_worlds = int(num_worlds)
+        self.scenario = sc = scenario
+        self.num_worlds = B = int(num_worlds)
         self.autoreset = autoreset
-        sc = scenario
-        if field is None:
-            field = gaussian_field(sc.grid_size, sc.source_location, sc.sigma)
-        else:
-            field = validate_field(field, sc.grid_size)
-        field.flags.writeable = False
-        self.state = WorldState.allocate(self.num_worlds, sc.n_agents, sc.obs_dim, field,
-                                         sc.source_location, with_final=autoreset == "same_step")
-        cfg = np.zeros(K.CFG_SIZE, dtype=np.int64)
-        cfg[K.C_N_AGENTS] = sc.n_agents
-        cfg[K.C_WIDTH], cfg[K.C_HEIGHT] = sc.grid_size
-        cfg[K.C_SRC_X], cfg[K.C_SRC_Y] = sc.source_location
-        cfg[K.C_GOAL_D2] = sc.goal_d2()
-        cfg[K.C_MAX_STEPS] = sc.max_steps
-        cfg[K.C_AUTORESET] = AUTORESET_MODES[autoreset]
-        cfg[K.C_TEAM] = int(sc.team)
-        cfg[K.C_N_NEIGHBOURS] = sc.n_neighbours
-        cfg[K.C_FIXED_STARTS] = int(sc.start_positions is not None)
-        self._cfg = cfg
-        self._moves = sc.moves()
+        N = sc.n_agents
+        if B * N > 2**40:
+            raise ValidationError(f"num_worlds: got {B} worlds of {N} agents ({B * N} agents); expected at most 2**40 agents")
+
+        ctx = _Context(sc)
+        ctx.num_worlds = B
+        ctx.field = self._make_field(sc, field)
+        self._ctx = ctx
+        # Every model's parameters and state, by role; roles are "plume", "body", "reward", "sensor<k>".
+        self._roles = {"plume": sc.plume, "body": sc.action_model, "reward": sc.reward}
+        self._roles.update({f"sensor{k}": s for k, s in enumerate(sc.sensors)})
+        specs = {f"{role}.{name}": spec for role, model in self._roles.items()
+                 for name, spec in model.state_spec(ctx).items()}
+        self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step"))
+        self._params = {role: model.params(ctx) for role, model in self._roles.items()}
+        self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs)
+
+        cfg = np.zeros(A.CFG_SIZE, dtype=np.int64)
+        cfg[A.C_N_AGENTS] = N
+        cfg[A.C_WIDTH], cfg[A.C_HEIGHT] = sc.grid_size
+        cfg[A.C_MAX_STEPS] = sc.max_steps
+        cfg[A.C_AUTORESET] = AUTORESET_MODES[autoreset]
+        cfg[A.C_TEAM] = int(sc.team)
         if sc.start_positions is not None:
+            cfg[A.C_START_MODE] = A.START_FIXED
             self._starts = np.array(sc.start_positions, dtype=np.int32)
         else:
+            cfg[A.C_START_MODE] = A.START_DRAW
+            (x0, y0), (x1, y1) = sc.start_region or ((0, 0), (sc.width - 1, sc.height - 1))
+            cfg[A.C_X0], cfg[A.C_Y0], cfg[A.C_X1], cfg[A.C_Y1] = x0, y0, x1, y1
             self._starts = np.zeros((0, 2), dtype=np.int32)
-        s = self.state
-        self._state_args = (s.pos, s.active, s.terminated, s.truncated, s.obs, s.reward,
-                            s.ep_length, s.world_t, s.world_done, s.world_episode, s.world_seed)
-        self._step_args = (self._moves, s.field, self._starts, cfg, *self._state_args,
-                           s.final_obs, s.final_length)
-        self._reset_args = (cfg, s.field, self._starts, *self._state_args)
-        self._action_shape = (self.num_agents,)
-        self._all_worlds = np.ones(self.num_worlds, dtype=np.bool_)
+        fcfg = np.zeros(A.FCFG_SIZE, dtype=np.float64)
+        fcfg[A.F_GOAL_D2] = sc.goal_d2()
+        self._cfg, self._fcfg = cfg, fcfg
+        self._driver = A.assemble(self._layout())
+        self._args = self._args_for(self.state)
+
+        self._action_shape = (B * N, 2) if sc.continuous else (B * N,)
+        self._all_worlds = np.ones(B, dtype=np.bool_)
         if parallel == "auto":
-            parallel = numba.get_num_threads() > 1 and self.num_worlds > 1 and self.num_agents >= PARALLEL_MIN_AGENTS
+            parallel = numba.get_num_threads() > 1 and B > 1 and B * N >= PARALLEL_MIN_AGENTS
         self.parallel = bool(parallel)
-        self._step_kernel = K.step_kernel_parallel if self.parallel else K.step_kernel
+        self._step_kernel = self._driver.step_parallel if self.parallel else self._driver.step
         self._ready = False
         self.seed = None
+        # the base of each world's seed (world_seed = base + b); validate() checks against it
+        self._seed_base = np.full(B, -1, dtype=np.int64)
+
+    # ------------------------------------------------------------------ assembly
+    @staticmethod
+    def _make_field(sc: Scenario, field):
+        if field is None:
+            made = sc.plume.field(sc.grid_size) if hasattr(sc.plume, "field") else None
+            if made is not None:
+                made.flags.writeable = False
+            return made
+        if not hasattr(sc.plume, "field") or sc.plume.fixed_source() is None:
+            raise ValidationError(f"field: a field replaces a static plume's; the plume {sc.plume.name} has none")
+        w, h = sc.grid_size
+        try:
+            arr = np.array(field, dtype=np.float64, copy=True)
+        except (TypeError, ValueError, OverflowError):
+            raise ValidationError(f"field: got {type(field).__name__}; expected a float array of shape "
+                                  f"(height, width) = ({h}, {w}) with values in [0, 1]") from None
+        if arr.shape != (h, w):
+            raise ValidationError(f"field: got shape {arr.shape}; expected (height, width) = ({h}, {w})")
+        if not np.isfinite(arr).all() or (arr.size and (arr.min() < 0 or arr.max() > 1)):
+            raise ValidationError("field: got values outside [0, 1] or not finite; expected finite values in [0, 1]")
+        out = np.ascontiguousarray(arr, dtype=np.float32)
+        out.flags.writeable = False
+        return out
+
+    def _layout(self) -> A.Layout:
+        ctx = self._ctx
+        sensors = []
+        col = 0
+        for k, sensor in enumerate(self.scenario.sensors):
+            def bind(code, k=k, col=col):
+                return code.replace("{col}", str(col)).replace("{k}", str(k))
+            sensors.append((sensor.kernel_module, bind(sensor.emit_agent(ctx)), bind(sensor.emit_world(ctx))))
+            col += sensor.width(ctx)
+        sc = self.scenario
+        return A.Layout(plume=sc.plume.kernel_module, body=sc.action_model.kernel_module,
+                        reward=sc.reward.kernel_module, sensors=tuple(sensors), one_agent=sc.n_agents == 1, continuous=sc.continuous)
+
+    def _model_state(self, state: WorldState, role: str) -> tuple:
+        prefix = role + "."
+        arrays = {name[len(prefix):]: arr for name, arr in state.models.items() if name.startswith(prefix)}
+        return self._roles[role].state_tuple(arrays)
+
+    def _args_for(self, state: WorldState) -> tuple:
+        P = self._params
+        args = [P["plume"], self._model_state(state, "plume"), P["body"], self._model_state(state, "body"),
+                P["reward"]]
+        for k in range(len(self.scenario.sensors)):
+            args += [P[f"sensor{k}"], self._model_state(state, f"sensor{k}")]
+        args += [self._cfg, self._fcfg, self._starts, state.pos, state.active, state.terminated,
+                 state.truncated, state.obs, state.reward, state.ep_length, state.world_t,
+                 state.world_done, state.world_episode, state.world_seed, state.final_obs,
+                 state.final_length]
+        return tuple(args)
+
+    @staticmethod
+    def _check_memory(needed: int) -> None:
+        available = _available_memory()
+        if available is not None and needed > available:
+            raise ValidationError(
+                f"num_worlds x n_agents: the state needs {needed / 2**30:.1f} GiB; "
+                f"{available / 2**30:.1f} GiB of memory is available. Use fewer worlds or agents."
+            )
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -150,37 +244,54 @@ class Simulator:
 
     @property
     def field(self) -> np.ndarray:
-        """The shared concentration field, ``(H, W)`` float32, read-only."""
-        return self.state.field
+        """The concentration of world 0 now, ``(H, W)`` float32 (read-only for a static plume)."""
+        return self.plume_image(0)
+
+    def plume_image(self, world: int = 0) -> np.ndarray:
+        """``(H, W)`` float32 concentration of one world at its current step, for pictures."""
+        if not _is_int(world) or not 0 <= world < self.num_worlds:
+            raise ValidationError(f"world: got {world!r}; expected an integer in 0..{self.num_worlds - 1}")
+        plume = self.scenario.plume
+        if self._ctx.field is not None:
+            return self._ctx.field
+        state = self._model_state(self.state, "plume")
+        return plume.image(self._params["plume"], state, int(world), int(self.state.world_t[world]))
+
+    @property
+    def sources(self) -> np.ndarray:
+        """``(B, 2)`` float64: the source each world is searching for, ``(x, y)`` in cells."""
+        return self.scenario.plume.sources(self._params["plume"], self._model_state(self.state, "plume"),
+                                           self.num_worlds)
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed=None, mask=None) -> np.ndarray:
         """Start new episodes; return the observations, ``(B*N, D)`` float32 (a view).
 
         Args:
-            seed: ``None`` or an int. With a seed, world ``i`` is seeded ``seed + i`` and its
+            seed: ``None`` or an integer. With a seed, world ``i`` is seeded ``seed + i`` and its
                 first episode starts exactly where ``PlumeSearchEnv().reset(seed=seed + i)`` does.
                 With ``None``, each world begins its next episode from its own stream (the first
                 reset ever draws a base seed, kept in ``self.seed``).
             mask: ``None`` (all worlds) or a ``(B,)`` bool array of the worlds to reset; the
                 others are left exactly as they are.
         """
-        seed = _check_seed(seed, self.num_worlds)
+        seed = check_seed(seed, self.num_worlds)
         if mask is None:
             mask = self._all_worlds
         else:
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_worlds,) or mask.dtype != np.bool_:
-                raise ValidationError(
-                    f"mask: got shape {mask.shape} dtype {mask.dtype}; expected a ({self.num_worlds},) bool array"
-                )
+            if not isinstance(mask, np.ndarray) or mask.shape != (self.num_worlds,) or mask.dtype != np.bool_:
+                got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else type(mask).__name__
+                raise ValidationError(f"mask: got {got}; expected a ({self.num_worlds},) bool array")
             if not self._ready and not mask.all():
                 raise StateError("Cannot reset part of the worlds before the first reset(): reset them all first")
+            mask = np.ascontiguousarray(mask)
         if seed is None and not self._ready:
             seed = int(np.random.SeedSequence().entropy % (2**31 - self.num_worlds))
-        if seed is not None and mask is self._all_worlds:
-            self.seed = seed
-        K.reset_kernel(mask, -1 if seed is None else seed, *self._reset_args)
+        if seed is not None:
+            if mask is self._all_worlds:
+                self.seed = seed
+            self._seed_base[mask] = seed
+        self._driver.reset(mask, -1 if seed is None else seed, *self._args)
         self._ready = True
         return self.state.obs
 
@@ -188,8 +299,9 @@ class Simulator:
         """Advance every world one step.
 
         Args:
-            actions: ``(B*N,)`` (or ``(B, N)``) integers in ``0..n_actions-1``. Agents that are not
-                active ignore theirs, but every entry is checked.
+            actions: discrete bodies: ``(B*N,)`` (or ``(B, N)``) integers in ``0..n_actions-1``;
+                continuous bodies: ``(B*N, 2)`` (or ``(B, N, 2)``) finite floats, clipped to the
+                action box. Agents that are not active ignore theirs, but every entry is checked.
 
         Returns:
             ``(obs, reward, terminated, truncated)``: views of ``(B*N, D)`` float32,
@@ -199,24 +311,48 @@ class Simulator:
             ValidationError: wrong type, dtype, shape or a value out of range. Nothing changed.
             StateError: before the first ``reset``.
         """
-        if (type(actions) is not np.ndarray or actions.dtype != np.int64
-                or actions.shape != self._action_shape or not actions.flags.c_contiguous):
+        given = actions
+        if (type(actions) is not np.ndarray or actions.shape != self._action_shape
+                or actions.dtype != (np.float64 if self.scenario.continuous else np.int64)
+                or not actions.flags.c_contiguous):
             actions = self._coerce_actions(actions)
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
-        bad = self._step_kernel(actions, *self._step_args)
+        bad = self._step_kernel(actions, *self._args)
         if bad >= 0:
-            raise ValidationError(
-                f"actions[{bad}] = {actions[bad]} is out of range; expected integers in "
-                f"0..{self.n_actions - 1} (action model {self.scenario.action_model!r}). Nothing was changed."
-            )
+            self._bad_action(given, bad)
         s = self.state
         return s.obs, s.reward, s.terminated, s.truncated
 
+    def _bad_action(self, given, row: int):
+        body = self.scenario.action_model
+        value = np.asarray(given).reshape(self._action_shape)[row]
+        if self.scenario.continuous:
+            raise ValidationError(f"actions[{row}] = {value.tolist()} is not finite; expected finite "
+                                  f"(speed, turn) pairs. Nothing was changed.")
+        raise ValidationError(
+            f"actions[{row}] = {value} is out of range; expected integers in 0..{self.n_actions - 1} "
+            f"(action model {body.name}). Nothing was changed."
+        )
+
     def _coerce_actions(self, actions) -> np.ndarray:
         B, N = self.num_worlds, self.n_agents
+        if self.scenario.continuous:
+            expected = f"a float array of shape ({B * N}, 2) or ({B}, {N}, 2): (speed, turn) per agent"
+            try:
+                arr = np.asarray(actions)
+            except (TypeError, ValueError):
+                raise ValidationError(f"actions: got {type(actions).__name__}; expected {expected}") from None
+            if arr.dtype.kind not in "fiu":
+                raise ValidationError(f"actions: got dtype {arr.dtype}; expected {expected}")
+            if arr.shape not in ((B * N, 2), (B, N, 2)):
+                raise ValidationError(f"actions: got shape {arr.shape}; expected {expected}")
+            return np.ascontiguousarray(arr.reshape(B * N, 2), dtype=np.float64)
         expected = f"an integer array of shape ({B * N},) or ({B}, {N}) with values in 0..{self.n_actions - 1}"
-        arr = np.asarray(actions)
+        try:
+            arr = np.asarray(actions)
+        except (TypeError, ValueError):
+            raise ValidationError(f"actions: got {type(actions).__name__}; expected {expected}") from None
         if arr.dtype.kind not in "iu":
             raise ValidationError(
                 f"actions: got dtype {arr.dtype}; expected {expected} (floats, NaN and booleans are not actions)"
@@ -263,6 +399,12 @@ class Simulator:
         ``state.world_done``); under ``same_step`` their final observation is in ``final_obs``."""
         return self.state.world_done
 
+    def model_state(self, name: str) -> np.ndarray:
+        """A model's state array by name (``"body.heading"``, ``"plume.source"``, ...; a view)."""
+        if name not in self.state.models:
+            raise ValidationError(f"name: got {name!r}; expected one of {sorted(self.state.models)}")
+        return self.state.models[name]
+
     # ------------------------------------------------------------------ snapshot / restore / validate
     def snapshot(self) -> dict:
         """The full state as a plain dict (arrays and JSON-able scalars), including the scenario.
@@ -274,36 +416,117 @@ class Simulator:
             raise StateError("Cannot snapshot before reset(): call reset() first")
         snap = self.state.snapshot()
         snap.update(autoreset=self.autoreset, base_seed=-1 if self.seed is None else self.seed,
-                    scenario_repr=repr(self.scenario))
+                    seed_base=self._seed_base.copy(), scenario=self._scenario_json())
         return snap
 
+    def _scenario_json(self) -> str:
+        return json.dumps(self.scenario.metadata(), sort_keys=True)
+
     def restore(self, snapshot) -> None:
-        """Bring this simulator back to ``snapshot`` (checked first; on error nothing changes)."""
+        """Bring this simulator back to ``snapshot``. Everything is checked first (keys, shapes,
+        dtypes, the scenario it was taken from, and the consistency of its content); on an error
+        nothing changes."""
         if not isinstance(snapshot, dict) and not hasattr(snapshot, "files"):
             raise ValidationError(f"snapshot: got {type(snapshot).__name__}; expected the dict made by snapshot()")
-        snap = dict(snapshot.items()) if hasattr(snapshot, "files") else snapshot
-        for key, mine in (("autoreset", self.autoreset), ("scenario_repr", repr(self.scenario))):
-            theirs = snap.get(key)
-            theirs = theirs.item() if isinstance(theirs, np.ndarray) else theirs
-            if theirs != mine:
-                raise ValidationError(f"snapshot: {key} = {theirs!r}; this simulator has {mine!r}")
-        self.state.load(snap)
-        base = snap["base_seed"]
-        base = int(base.item() if isinstance(base, np.ndarray) else base)
+        snap = {k: snapshot[k] for k in snapshot.files} if hasattr(snapshot, "files") else snapshot
+
+        def scalar(key, kind):
+            if key not in snap:
+                raise ValidationError(f"snapshot: missing key {key!r}; expected a dict made by snapshot()")
+            value = snap[key]
+            if isinstance(value, np.ndarray) and value.shape == ():
+                value = value.item()
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise ValidationError(f"snapshot[{key!r}]: got {value!r}; expected {kind.__name__ if isinstance(kind, type) else 'an integer'}")
+            return value
+
+        if scalar("autoreset", str) != self.autoreset:
+            raise ValidationError(f"snapshot['autoreset']: got {snap['autoreset']!r}; this simulator has {self.autoreset!r}")
+        theirs = scalar("scenario", str)
+        mine = self._scenario_json()
+        if theirs != mine:
+            try:
+                a, b = json.loads(theirs), json.loads(mine)
+                diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            except (ValueError, AttributeError):
+                diff = ["(unreadable)"]
+            raise ValidationError(f"snapshot['scenario']: taken from a different scenario; fields that differ: {diff}")
+        base = int(scalar("base_seed", (int, np.integer)))
+        if not -1 <= base <= MAX_SEED:
+            raise ValidationError(f"snapshot['base_seed']: got {base}; expected -1 or a seed in 0..{MAX_SEED}")
+        seed_base = snap.get("seed_base")
+        if not isinstance(seed_base, np.ndarray) or seed_base.shape != (self.num_worlds,) or seed_base.dtype != np.int64:
+            raise ValidationError(f"snapshot['seed_base']: got {type(seed_base).__name__}; expected a "
+                                  f"({self.num_worlds},) int64 array")
+        candidate = self.state.check_snapshot(snap)
+        problems = self._problems(candidate, seed_base)
+        if problems:
+            raise ValidationError(f"snapshot: inconsistent state, nothing restored: {'; '.join(problems[:3])}")
+        self.state.copy_from(candidate)
+        self._seed_base[:] = seed_base
         self.seed = None if base < 0 else base
         self._ready = True
 
     def validate(self) -> list[str]:
         """Problems in the current state (empty when consistent)."""
-        problems = self.state.validate(max_steps=self.scenario.max_steps, autoreset=self.autoreset)
-        if not problems:
-            d = self.state.pos.astype(np.int64) - np.asarray(self.scenario.source_location)
-            # arrival is checked by a step, so only an agent that has not moved yet may sit there active
-            moved_in = self.state.active & (self.state.ep_length > 0) & ((d * d).sum(axis=1) <= self.scenario.goal_d2())
-            at_goal = np.flatnonzero(moved_in)
-            if at_goal.size:
-                problems.append(f"active: {at_goal.size} agents that moved onto the source are still marked active (first: row {at_goal[0]})")
+        return self._problems(self.state, self._seed_base)
+
+    def _problems(self, state: WorldState, seed_base: np.ndarray) -> list[str]:
+        sc = self.scenario
+        problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
+        if problems:
+            return problems
+        B, N = self.num_worlds, self.n_agents
+        rows = lambda arr: np.flatnonzero(arr)  # noqa: E731
+        allowed = np.array(sorted({0.0, *sc.reward.values()}), dtype=np.float32)
+        bad = rows(~np.isin(state.reward, allowed))
+        if bad.size:
+            problems.append(f"reward: {bad.size} values the reward model cannot give (first: row {bad[0]}, "
+                            f"{state.reward[bad[0]]!r}; expected one of {allowed.tolist()})")
+        seeded = seed_base >= 0
+        wrong = rows(seeded & (state.world_seed != seed_base + np.arange(B)))
+        if wrong.size:
+            problems.append(f"world_seed: {wrong.size} worlds whose seed is not the seed they were reset with "
+                            f"(first: world {wrong[0]})")
+        # recompute the observations of the sensors that are a pure function of the state
+        recomputed = self._observe_copy(state)
+        col = 0
+        for sensor in sc.sensors:
+            width = sensor.width(self._ctx)
+            if sensor.recomputable:
+                a = state.obs[:, col:col + width]
+                b = recomputed[:, col:col + width]
+                diff = rows(~((a == b) | (np.isnan(a) & np.isnan(b))).all(axis=1))
+                if diff.size:
+                    problems.append(f"obs: {diff.size} rows whose {sensor.name} columns do not match the state "
+                                    f"(first: row {diff[0]})")
+            col += width
+        d2 = self._distance2_to_source(state)
+        moved_in = state.active & (state.ep_length > 0) & (d2 <= sc.goal_d2())
+        at_goal = rows(moved_in)
+        if at_goal.size:
+            problems.append(f"active: {at_goal.size} agents that moved onto the source are still marked active "
+                            f"(first: row {at_goal[0]})")
         return problems
+
+    def _observe_copy(self, state: WorldState) -> np.ndarray:
+        """The observations the sensors give for ``state`` now, computed on copies."""
+        copy = WorldState(num_worlds=state.num_worlds, n_agents=state.n_agents, obs_dim=state.obs_dim,
+                          models={k: v.copy() for k, v in state.models.items()}, model_specs=state.model_specs,
+                          **{name: getattr(state, name).copy() for name in
+                             ("pos", "active", "terminated", "truncated", "obs", "reward", "ep_length",
+                              "world_t", "world_done", "world_episode", "world_seed", "final_obs",
+                              "final_length")})
+        self._driver.observe_all(*self._args_for(copy))
+        return copy.obs
+
+    def _distance2_to_source(self, state: WorldState) -> np.ndarray:
+        body = self.scenario.action_model
+        loc = body.locations(self._params["body"], self._model_state(state, "body"), state.pos) \
+            if hasattr(body, "locations") else state.pos.astype(np.float64)
+        src = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
+        d = loc - np.repeat(src, self.n_agents, axis=0)
+        return (d * d).sum(axis=1)
 
     def __repr__(self) -> str:
         return f"Simulator({self.scenario!r}, num_worlds={self.num_worlds}, autoreset={self.autoreset!r})"

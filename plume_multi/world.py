@@ -2,20 +2,21 @@
 
 A passive container: it does not step, seed or configure anything. The Simulator owns one and
 the kernels write into its arrays in place. ``snapshot()`` exports it as a plain dict of arrays and
-scalars, ``load()`` copies a snapshot back in, ``validate()`` lists inconsistencies.
+scalars, ``load()`` copies a snapshot back in (after checking all of it), ``validate()`` lists
+inconsistencies.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import ValidationError
 
-__all__ = ["WorldState", "SNAPSHOT_FORMAT"]
+__all__ = ["WorldState", "SNAPSHOT_FORMAT", "ARRAY_FIELDS"]
 
-SNAPSHOT_FORMAT = "plume_multi.world/1"
+SNAPSHOT_FORMAT = "plume_multi.world/2"
 
 # name -> (dtype, shape as a function of (B, N, D)); final_* have zero rows unless SAME_STEP.
 _PER_AGENT = {
@@ -30,7 +31,7 @@ _PER_AGENT = {
 _PER_WORLD = {
     "world_t": (np.int32, lambda B, N, D: (B,)),
     "world_done": (np.bool_, lambda B, N, D: (B,)),
-    "world_episode": (np.int32, lambda B, N, D: (B,)),
+    "world_episode": (np.int64, lambda B, N, D: (B,)),
     "world_seed": (np.int64, lambda B, N, D: (B,)),
 }
 _FINAL = {
@@ -38,6 +39,13 @@ _FINAL = {
     "final_length": (np.int32, lambda B, N, D: (B * N,)),
 }
 ARRAY_FIELDS = {**_PER_AGENT, **_PER_WORLD, **_FINAL}
+
+
+def _rows_where(cond: np.ndarray) -> np.ndarray:
+    """Indices of the rows (first axis) where ``cond`` holds anywhere."""
+    if cond.ndim > 1:
+        cond = cond.reshape(cond.shape[0], -1).any(axis=1) if cond.shape[0] else np.zeros(0, np.bool_)
+    return np.flatnonzero(cond)
 
 
 @dataclass(eq=False)
@@ -50,25 +58,24 @@ class WorldState:
         terminated, truncated (BN,) bool: flags returned by the last step.
         obs (BN, D) float32, reward (BN,) float32: outputs of the last step or reset.
         ep_length (BN,) int32: steps an agent has taken while active this episode.
-        world_t (B,) int32: steps into the current episode.
+        world_t (B,) int32: steps into the current episode. Both stop counting at 2**31 - 1
+            (reachable only by stepping on past ``max_steps`` with autoreset disabled), so they
+            never wrap: ``truncated`` stays True.
         world_done (B,) bool: the episode ended on the last step (``world_t >= max_steps`` or no
             agent active); under NEXT_STEP autoreset the next step resets the world, under
             SAME_STEP it has been reset already.
-        world_episode (B,) int32: episodes since the world was last seeded (0 = the seeded one).
+        world_episode (B,) int64: episodes since the world was last seeded (0 = the seeded one).
         world_seed (B,) int64: the seed the world was last reset with.
         final_obs (BN, D), final_length (BN,): under SAME_STEP autoreset, the last observation
             and length of the episodes that ended on the last step, where ``world_done`` (zero
             rows otherwise).
-        field (H, W) float32: the shared concentration field, indexed ``[y, x]``; never copied per
-            agent or per step.
-        source (2,) int32: ``(x, y)`` of the source.
+        models: the arrays the scenario's models keep (a movie's frame clock per world, headings,
+            puffs, beliefs, ...), by name ``"<role>.<array>"``, e.g. ``"body.heading"``.
     """
 
     num_worlds: int
     n_agents: int
     obs_dim: int
-    field: np.ndarray
-    source: np.ndarray
     pos: np.ndarray
     active: np.ndarray
     terminated: np.ndarray
@@ -82,11 +89,28 @@ class WorldState:
     world_seed: np.ndarray
     final_obs: np.ndarray
     final_length: np.ndarray
+    models: dict = field(default_factory=dict)
+    model_specs: dict = field(default_factory=dict)
+
+    @staticmethod
+    def nbytes_needed(num_worlds: int, n_agents: int, obs_dim: int, model_specs: dict,
+                      with_final: bool = False) -> int:
+        """Bytes the arrays of such a state take."""
+        B, N, D = num_worlds, n_agents, obs_dim
+        total = 0
+        for name, (dtype, shape) in ARRAY_FIELDS.items():
+            if name in _FINAL and not with_final:
+                continue
+            total += int(np.prod(shape(B, N, D), dtype=np.float64)) * np.dtype(dtype).itemsize
+        for spec in model_specs.values():
+            total += int(np.prod(spec.shape(B, N), dtype=np.float64)) * np.dtype(spec.dtype).itemsize
+        return total
 
     @classmethod
-    def allocate(cls, num_worlds: int, n_agents: int, obs_dim: int, field: np.ndarray, source,
-                 with_final: bool = False) -> "WorldState":
-        """Zeroed state; ``with_final`` allocates the SAME_STEP final buffers."""
+    def allocate(cls, num_worlds: int, n_agents: int, obs_dim: int, with_final: bool = False,
+                 model_specs: dict | None = None) -> "WorldState":
+        """Zeroed state; ``with_final`` allocates the SAME_STEP final buffers; ``model_specs``
+        maps names to the ``StateArray`` specs of the models' arrays."""
         B, N, D = num_worlds, n_agents, obs_dim
         arrays = {}
         for name, (dtype, shape) in ARRAY_FIELDS.items():
@@ -94,66 +118,88 @@ class WorldState:
             if name in _FINAL and not with_final:
                 s = (0,) + s[1:]
             arrays[name] = np.zeros(s, dtype=dtype)
-        return cls(num_worlds=B, n_agents=N, obs_dim=D, field=field,
-                   source=np.asarray(source, dtype=np.int32), **arrays)
+        specs = dict(model_specs or {})
+        models = {name: np.zeros(spec.shape(B, N), dtype=spec.dtype) for name, spec in specs.items()}
+        return cls(num_worlds=B, n_agents=N, obs_dim=D, models=models, model_specs=specs, **arrays)
 
-    @property
-    def grid_size(self) -> tuple[int, int]:
-        return int(self.field.shape[1]), int(self.field.shape[0])
+    def _all_arrays(self) -> dict:
+        out = {name: getattr(self, name) for name in ARRAY_FIELDS}
+        out.update({f"model:{name}": arr for name, arr in self.models.items()})
+        return out
 
     def nbytes_per_agent(self) -> float:
-        """Bytes of state per agent, the shared field excluded."""
-        total = sum(getattr(self, name).nbytes for name in ARRAY_FIELDS)
+        """Bytes of state per agent, shared model parameters (fields, frames) excluded."""
+        total = sum(arr.nbytes for arr in self._all_arrays().values())
         return total / (self.num_worlds * self.n_agents)
 
     # ------------------------------------------------------------------ snapshot / load
     def snapshot(self) -> dict:
         """A plain dict of array copies and scalars (``numpy.savez(path, **snap)`` saves it).
 
-        The field is included, so a snapshot is complete on its own.
+        Model arrays are stored under ``"model:<name>"``.
         """
-        snap = {name: getattr(self, name).copy() for name in ARRAY_FIELDS}
+        snap = {name: arr.copy() for name, arr in self._all_arrays().items()}
         snap.update(format=SNAPSHOT_FORMAT, num_worlds=self.num_worlds, n_agents=self.n_agents,
-                    obs_dim=self.obs_dim, field=self.field.copy(), source=self.source.copy())
+                    obs_dim=self.obs_dim)
         return snap
 
-    def load(self, snap) -> None:
-        """Copy a snapshot into this state's arrays (in place), after checking all of it.
-
-        Raises ``ValidationError`` naming the first entry that does not fit; then nothing changed.
-        """
+    def check_snapshot(self, snap) -> "WorldState":
+        """Check the keys, shapes and dtypes of ``snap`` against this state; return a new
+        ``WorldState`` holding copies of its arrays (for content checks). Never changes ``self``."""
         def scalar(key):
             if key not in snap:
-                raise ValidationError(f"snapshot: missing {key!r}; expected a dict made by snapshot()")
+                raise ValidationError(f"snapshot: missing key {key!r}; expected a dict made by snapshot()")
             value = snap[key]
-            return value.item() if isinstance(value, np.ndarray) else value
+            if isinstance(value, np.ndarray):
+                if value.shape != ():
+                    raise ValidationError(f"snapshot[{key!r}]: got an array of shape {value.shape}; expected a scalar")
+                value = value.item()
+            return value
 
-        if scalar("format") != SNAPSHOT_FORMAT:
-            raise ValidationError(f"snapshot: format {scalar('format')!r}; expected {SNAPSHOT_FORMAT!r}")
+        fmt = scalar("format")
+        if fmt != SNAPSHOT_FORMAT:
+            raise ValidationError(f"snapshot['format']: got {fmt!r}; expected {SNAPSHOT_FORMAT!r}")
         for key, mine in (("num_worlds", self.num_worlds), ("n_agents", self.n_agents), ("obs_dim", self.obs_dim)):
-            if int(scalar(key)) != mine:
-                raise ValidationError(f"snapshot: {key} = {scalar(key)}; this simulator has {key} = {mine}")
-        for name in ("field", "source", *ARRAY_FIELDS):
-            mine = getattr(self, name)
-            theirs = np.asarray(snap[name]) if name in snap else None
-            if theirs is None or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
-                got = "missing" if theirs is None else f"shape {theirs.shape} dtype {theirs.dtype}"
-                raise ValidationError(f"snapshot[{name!r}]: {got}; expected shape {mine.shape} dtype {mine.dtype}")
-        if not np.array_equal(np.asarray(snap["field"]), self.field) or not np.array_equal(snap["source"], self.source):
-            raise ValidationError("snapshot: its field or source differs from this simulator's scenario")
+            theirs = scalar(key)
+            if not isinstance(theirs, (int, np.integer)) or isinstance(theirs, bool) or int(theirs) != mine:
+                raise ValidationError(f"snapshot[{key!r}]: got {theirs!r}; this simulator has {key} = {mine}")
+        copies = {}
+        for name, mine in self._all_arrays().items():
+            if name not in snap:
+                raise ValidationError(f"snapshot: missing key {name!r}; expected shape {mine.shape} dtype {mine.dtype}")
+            theirs = snap[name]
+            if not isinstance(theirs, np.ndarray) or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
+                got = (f"shape {theirs.shape} dtype {theirs.dtype}" if isinstance(theirs, np.ndarray)
+                       else type(theirs).__name__)
+                raise ValidationError(f"snapshot[{name!r}]: got {got}; expected shape {mine.shape} dtype {mine.dtype}")
+            copies[name] = np.array(theirs, copy=True, order="C")
+        extra = sorted(k for k in snap if k.startswith("model:") and k not in copies)
+        if extra:
+            raise ValidationError(f"snapshot: unexpected model arrays {extra}; this simulator's models keep "
+                                  f"{sorted(self.models)}")
+        core = {name: copies[name] for name in ARRAY_FIELDS}
+        models = {name[len("model:"):]: arr for name, arr in copies.items() if name.startswith("model:")}
+        return WorldState(num_worlds=self.num_worlds, n_agents=self.n_agents, obs_dim=self.obs_dim,
+                          models=models, model_specs=self.model_specs, **core)
+
+    def copy_from(self, other: "WorldState") -> None:
+        """Copy every array of ``other`` (same shapes) into this state's arrays, in place."""
         for name in ARRAY_FIELDS:
-            np.copyto(getattr(self, name), snap[name])
+            np.copyto(getattr(self, name), getattr(other, name))
+        for name, arr in self.models.items():
+            np.copyto(arr, other.models[name])
 
     # ------------------------------------------------------------------ validate
-    def validate(self, max_steps: int | None = None, autoreset: str = "next_step") -> list[str]:
+    def validate(self, grid_size, max_steps: int | None = None, autoreset: str = "next_step") -> list[str]:
         """Problems found in the state (empty when consistent). Never raises.
 
-        With ``max_steps``, also checks ``world_done`` against the step counts and, unless
-        ``autoreset == "disabled"`` (where episodes may run past their end), that no world is
-        past ``max_steps``.
+        Checks what holds whatever the models: shapes and dtypes, positions in the grid, finite
+        values, non-negative counters, flags coherent with each other and with the step counts,
+        and the models' arrays within their declared ranges. ``Simulator.validate`` adds the
+        checks that need the scenario (observations, rewards, seeds).
         """
         problems = []
-        w, h = self.grid_size
+        w, h = grid_size
         B, N = self.num_worlds, self.n_agents
         for name, (dtype, shape) in ARRAY_FIELDS.items():
             arr = getattr(self, name)
@@ -162,41 +208,58 @@ class WorldState:
                 expected = (0,) + expected[1:]
             if arr.dtype != dtype or arr.shape != expected:
                 problems.append(f"{name}: shape {arr.shape} dtype {arr.dtype}; expected {expected} {np.dtype(dtype)}")
+        for name, spec in self.model_specs.items():
+            arr = self.models.get(name)
+            expected = spec.shape(B, N)
+            if arr is None or arr.dtype != spec.dtype or arr.shape != expected:
+                got = "missing" if arr is None else f"shape {arr.shape} dtype {arr.dtype}"
+                problems.append(f"{name}: {got}; expected {expected} {np.dtype(spec.dtype)}")
         if problems:
             return problems
+
+        def report(name, rows, what):
+            if rows.size:
+                problems.append(f"{name}: {rows.size} {what} (first at index {rows[0]})")
+
         x, y = self.pos[:, 0], self.pos[:, 1]
-        out = np.flatnonzero((x < 0) | (x >= w) | (y < 0) | (y >= h))
-        if out.size:
-            problems.append(f"pos: {out.size} agents outside the {w}x{h} grid (first: row {out[0]} at {tuple(self.pos[out[0]])})")
-        if not (0 <= self.source[0] < w and 0 <= self.source[1] < h):
-            problems.append(f"source: {tuple(self.source)} outside the {w}x{h} grid")
-        if not np.isfinite(self.field).all() or self.field.min() < 0 or self.field.max() > 1:
-            problems.append("field: values outside [0, 1] or not finite")
-        if not np.isfinite(self.obs).all():
-            problems.append("obs: not finite")
-        if not np.isfinite(self.reward).all() or (self.reward < 0).any():
-            problems.append("reward: negative or not finite")
-        for name in ("world_t", "world_episode", "world_seed", "ep_length"):
-            neg = np.flatnonzero(getattr(self, name) < 0)
-            if neg.size:
-                problems.append(f"{name}: {neg.size} negative values (first at {neg[0]})")
+        report("pos", np.flatnonzero((x < 0) | (x >= w) | (y < 0) | (y >= h)), f"agents outside the {w}x{h} grid")
+        for name in ("obs", "reward", "final_obs"):
+            report(name, _rows_where(~np.isfinite(getattr(self, name))), "rows not finite")
+        for name in ("world_t", "world_episode", "world_seed", "ep_length", "final_length"):
+            report(name, np.flatnonzero(getattr(self, name) < 0), "negative values")
+        for name, spec in self.model_specs.items():
+            arr = self.models[name]
+            if arr.dtype.kind == "f":
+                report(name, _rows_where(~np.isfinite(arr)), "rows not finite")
+            if spec.low is not None:
+                report(name, _rows_where(arr < spec.low), f"rows below {spec.low}")
+            if spec.high is not None:
+                report(name, _rows_where(arr > spec.high), f"rows above {spec.high}")
         t_per_agent = np.repeat(self.world_t, N)
-        over = np.flatnonzero(self.ep_length > t_per_agent)
-        if over.size:
-            problems.append(f"ep_length: {over.size} agents took more steps than their world's step count (first: row {over[0]})")
-        lag = np.flatnonzero(self.active & (self.ep_length != t_per_agent))
-        if lag.size:
-            problems.append(f"ep_length: {lag.size} active agents did not move at every step (first: row {lag[0]})")
+        report("ep_length", np.flatnonzero(self.ep_length > t_per_agent),
+               "agents took more steps than their world's step count")
+        report("ep_length", np.flatnonzero(self.active & (self.ep_length != t_per_agent)),
+               "active agents did not move at every step")
+        # Under SAME_STEP a world that ended on the last step is reset already, but the flags
+        # and rewards it returned are that last step's: its flags are not checked against the
+        # new episode.
+        fresh = (self.world_done & (self.world_t == 0)) if autoreset == "same_step" else np.zeros(B, np.bool_)
+        fresh_rows = np.repeat(fresh, N)
+        report("terminated", np.flatnonzero(self.active & self.terminated & ~fresh_rows),
+               "agents both active and terminated")
+        report("terminated", np.flatnonzero(~self.active & ~self.terminated & (t_per_agent > 0) & ~fresh_rows),
+               "agents neither active nor terminated")
         if max_steps is not None:
             if autoreset != "disabled":
-                late = np.flatnonzero(self.world_t > max_steps)
-                if late.size:
-                    problems.append(f"world_t: {late.size} worlds past max_steps={max_steps} (first: world {late[0]})")
+                report("world_t", np.flatnonzero(self.world_t > max_steps), f"worlds past max_steps={max_steps}")
+            due = np.repeat(self.world_t >= max_steps, N)
+            report("truncated", np.flatnonzero(self.truncated & ~due & ~fresh_rows), f"agents truncated before max_steps={max_steps}")
+            report("truncated", np.flatnonzero(~self.truncated & due), f"agents not truncated at max_steps={max_steps}")
             any_active = self.active.reshape(B, N).any(axis=1)
             expected = (self.world_t >= max_steps) | ~any_active
-            if autoreset == "same_step":  # a world that ended on the last step is already reset
-                expected |= self.world_done & (self.world_t == 0)
-            wrong = np.flatnonzero(self.world_done != expected)
-            if wrong.size:
-                problems.append(f"world_done: {wrong.size} worlds flagged inconsistently with their step count and agents (first: world {wrong[0]})")
+            expected |= fresh
+            report("world_done", np.flatnonzero(self.world_done != expected),
+                   "worlds flagged inconsistently with their step count and agents")
+        if self.final_obs.shape[0] and max_steps is not None:
+            report("final_length", np.flatnonzero(self.final_length > max_steps), f"episodes longer than max_steps={max_steps}")
         return problems

@@ -1,5 +1,6 @@
 """The `plume-multi` command: exit codes and output of each subcommand on good and bad input."""
 
+import io
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import imageio.v3 as iio
 import pytest
 
 from plume_multi.cli import main
+from plume_multi.recording import caption_height
 
 TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "40", "--quiet"]
 
@@ -35,9 +37,10 @@ def test_help_lists_the_commands(capsys):
         assert command in out
 
 
-def test_no_command_prints_usage_and_fails(capsys):
+def test_no_command_fails_in_one_line(capsys):
     code, _, err = run(capsys)
-    assert code == 2 and "usage: plume-multi" in err
+    assert code == 2
+    assert err == "plume-multi: error: no command given; expected one of demo, bench, render (see plume-multi --help)\n"
 
 
 def test_unknown_command(capsys):
@@ -74,14 +77,27 @@ def test_render_writes_a_png_and_a_gif(tmp_path, capsys):
     assert png.ndim == 3 and png.shape[0] > 100
     gif = iio.imread(tmp_path / "run.gif", index=None)
     scale = 256 // 24 + 1
-    assert gif.shape[1:] == (16 * scale, 24 * scale, 3) and gif.shape[0] >= 2
+    # the frames, with the step counter and legend strip below
+    assert gif.shape[1:] == (16 * scale + caption_height(24 * scale), 24 * scale, 3) and gif.shape[0] >= 2
 
 
-def test_render_progress_goes_to_stderr(tmp_path, capsys):
-    code, out, err = run(capsys, "render", "--agents", "2", "--grid", "20", "12", "--steps", "30",
-                         "--policy", "random", "--no-movie", "--png", str(tmp_path / "a.png"))
-    assert code == 0
-    assert "render: " in err and "/30" in err and "render:" not in out
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_render_progress_is_one_bar_on_a_terminal_and_silent_otherwise(tmp_path, capsys, monkeypatch):
+    argv = ["render", "--agents", "2", "--grid", "20", "12", "--steps", "30", "--policy", "random", "--no-movie",
+            "--png", str(tmp_path / "a.png")]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and err == ""  # not a terminal (CI logs): quiet
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    bar = terminal.getvalue()
+    assert bar.count("\n") == 1 and "\r" in bar  # one bar, redrawn in place
+    assert bar.rstrip().split("\r")[-1].startswith("render:") and "/30" in bar and "finished" in bar
+    assert "render:" not in capsys.readouterr().out
 
 
 def test_render_options_reach_the_run(tmp_path, capsys):
@@ -92,7 +108,7 @@ def test_render_options_reach_the_run(tmp_path, capsys):
     assert code == 0, err
     assert "source at (3, 4)" in out
     frames = iio.imread(tmp_path / "run.gif", index=None)
-    assert frames.shape[1:3] == (28, 40)  # --scale 2
+    assert frames.shape[1:3] == (28 + caption_height(40), 40)  # --scale 2, and the caption strip
     steps = int(out.split("after ")[1].split()[0])
     assert frames.shape[0] == steps // 5 + 1 + (1 if steps % 5 else 0)  # --every 5, plus the last step
 
@@ -239,8 +255,8 @@ def test_render_builtin_class_by_name(tmp_path, capsys):
 ])
 def test_render_policy_that_misbehaves(capsys, policy_module, name, message):
     code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", "a.png", "--policy", f"{policy_module}:{name}")
-    assert code == 1
-    assert f"plume-multi render: error: policy '{policy_module}:{name}' {message}" in err
+    assert code == 2 and err.count("\n") == 1  # one line, no traceback
+    assert err.startswith(f"plume-multi render: error: policy '{policy_module}:{name}' {message}")
     assert not Path("a.png").exists()
 
 
@@ -264,7 +280,7 @@ def test_render_policy_module_or_factory_that_fails(capsys, policy_module, suffi
 def test_render_missing_movie_extra(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "imageio", None)
     code, _, err = run(capsys, "render", *TINY, *outputs(tmp_path))
-    assert code == 1 and "pip install 'plume-multi[movie]'" in err and "--no-movie" in err
+    assert code == 2 and "pip install 'plume-multi[movie]'" in err and "--no-movie" in err and err.count("\n") == 1
     assert not (tmp_path / "run.png").exists()  # refused before the run, not after it
 
 
@@ -293,3 +309,55 @@ def test_bench(capsys):
 def test_bench_bad_argument(capsys):
     code, _, err = run(capsys, "bench", "--repeats", "many")
     assert code == 2 and "--repeats" in err
+
+
+# ------------------------------------------------------------------ output paths are checked first (one line, code 2)
+def test_render_unwritable_output_fails_before_the_run(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    for option in ("--png", "--movie"):
+        paths = outputs(tmp_path)
+        paths[paths.index(option) + 1] = str(blocker / ("x.png" if option == "--png" else "x.gif"))
+        code, out, err = run(capsys, "render", *TINY, *paths)
+        assert code == 2
+        assert err.startswith(f"plume-multi render: error: {option}: cannot write '{blocker}/x.")
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert "agents finished" not in out  # no work was done
+        assert not (tmp_path / "run.png").exists()
+
+
+def test_demo_and_bench_check_their_output_paths_first(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    code, out, err = run(capsys, "demo", "--agents", "2", "--steps", "5", "--worlds", "1", "--out", str(blocker / "d"))
+    assert code == 2 and err.startswith("plume-multi demo: error: --out: cannot write") and err.count("\n") == 1
+    assert "found the source" not in out
+    code, out, err = run(capsys, "bench", "--quick", "--no-rss", "--json", str(blocker / "b.json"))
+    assert code == 2 and err.startswith("plume-multi bench: error: --json: cannot write") and err.count("\n") == 1
+    assert "| worlds x agents |" not in out
+
+
+@pytest.mark.parametrize("argv", [["render", "--agents", "many"], ["render", "--frobnicate"], ["fly"],
+                                  ["demo", "--agents", "0"], ["demo", "--agents", "x"], ["bench", "--repeats", "0"],
+                                  ["bench", "--sizes", "a,b"]])
+def test_every_failure_is_one_line_with_exit_code_2(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and ": error: " in err, err
+
+
+def test_demo_progress_is_one_bar(tmp_path, capsys, monkeypatch):
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["demo", "--agents", "4", "--steps", "30", "--worlds", "2", "--out", str(tmp_path)]) == 0
+    bar = terminal.getvalue()
+    assert bar.count("\n") == 1 and "90/90" in bar
+    monkeypatch.undo()
+    capsys.readouterr()
+    code, _, err = run(capsys, "demo", "--agents", "4", "--steps", "30", "--worlds", "2", "--no-picture")
+    assert code == 0 and err == ""  # not a terminal: no progress lines at all
+
+
+def test_the_hand_written_progress_module_is_gone():
+    import importlib.util
+
+    assert importlib.util.find_spec("plume_multi.progress") is None

@@ -10,6 +10,8 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
+from plume_multi.recording import caption_height
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
@@ -87,9 +89,11 @@ def test_record_movie(tmp_path, capsys):
         assert f"wrote {tmp_path / name}" in out
     assert iio.imread(tmp_path / "search.png").ndim == 3
     recorded = iio.imread(tmp_path / "search.gif", index=None)
-    assert recorded.shape[1:] == (12 * 13, 20 * 13, 3)  # auto scale: at least 256 pixels wide
+    # auto scale (at least 256 pixels wide), then the step counter and legend strip
+    assert recorded.shape[1:] == (12 * 13 + caption_height(20 * 13), 20 * 13, 3)
     from_env = iio.imread(tmp_path / "parallel_env.gif", index=None)
-    assert from_env.shape[1:] == (12, 20, 3) and from_env.shape[0] >= 2  # env.render(): one pixel per cell
+    # env.render(): display_scale(20, 12) = 22 pixels per cell, at least 256 on the shorter side
+    assert from_env.shape[1:] == (12 * 22, 20 * 22, 3) and from_env.shape[0] >= 2
 
 
 @pytest.mark.parametrize("name", ["parallel_env_loop", "cooperative_search", "snapshot_restore", "record_movie"])

@@ -77,11 +77,22 @@ def test_missing_agent_is_refused():
     assert_refused(fresh(), {}, r"no action for 4 live agent\(s\), first 'searcher_0'")
 
 
-def test_finished_agent_is_refused():
-    e = fresh(with_dead_agent=True)
-    assert_refused(e, {"searcher_0": 0, "searcher_1": 1, "searcher_2": 0, "searcher_3": 0},
-                   r"actions\['searcher_1'\]: searcher_1 is done \(it reached the source\) and takes no more "
-                   r"actions; pass actions only for the 3 agents in env.agents")
+def test_actions_for_finished_agents_are_ignored_but_checked():
+    """Trainers that batch over possible_agents (AgileRL) send actions for finished agents too."""
+    e, twin = fresh(with_dead_agent=True), fresh(with_dead_agent=True)
+    assert "searcher_1" not in e.agents
+    got = e.step({"searcher_0": 0, "searcher_1": 1, "searcher_2": 0, "searcher_3": 0})
+    want = twin.step({"searcher_0": 0, "searcher_2": 0, "searcher_3": 0})
+    assert set(got[0]) == set(want[0]) == {"searcher_0", "searcher_2", "searcher_3"}
+    for mine, theirs in zip(got, want):
+        for agent in theirs:
+            np.testing.assert_array_equal(mine[agent], theirs[agent])
+    assert e.agents == twin.agents
+    # a bad value is refused even for a finished agent, naming it
+    assert_refused(fresh(with_dead_agent=True), {"searcher_0": 0, "searcher_1": 7, "searcher_2": 0, "searcher_3": 0},
+                   r"actions\['searcher_1'\] = 7 is out of range")
+    assert_refused(fresh(with_dead_agent=True), {"searcher_0": 0, "searcher_1": 0.5, "searcher_2": 0, "searcher_3": 0},
+                   r"actions\['searcher_1'\]: got 0.5 \(float\)")
 
 
 @pytest.mark.parametrize("key", ["searcher_4", "searcher_01", "player_0", 0, ("searcher_0",)])
@@ -94,7 +105,7 @@ def test_unknown_agent_is_refused(key):
 
 @pytest.mark.parametrize("actions", [[0, 0, 0, 0], np.zeros(4, np.int64), 0, None])
 def test_actions_that_are_not_a_dict_are_refused(actions):
-    assert_refused(fresh(), actions, r"actions: got \w+; expected a dict \{agent: action\} for the 4 agents")
+    assert_refused(fresh(), actions, r"actions: got .+ \(\w+\); expected a dict \{agent: action\} for the 4 agents")
 
 
 def test_range_is_checked_for_the_moore_model_too():

@@ -222,8 +222,10 @@ def test_truncation_at_max_cycles_removes_every_agent():
         assert not any(term.values())
     assert e.agents == []
     assert e.step({}) == ({}, {}, {}, {}, {})  # what SuperSuit's black_death sends after the end
-    with pytest.raises(ValidationError, match=r"searcher_0 is done \(the episode was truncated\)"):
-        e.step({"searcher_0": 0})
+    # trainers batching over possible_agents send actions for finished agents: checked, ignored
+    assert e.step({"searcher_0": 0}) == ({}, {}, {}, {}, {})
+    with pytest.raises(ValidationError, match=r"actions\['searcher_0'\] = 4 is out of range"):
+        e.step({"searcher_0": 4})
 
 
 def test_arrival_on_the_last_step_is_terminated_and_truncated():
@@ -319,14 +321,16 @@ def test_rgb_frame_shows_the_field_source_and_every_agent():
     e.reset()
     e.step({"searcher_0": 1, "searcher_1": 1, "searcher_2": 3})  # searcher_1 finishes
     frame = e.render()
-    assert frame.shape == (h, w, 3) and frame.dtype == np.uint8
+    s = 9  # display_scale(48, 30): the smallest integer scale giving >= 256 pixels on the short side
+    assert frame.shape == (h * s, w * s, 3) and frame.dtype == np.uint8 and min(frame.shape[:2]) >= 256
     sim = e.simulator
-    expected = render_frame(sim.field, sim.positions, source=(7, 4), active=sim.active)
+    expected = render_frame(sim.field, sim.positions, source=(7, 4), active=sim.active, scale=s)
     np.testing.assert_array_equal(frame, expected)
-    bare = render_frame(sim.field, None, source=(7, 4))
+    bare = render_frame(sim.field, None, source=(7, 4), scale=s)
     for x, y in sim.positions.tolist():
-        assert (frame[h - 1 - y, x] != bare[h - 1 - y, x]).any()  # y upward: row h-1-y
-    assert (frame[h - 1 - 4, 7] == 255).all()  # the finished agent, white, on the source
+        row, col = (h - 1 - y) * s + s // 2, x * s + s // 2  # y upward: cell row h-1-y
+        assert (frame[row, col] != bare[row, col]).any()
+    assert (frame[(h - 1 - 4) * s + s // 2, 7 * s + s // 2] == 255).all()  # the finished agent, white, on the source
 
 
 def test_human_mode_draws_into_one_window_and_close_is_idempotent():
@@ -342,7 +346,7 @@ def test_human_mode_draws_into_one_window_and_close_is_idempotent():
     image = plt.figure(plt.get_fignums()[0]).axes[0].images[0].get_array()
     np.testing.assert_array_equal(image, render_frame(e.simulator.field, e.simulator.positions,
                                                       source=e.scenario.source_location,
-                                                      active=e.simulator.active))
+                                                      active=e.simulator.active, scale=22))  # 12 rows -> 264 px
     e.close()
     e.close()
     assert plt.get_fignums() == []

@@ -58,3 +58,36 @@ def test_concat_vec_envs_copies_the_env_into_worker_processes():
         assert total_reward > 0  # agents in the workers do find the source
     finally:
         vec.close()
+
+
+def test_built_in_black_death_matches_supersuits_wrapper_during_an_episode():
+    theirs = ss.black_death_v3(pz.parallel_env(**CFG))
+    ours = pz.parallel_env(black_death=True, **CFG)
+    o1, _ = theirs.reset(seed=5)
+    o2, _ = ours.reset(seed=5)
+    rng = np.random.default_rng(5)
+    finished = 0
+    for _ in range(CFG["max_cycles"] - 1):  # up to the last step, where the two differ in flags only
+        actions = {a: int(rng.integers(0, 4)) for a in ours.possible_agents}
+        o1, r1, _, _, _ = theirs.step(actions)
+        o2, r2, t2, _, _ = ours.step(actions)
+        assert ours.agents == ours.possible_agents and not any(t2.values())
+        assert r1 == r2 and o1.keys() == o2.keys()
+        for agent in o2:
+            np.testing.assert_array_equal(o1[agent], o2[agent])
+        finished = int((~ours.simulator.active).sum())
+        if finished == N:
+            break
+    assert 0 < finished  # some agents did finish early
+
+
+def test_built_in_black_death_runs_under_supersuits_vector_conversion():
+    vec = ss.pettingzoo_env_to_vec_env_v1(pz.parallel_env(black_death=True, **CFG))
+    obs, _ = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(120):
+        obs, rewards, terms, truncs, infos = vec.step(rng.integers(0, 4, N))
+        assert obs.shape == (N, 3) and vec.observation_space.contains(obs[0])
+        episodes += any("terminal_observation" in info for info in infos)
+    assert episodes >= 3

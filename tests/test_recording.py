@@ -11,8 +11,15 @@ import pytest
 
 from plume_multi import RenderingError, Scenario, Simulator, StateError, ValidationError
 from plume_multi.policies import GradientClimber
-from plume_multi.recording import TrajectoryRecorder, auto_scale, save_trajectory_png, write_movie
-from plume_multi.render import agent_colours, cell_centre_pixel
+from plume_multi.recording import (
+    TrajectoryRecorder,
+    annotate_frame,
+    auto_scale,
+    caption_height,
+    save_trajectory_png,
+    write_movie,
+)
+from plume_multi.render import SOURCE_COLOUR, agent_colours, cell_centre_pixel
 
 W, H = 30, 18  # non-square
 
@@ -145,15 +152,62 @@ def test_gif_frames_match_the_rendered_frames(tmp_path):
     frames = iio.imread(path, index=None)
     last = len(history) - 1
     expected_times = list(range(0, last + 1, 3)) + ([last] if last % 3 else [])
-    assert frames.shape == (len(expected_times), 3 * H, 3 * W, 3)
+    assert frames.shape == (len(expected_times), 3 * H + caption_height(3 * W), 3 * W, 3)
     colours = agent_colours(4)
     for k, t in enumerate(expected_times):
-        want = rec.frame(t, trail=5, scale=3)
+        want = rec.frame(t, trail=5, scale=3, caption=True)
+        assert (want[:3 * H] == rec.frame(t, trail=5, scale=3)).all()  # the picture, then the caption below
         # GIF stores a 256-colour palette per frame: equal up to small quantisation errors
         assert np.abs(frames[k].astype(int) - want).mean() < 3, f"frame {k} (step {t})"
     x, y = history[0, 0]
     row, col = cell_centre_pixel(x, y, H, 3)
     assert np.abs(frames[0, row, col].astype(int) - colours[0]).max() <= 12
+    plain = iio.imread(rec.save_movie(tmp_path / "plain.gif", scale=3, every=3, trail=5, caption=False), index=None)
+    assert plain.shape == (len(expected_times), 3 * H, 3 * W, 3)
+
+
+def test_caption_shows_the_step_counter_and_the_legend():
+    frame = np.zeros((40, 300, 3), dtype=np.uint8)
+    a = annotate_frame(frame, step=3, last_step=120, searching=5, finished=2)
+    b = annotate_frame(frame, step=4, last_step=120, searching=5, finished=2)
+    assert a.shape == (40 + caption_height(300), 300, 3) and a.dtype == np.uint8
+    assert (a[:40] == frame).all()  # the picture is untouched, the strip is below it
+    strip = a[40:].reshape(-1, 3)
+    assert (a[40:] != b[40:]).any()  # the counter changes with the step
+    assert (annotate_frame(frame, step=3, last_step=120, searching=5, finished=2) == a).all()  # deterministic
+    colours = {tuple(c) for c in strip.tolist()}
+    for colour in agent_colours(3):  # the "searching" swatches, the "finished" swatch, the source cross
+        assert tuple(int(v) for v in colour) in colours
+    assert (255, 255, 255) in colours and tuple(int(v) for v in SOURCE_COLOUR) in colours
+    no_source = annotate_frame(frame, step=3, searching=5, source=False)[40:].reshape(-1, 3)
+    assert tuple(int(v) for v in SOURCE_COLOUR) not in {tuple(c) for c in no_source.tolist()}
+    # every step and count fits in a strip of one height, wide or narrow
+    for width in (40, 120, 256, 1024):
+        big = annotate_frame(np.zeros((8, width, 3), np.uint8), step=999999, last_step=999999,
+                             searching=999999, finished=999999)
+        assert big.shape == (8 + caption_height(width), width, 3)
+
+
+def test_caption_errors():
+    frame = np.zeros((10, 64, 3), dtype=np.uint8)
+    with pytest.raises(ValidationError, match=r"frame: got shape \(10, 64\) dtype uint8; expected \(H, W, 3\) uint8"):
+        annotate_frame(frame[..., 0])
+    with pytest.raises(ValidationError, match=r"frame: got shape \(10, 64, 3\) dtype float64"):
+        annotate_frame(frame.astype(float))
+    with pytest.raises(ValidationError, match=r"step: got -1; expected an integer >= 0"):
+        annotate_frame(frame, step=-1)
+    with pytest.raises(ValidationError, match=r"step: got 9; expected 0 <= step <= last_step \(5\)"):
+        annotate_frame(frame, step=9, last_step=5)
+    with pytest.raises(ValidationError, match=r"searching: got 2\.5; expected an integer >= 0"):
+        annotate_frame(frame, searching=2.5)
+    with pytest.raises(ValidationError, match=r"width: got 0; expected an integer >= 1"):
+        caption_height(0)
+
+
+def test_caption_without_pillow(monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    with pytest.raises(RenderingError, match="Pillow"):
+        annotate_frame(np.zeros((4, 4, 3), np.uint8), step=1)
 
 
 def test_gif_timing_holds_the_last_frame(tmp_path):

@@ -104,8 +104,8 @@ def test_episode_follows_the_contract_rules(setup, seed, actions):
     sigma = setup["plume_params"]["sigma"]
     ref = ReferenceEpisode(w, h, src, setup["goal_radius"], setup["max_steps"], seed)
     obs, info = env.reset(seed=seed)
-    assert info == {"seed": seed, "episode": 1, "step_count": 0, "total_reward": 0.0, "goal_reached": False,
-                    "agent_xy": ref.pos, "plume_peak_xy": src, "distance_to_source": ref.distance()}
+    assert info == {"seed": seed, "episode": 1, "step_count": 0, "total_reward": 0.0,
+                    "goal_reached": ref.reset_goal_reached, "agent_xy": ref.pos, "plume_peak_xy": src, "distance_to_source": ref.distance()}
     np.testing.assert_array_equal(obs["concentration_field"], gaussian_field(w, h, src, sigma))
     for action in actions:
         obs, reward, terminated, truncated, info = quiet_step(env, action)
@@ -116,6 +116,20 @@ def test_episode_follows_the_contract_rules(setup, seed, actions):
                         "distance_to_source": ref.distance(),
                         "concentration_at_agent": gaussian_value(*pos, src, sigma)}
         assert obs["agent_position"].tolist() == list(pos) and obs["source_location"].tolist() == list(src)
+
+
+def test_reset_reports_goal_reached_when_the_start_is_within_the_radius():
+    """The reference's rule: distance <= goal_radius at reset gives info["goal_reached"] = True."""
+    w, h, src, radius = 9, 7, (4, 3), 2.0
+    inside = seed_with_start(lambda p: math.dist(p, src) <= radius, w, h)
+    on_edge = seed_with_start(lambda p: math.dist(p, src) == radius, w, h)
+    outside = seed_with_start(lambda p: math.dist(p, src) > radius, w, h)
+    env = PlumeSearchEnv(grid_size=(w, h), source_location=src, goal_radius=radius)
+    for seed, expected in ((inside, True), (on_edge, True), (outside, False)):
+        _, info = env.reset(seed=seed)
+        ref = ReferenceEpisode(w, h, src, radius, 1000, seed)
+        assert info["agent_xy"] == ref.pos
+        assert info["goal_reached"] is expected is ref.reset_goal_reached
 
 
 @given(setup=small_setups(), seed=st.integers(0, 2**31 - 9), num_worlds=st.integers(1, 5),

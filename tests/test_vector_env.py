@@ -238,6 +238,7 @@ def test_make_vec_returns_the_native_env_with_its_options():
     assert env.num_envs == 5 and env.scenario.grid_size == (11, 6) and env.scenario.max_steps == 9
     assert env.scenario.sigma == 3.0
     assert env.spec.id == "PlumeSearch-v0"
+    assert env.obs_type == "dict"  # PlumeSearch-v0 is the contract's Dict in every mode
     assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
     same = gym.make_vec("PlumeSearch-v0", num_envs=3, vectorization_mode="vector_entry_point",
                         autoreset_mode=AutoresetMode.SAME_STEP)

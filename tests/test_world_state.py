@@ -80,10 +80,12 @@ def test_validate_reports_corrupted_state(name):
     assert problems and any(p.startswith(field) for p in problems), problems
 
 
-def test_validate_reports_corrupted_field():
-    sim = Simulator(Scenario(grid_size=(8, 8)), 1)
+def test_a_given_field_is_copied_and_read_only():
+    base = np.full((8, 8), 0.5)
+    view = base[:, :]
+    sim = Simulator(Scenario(grid_size=(8, 8)), 1, field=view)
     sim.reset(seed=0)
-    field = sim.state.field.copy()
-    field[0, 0] = np.nan
-    sim.state.field = field
-    assert any(p.startswith("field") for p in sim.validate())
+    base[:] = 0.9  # the caller's array and its base stay the caller's
+    assert (sim.field == np.float32(0.5)).all() and not sim.field.flags.writeable
+    with pytest.raises(ValueError):
+        sim.field[0, 0] = 1.0

@@ -12,7 +12,7 @@ works once it has been imported.
 
 from __future__ import annotations
 
-import numbers
+import inspect
 from collections.abc import Mapping
 from itertools import compress
 
@@ -21,15 +21,17 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .._registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
-from ..render import HumanWindow, render_frame
+from ..render import HumanWindow, display_scale, render_frame
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS, Scenario
-from ..simulator import Simulator
+from ..simulator import MAX_SEED, Simulator
+from ._checks import check_action_model, check_seed, is_integer, shown
 
-__all__ = ["raw_env", "parallel_env", "env", "ENV_NAME", "REGISTRY_ID", "register_pettingzoo"]
+__all__ = ["raw_env", "parallel_env", "env", "PlumeAECEnv", "ENV_NAME", "REGISTRY_ID", "register_pettingzoo"]
 
 ENV_NAME = "plume_search_v0"
 # PettingZoo's registry writes versions Gymnasium-style ("-v0") and accepts "_v0" as well;
@@ -49,8 +51,8 @@ _ACTION_NAMES = {
 
 
 def _check_max_cycles(value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) or not 1 <= value < 2**31:
-        raise ValidationError(f"max_cycles: got {value!r}; expected an integer >= 1 (and < 2**31)")
+    if not is_integer(value) or not 1 <= value < 2**31:
+        raise ValidationError(f"max_cycles: got {shown(value)}; expected an integer >= 1 (and < 2**31)")
     return int(value)
 
 
@@ -68,10 +70,12 @@ class raw_env(ParallelEnv, EzPickle):
     ## Action Space
     ``Discrete(4)`` per agent (``action_model="cardinal"``): 0 UP ``(0, +1)``, 1 RIGHT ``(+1, 0)``,
     2 DOWN ``(0, -1)``, 3 LEFT ``(-1, 0)``; ``Discrete(9)`` for ``"moore"`` (the eight neighbours
-    clockwise from UP, then 8 STAY). Moves are clamped into the grid. Every agent in ``agents``
-    must be given an action each step (a Python int, NumPy integer or 0-d integer array); missing
-    agents, finished or unknown agents, booleans, floats and out-of-range values raise
-    ``ValidationError`` before anything changes.
+    clockwise from UP, then 8 STAY). Moves are clamped into the grid. Every searching agent must
+    be given an action each step (a Python int, NumPy integer or 0-d integer array). Actions for
+    agents that have finished (in ``possible_agents``, not searching any more) are checked and
+    ignored, so trainers that send an action for every possible agent keep running. Missing
+    actions, unknown agents, booleans, floats and out-of-range values raise ``ValidationError``
+    before anything changes.
 
     ## Observation Space
     ``Box(low, high, (3 + 2k,), float32)`` per agent, ``k = n_neighbours``:
@@ -112,6 +116,16 @@ class raw_env(ParallelEnv, EzPickle):
     The episode is over when ``agents`` is empty; ``step({})`` is then allowed and returns empty
     dicts (wrappers such as SuperSuit's ``black_death_v3`` rely on it).
 
+    ## Fixed agent sets: ``black_death=True``
+    What SuperSuit's ``black_death_v3`` adds, built in, for trainers that assume every agent stays
+    until the end (AgileRL, SuperSuit's vector conversion, many MARL trainers): an agent that
+    reaches the source stays in ``agents`` until its world's episode ends. From the step after
+    its arrival it observes zeros and earns 0.0; its actions are checked and ignored (it may also
+    be left out of ``actions``). ``terminations`` and ``truncations`` are False for everyone until
+    the episode ends (every agent has arrived, or ``max_cycles`` steps); on that step every agent
+    gets ``terminations[a]`` = it reached the source, ``truncations[a]`` = the step limit was
+    reached, and ``agents`` becomes empty.
+
     ## Arguments
     All keyword-only; invalid values raise ``ValidationError`` naming the argument.
 
@@ -128,6 +142,7 @@ class raw_env(ParallelEnv, EzPickle):
     | action_model    | "cardinal"      | "cardinal" (4 moves) or "moore" (8 moves + stay)           |
     | start_positions | None            | N pairs (x, y) used every episode, or None to draw them    |
     | render_mode     | None            | None, "rgb_array" or "human"                               |
+    | black_death     | False           | finished agents stay in ``agents`` (see above)             |
 
     ## Version History
     * v0: first version.
@@ -152,16 +167,21 @@ class raw_env(ParallelEnv, EzPickle):
     def __init__(self, *, n_agents: int = 8, grid_size=(128, 128), source_location=None,
                  sigma: float = 12.0, goal_radius: float = DEFAULT_GOAL_RADIUS, max_cycles: int = 1000,
                  team: bool = False, n_neighbours: int = 0, action_model: str = "cardinal",
-                 start_positions=None, render_mode: str | None = None):
+                 start_positions=None, render_mode: str | None = None, black_death: bool = False):
         EzPickle.__init__(self, n_agents=n_agents, grid_size=grid_size, source_location=source_location,
                           sigma=sigma, goal_radius=goal_radius, max_cycles=max_cycles, team=team,
                           n_neighbours=n_neighbours, action_model=action_model,
-                          start_positions=start_positions, render_mode=render_mode)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+                          start_positions=start_positions, render_mode=render_mode, black_death=black_death)
+        if render_mode is not None and not (isinstance(render_mode, str)
+                                            and render_mode in self.metadata["render_modes"]):
             raise ValidationError(
-                f"render_mode: got {render_mode!r}; expected None or one of {self.metadata['render_modes']}"
+                f"render_mode: got {shown(render_mode)}; expected None or one of {self.metadata['render_modes']}"
             )
+        if not isinstance(black_death, (bool, np.bool_)):
+            raise ValidationError(f"black_death: got {shown(black_death)}; expected True or False")
+        self.black_death = bool(black_death)
         self._max_cycles = _check_max_cycles(max_cycles)
+        check_action_model(action_model)
         self._scenario = Scenario(
             grid_size=grid_size, source_location=source_location, sigma=sigma, n_agents=n_agents,
             goal_radius=goal_radius, max_steps=self._max_cycles, start_positions=start_positions,
@@ -271,12 +291,16 @@ class raw_env(ParallelEnv, EzPickle):
         Returns:
             ``(observations, infos)``: ``{agent: (3 + 2k,) float32}`` and ``{agent: {}}``.
         """
+        # Everything is checked before anything changes.
+        seed = check_seed(seed, max_seed=MAX_SEED)
         if options is not None and not isinstance(options, Mapping):
-            raise ValidationError(f"options: got {type(options).__name__}; expected None or a dict")
-        if self._max_cycles != self._scenario.max_steps:
-            self._scenario = self._scenario.replace(max_steps=self._max_cycles)
-            self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
-        obs = self._sim.reset(seed=seed)
+            raise ValidationError(f"options: got {shown(options)}; expected None or a dict")
+        scenario, sim = self._scenario, self._sim
+        if self._max_cycles != scenario.max_steps:
+            scenario = scenario.replace(max_steps=self._max_cycles)
+            sim = Simulator(scenario, num_worlds=1, autoreset="disabled")
+        obs = sim.reset(seed=seed)
+        self._scenario, self._sim = scenario, sim
         self._started = True
         self.agents = self.possible_agents[:]
         self._live_idx = None
@@ -308,13 +332,13 @@ class raw_env(ParallelEnv, EzPickle):
         n = len(agents)
         if type(actions) is not dict and not isinstance(actions, Mapping):
             raise ValidationError(
-                f"actions: got {type(actions).__name__}; expected a dict {{agent: action}} for the {n} agents in env.agents"
+                f"actions: got {shown(actions, typed=True)}; expected a dict {{agent: action}} for the {n} agents in env.agents"
             )
         if n == 0:
             if not self._started:
                 raise StateError("Cannot step before reset(): call reset() first")
             if actions:
-                self._check_keys(actions)  # raises: every key is finished or unknown
+                self._check_keys(actions)  # checks them; every agent is done, so all are ignored
             return {}, {}, {}, {}, {}
 
         # Fast path: the keys are exactly `agents`, in order (what parallel_to_aec and the usual
@@ -331,6 +355,8 @@ class raw_env(ParallelEnv, EzPickle):
         else:
             chosen = self._coerce_actions(agents, values)
 
+        if self.black_death:
+            return self._step_black_death(agents, chosen)
         idx = self._live_idx
         if idx is None:
             full = chosen
@@ -369,35 +395,61 @@ class raw_env(ParallelEnv, EzPickle):
             self.render()
         return observations, rewards, terminations, truncations, infos
 
+    def _step_black_death(self, agents, chosen):
+        """``step`` with ``black_death=True``: every agent stays in ``agents`` until the world ends."""
+        sim = self._sim
+        finished_before = ~sim.active  # a copy: these agents observe zeros from now on
+        try:
+            obs, reward, terminated, truncated = sim.step(chosen)
+        except ValidationError:
+            raise self._range_error(agents, chosen) from None
+        obs = obs.copy()
+        obs[finished_before] = 0.0
+        observations = dict(zip(agents, obs))
+        rewards = dict(zip(agents, reward.tolist())) if reward.any() else dict.fromkeys(agents, 0.0)
+        is_truncated = bool(truncated[0])
+        world_over = is_truncated or not sim.active.any()
+        if world_over:
+            terminations = dict(zip(agents, (~sim.active).tolist()))
+            self.agents = []
+        else:
+            terminations = dict.fromkeys(agents, False)
+        truncations = dict.fromkeys(agents, is_truncated)
+        infos = {agent: {} for agent in agents}
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
     # ------------------------------------------------------------------ action checking (error paths)
     def _check_keys(self, actions) -> list:
-        """The actions in ``self.agents`` order; raises on a finished, unknown or missing agent."""
-        live = self.agent_name_mapping if self._live_idx is None else set(self.agents)
+        """The actions in ``self.agents`` order (0 for a finished agent given none).
+
+        Raises on an unknown agent, a searching agent without an action, or a bad value given to
+        a finished agent (those are otherwise ignored).
+        """
+        mapping = self.agent_name_mapping
         for key in actions:
             try:
-                is_live = key in live
+                known = key in mapping
             except TypeError:  # unhashable key
-                is_live = False
-            if is_live:
-                continue
-            if isinstance(key, str) and key in self.agent_name_mapping:
-                row = self.agent_name_mapping[key]
-                why = "it reached the source" if not self._sim.active[row] else "the episode was truncated"
+                known = False
+            if not known:
                 raise ValidationError(
-                    f"actions[{key!r}]: {key} is done ({why}) and takes no more actions; "
-                    f"pass actions only for the {len(self.agents)} agents in env.agents. Nothing was changed."
+                    f"actions: unknown agent {shown(key)}; expected names from env.agents "
+                    f"({self.possible_agents[0]!r} … {self.possible_agents[-1]!r}). Nothing was changed."
                 )
-            raise ValidationError(
-                f"actions: unknown agent {key!r}; expected names from env.agents "
-                f"({self.possible_agents[0]!r} … {self.possible_agents[-1]!r}). Nothing was changed."
-            )
-        missing = [agent for agent in self.agents if agent not in actions]
+        active = self._sim.active
+        missing = [agent for agent in self.agents if agent not in actions and active[mapping[agent]]]
         if missing:
             raise ValidationError(
                 f"actions: no action for {len(missing)} live agent(s), first {missing[0]!r}; expected one "
-                f"action for each of the {len(self.agents)} agents in env.agents. Nothing was changed."
+                f"action for each of the {int(active.sum())} agents in env.agents. Nothing was changed."
             )
-        return [actions[agent] for agent in self.agents]
+        in_agents = set(self.agents)
+        ignored = [key for key in actions if key not in in_agents]
+        if ignored:  # finished agents: their actions are ignored, but must still be actions
+            self._coerce_actions(ignored, [actions[key] for key in ignored])
+        return [actions[agent] if agent in actions else 0 for agent in self.agents]
 
     def _expected_action(self) -> str:
         model = self._scenario.action_model
@@ -410,9 +462,9 @@ class raw_env(ParallelEnv, EzPickle):
         for k, (agent, value) in enumerate(zip(agents, values)):
             if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
                 value = value.item()
-            if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+            if not is_integer(value):
                 raise ValidationError(
-                    f"actions[{agent!r}]: got {value!r} ({type(value).__name__}); expected "
+                    f"actions[{agent!r}]: got {shown(value, typed=True)}; expected "
                     f"{self._expected_action()}: a Python int, NumPy integer or 0-d integer array "
                     f"(booleans, floats and None are not actions). Nothing was changed."
                 )
@@ -449,8 +501,10 @@ class raw_env(ParallelEnv, EzPickle):
         return out
 
     def render(self):
-        """``"rgb_array"``: a fresh ``(height, width, 3)`` uint8 frame (the field, the source as a red
-        cross, each searcher as a coloured square, finished ones white, y upward). ``"human"``: show
+        """``"rgb_array"``: a fresh ``(height * s, width * s, 3)`` uint8 frame (the field, the source as
+        a red cross, each searcher as a coloured square, finished ones white, y upward), each cell
+        an ``s x s`` block with ``s = plume_multi.render.display_scale(width, height)`` (at least
+        256 pixels on the shorter side where the grid allows). ``"human"``: show
         that frame in a window and return None. No render mode: warn and return None."""
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -460,7 +514,9 @@ class raw_env(ParallelEnv, EzPickle):
         if not self._started:
             raise StateError("Cannot render before reset(): call reset() first")
         sim = self._sim
-        frame = render_frame(sim.field, sim.positions, source=self._scenario.source_location, active=sim.active)
+        w, h = self._scenario.grid_size
+        frame = render_frame(sim.field, sim.positions, source=self._scenario.source_location, active=sim.active,
+                             scale=display_scale(w, h))
         if self.render_mode == "rgb_array":
             return frame
         self._window.show(frame)
@@ -471,12 +527,81 @@ class raw_env(ParallelEnv, EzPickle):
         if self._window is not None:
             self._window.close()
 
+    # ------------------------------------------------------------------ copy / pickle
+    # EzPickle would rebuild an un-reset env from the constructor's arguments. A copy is this
+    # env from now on instead: a simulator of its own, restored from a snapshot of this one.
+    _UNCOPIED = ("_sim", "_window")
+
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNCOPIED}
+        state["_snapshot"] = self._sim.snapshot() if self._started else None
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        snapshot = state.pop("_snapshot")
+        self.__dict__.update(state)
+        self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
+        if snapshot is not None:
+            self._sim.restore(snapshot)
+        self._window = (HumanWindow(title=ENV_NAME, fps=self.metadata["render_fps"])
+                        if self.render_mode == "human" else None)
+
+    # ------------------------------------------------------------------ AEC support
+    def check_action(self, agent, action) -> None:
+        """Raise ``ValidationError`` unless ``action`` is a valid action of the searching ``agent``."""
+        self._check_agent(agent)
+        self._coerce_actions([agent], [action])
+
+
+class _ParallelToAEC(parallel_to_aec_wrapper):
+    """PettingZoo's ``parallel_to_aec`` that checks each action when it is given.
+
+    The conversion keeps each agent's action until the last agent of the cycle has acted; a bad
+    action found only then would leave the cycle half done. Checking at once keeps the env usable.
+    """
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValidationError(f"action: got {shown(action, typed=True)} for {agent!r}, which is done; expected None "
+                                      "(the AEC API steps finished agents with None). Nothing was changed.")
+        else:
+            self.env.check_action(agent, action)
+        super().step(action)
+
+
+class PlumeAECEnv(OrderEnforcingWrapper):
+    """The AEC form of ``raw_env`` (what ``env()`` returns): PettingZoo's order enforcing, with
+    this package's errors, and a failed ``reset`` or ``step`` changes nothing."""
+
+    def __init__(self, par_env: raw_env):
+        super().__init__(_ParallelToAEC(par_env))
+
+    def reset(self, seed=None, options=None) -> None:
+        self.env.reset(seed=seed, options=options)  # raises before anything changes
+        self._has_reset = True
+        self._has_updated = True
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            raise StateError("Cannot step before reset(): call reset() first")
+        super().step(action)
+
 
 def parallel_env(**kwargs) -> raw_env:
     """A ``ParallelEnv`` of N searchers in one shared plume (keyword arguments: see ``raw_env``)."""
     return raw_env(**kwargs)
 
 
-def env(**kwargs):
-    """The AEC form of ``parallel_env(**kwargs)``: ``parallel_to_aec`` with call order enforced."""
-    return parallel_to_aec(raw_env(**kwargs))
+def env(**kwargs) -> PlumeAECEnv:
+    """The AEC form of ``parallel_env(**kwargs)``: ``parallel_to_aec`` with call order enforced and
+    each action checked when it is given."""
+    return PlumeAECEnv(raw_env(**kwargs))
+
+
+# help(parallel_env) shows the env card itself, not a pointer to raw_env.
+for _factory in (parallel_env, env):
+    if _factory.__doc__ and raw_env.__doc__:  # None under python -OO
+        _factory.__doc__ = inspect.cleandoc(_factory.__doc__) + "\n\n" + inspect.cleandoc(raw_env.__doc__)

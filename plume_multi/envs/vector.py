@@ -7,22 +7,24 @@ and computes each world's action mask.
 
 from __future__ import annotations
 
-import numbers
+import inspect
 import sys
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numba import njit
+from ..kernels.jit import njit
 
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
-from ..simulator import Simulator
+from ..simulator import MAX_SEED, Simulator
+from ._checks import check_action_model, check_seed, is_integer, shown
 
-__all__ = ["vector_env", "PlumeVectorEnv", "OBS_TYPES"]
+__all__ = ["vector_env", "dict_vector_env", "compact_vector_env", "PlumeVectorEnv", "OBS_TYPES"]
 
 OBS_TYPES = ("compact", "dict")
+MAX_NUM_ENVS = 1 << 24  # worlds per vector env: beyond this the buffers alone pass a gigabyte
 
 _MODE_NAMES = {  # what the Simulator calls each mode
     AutoresetMode.NEXT_STEP: "next_step",
@@ -117,12 +119,12 @@ def _mask_table(scenario: Scenario, free_when_done: bool) -> np.ndarray:
 def _autoreset_mode(value) -> AutoresetMode:
     if isinstance(value, AutoresetMode):
         return value
-    if isinstance(value, str):
+    if isinstance(value, str):  # AutoresetMode is a str Enum: handled above
         for mode, name in _MODE_NAMES.items():
             if value in (mode.value, name, mode.name):
                 return mode
     raise ValidationError(
-        f"autoreset_mode: got {value!r}; expected a gymnasium.vector.AutoresetMode "
+        f"autoreset_mode: got {shown(value)}; expected a gymnasium.vector.AutoresetMode "
         f"(NEXT_STEP, SAME_STEP or DISABLED) or one of {[m.value for m in _MODE_NAMES]}"
     )
 
@@ -142,12 +144,21 @@ def _scenario(kwargs: dict) -> Scenario:
             f"vector_env: unknown option(s) {unknown}; expected num_envs, autoreset_mode, obs_type, "
             f"render_mode, plume_params or Scenario fields {list(_SCENARIO_FIELDS)}"
         )
-    if kwargs.get("n_agents", 1) != 1:
+    if "action_model" in kwargs:
+        check_action_model(kwargs["action_model"])
+    n_agents = kwargs.get("n_agents", 1)
+    if not (is_integer(n_agents) and n_agents == 1):
         raise ValidationError(
-            f"n_agents: got {kwargs['n_agents']!r}; expected 1 (vector_env runs single-agent worlds; "
+            f"n_agents: got {shown(n_agents)}; expected 1 (vector_env runs single-agent worlds; "
             "for several agents per world use parallel_env() or Simulator)"
         )
-    return Scenario(**kwargs)
+    try:
+        return Scenario(**kwargs)
+    except ValidationError as exc:
+        message = str(exc)
+        if plume_params is not None and message.startswith("Scenario.sigma:"):  # name it as it was given
+            raise ValidationError("plume_params['sigma']:" + message[len("Scenario.sigma:"):]) from None
+        raise
 
 
 class PlumeVectorEnv(VectorEnv):
@@ -193,7 +204,7 @@ class PlumeVectorEnv(VectorEnv):
     ## Episode End
     Terminated: the source is reached. Truncated: ``max_steps`` steps. Both may be True.
 
-    ## Autoreset (``metadata["autoreset_mode"]``)
+    ## Autoreset (the ``autoreset_mode`` attribute and ``metadata["autoreset_mode"]``)
     * ``NEXT_STEP`` (default): the step after an ending resets that world (its action is ignored;
       reward 0, flags False).
     * ``SAME_STEP``: the ending step returns the new episode's first observation; the last one is in
@@ -234,20 +245,17 @@ class PlumeVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, *, autoreset_mode=AutoresetMode.NEXT_STEP, obs_type: str = "compact",
                  render_mode=None, **scenario_options):
-        if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, (bool, np.bool_)) or num_envs < 1:
-            raise ValidationError(f"num_envs: got {num_envs!r}; expected an integer >= 1")
-        if obs_type not in OBS_TYPES:
-            raise ValidationError(f"obs_type: got {obs_type!r}; expected one of {list(OBS_TYPES)}")
-        if render_mode not in (None, "rgb_array"):
-            raise ValidationError(f"render_mode: got {render_mode!r}; expected None or 'rgb_array'")
+        if not is_integer(num_envs) or not 1 <= num_envs <= MAX_NUM_ENVS:
+            raise ValidationError(f"num_envs: got {shown(num_envs)}; expected an integer in 1..{MAX_NUM_ENVS}")
+        if not isinstance(obs_type, str) or obs_type not in OBS_TYPES:
+            raise ValidationError(f"obs_type: got {shown(obs_type)}; expected one of {list(OBS_TYPES)}")
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode == "rgb_array"):
+            raise ValidationError(f"render_mode: got {shown(render_mode)}; expected None or 'rgb_array'")
         mode = _autoreset_mode(autoreset_mode)
         self.scenario = _scenario(scenario_options)
         self.num_envs = int(num_envs)
         self.obs_type = obs_type
         self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        self._sim = Simulator(self.scenario, self.num_envs, autoreset=_MODE_NAMES[mode])
-        self._same_step = mode == AutoresetMode.SAME_STEP
 
         sc = self.scenario
         w, h = sc.grid_size
@@ -264,20 +272,50 @@ class PlumeVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
-        # Everything the step reads, looked up once.
-        state = self._sim.state
-        self._pos = state.pos
-        self._world_done = state.world_done
         self._limits = (w - 1, h - 1)
         self._n_actions = sc.n_actions
-        self._free_when_done = not self._same_step
-        self._mask_table = _mask_table(sc, free_when_done=self._free_when_done)
         # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
         self._cardinal = sc.action_model == "cardinal" and sys.byteorder == "little"
-        self._pos64 = self._pos.view(np.uint64).reshape(self.num_envs) if self._cardinal else None
         self._source = np.asarray(sc.source_location, dtype=np.int32)
         self._pos_scale = np.array([w - 1, h - 1], dtype=np.float32)
+        self._set_mode(mode)
+
+    def _set_mode(self, mode: AutoresetMode) -> None:
+        """Adopt autoreset ``mode``: a new simulator (not reset yet) and the mode's mask rules."""
+        # Gymnasium's own vector envs carry the mode as an attribute too (TorchRL reads it there).
+        self.autoreset_mode = mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        self._same_step = mode == AutoresetMode.SAME_STEP
+        self._free_when_done = not self._same_step
+        self._mask_table = _mask_table(self.scenario, free_when_done=self._free_when_done)
+        self._bind(Simulator(self.scenario, self.num_envs, autoreset=_MODE_NAMES[mode]))
         self._ready = False
+
+    def _bind(self, sim: Simulator) -> None:
+        """Use ``sim``, and the views of its buffers that the step reads."""
+        self._sim = sim
+        self._pos = sim.state.pos
+        self._world_done = sim.state.world_done
+        self._pos64 = self._pos.view(np.uint64).reshape(self.num_envs) if self._cardinal else None
+
+    # ------------------------------------------------------------------ copy / pickle
+    # The simulator and the views of its buffers are not copied: a copy gets a simulator of its
+    # own, rebuilt from the scenario and restored from a snapshot, so it continues exactly as the
+    # original would.
+    _UNCOPIED = ("_sim", "_pos", "_world_done", "_pos64")
+
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNCOPIED}
+        state["_snapshot"] = self._sim.snapshot() if self._ready else None
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        snapshot = state.pop("_snapshot")
+        self.__dict__.update(state)
+        self._bind(Simulator(self.scenario, self.num_envs, autoreset=_MODE_NAMES[self.autoreset_mode]))
+        if snapshot is not None:
+            self._sim.restore(snapshot)
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed=None, options=None):
@@ -294,11 +332,12 @@ class PlumeVectorEnv(VectorEnv):
         """
         if self.closed:
             raise StateError("Cannot reset: the environment is closed; create a new one")
-        if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_))):
-            raise ValidationError(
-                f"seed: got {seed!r} ({type(seed).__name__}); expected None or an int s (world i is seeded s + i)"
-            )
+        # Everything is checked before anything changes.
+        seed = check_seed(seed, max_seed=MAX_SEED, num_worlds=self.num_envs)
         mask = self._reset_mask(options)
+        if mask is not None and not self._ready and not mask.all():
+            raise StateError("Cannot reset part of the worlds before the first reset(): reset them all first "
+                             "(options=None)")
         self._sim.reset(seed=seed, mask=mask)
         self._ready = True
         super().reset(seed=seed)
@@ -312,6 +351,10 @@ class PlumeVectorEnv(VectorEnv):
         """
         if self.closed:
             raise StateError("Cannot step: the environment is closed; create a new one")
+        if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,)):
+            actions = self._check_actions(actions)
+        if not self._ready:
+            raise StateError("Cannot step before reset(): call reset() first")
         obs, reward, terminated, truncated = self._sim.step(actions)
         infos = {"action_mask": self.action_masks(), "_action_mask": np.ones(self.num_envs, np.bool_)}
         if self._same_step:
@@ -321,6 +364,12 @@ class PlumeVectorEnv(VectorEnv):
         else:
             obs = self._observe()
         return obs, reward.copy(), terminated.copy(), truncated.copy(), infos
+
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """The ``AutoresetMode`` of this env (also ``metadata["autoreset_mode"]``), an attribute as on
+        Gymnasium's own vector envs: TorchRL's ``GymWrapper`` reads it."""
+        return self.metadata["autoreset_mode"]
 
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
@@ -351,6 +400,12 @@ class PlumeVectorEnv(VectorEnv):
             _fill_masks(self._pos, self._world_done, self._limits[0], self._limits[1], self._mask_table, masks)
         return masks
 
+    def with_autoreset_mode(self, autoreset_mode) -> "PlumeVectorEnv":
+        """A new vector env with the same arguments and another autoreset mode (not reset yet)."""
+        options = {name: getattr(self.scenario, name) for name in _SCENARIO_FIELDS}
+        return type(self)(self.num_envs, autoreset_mode=autoreset_mode, obs_type=self.obs_type,
+                          render_mode=self.render_mode, **options)
+
     @property
     def agent_positions(self) -> np.ndarray:
         """``(num_envs, 2)`` int32 cells ``(x, y)`` of every world's agent (a copy)."""
@@ -365,17 +420,36 @@ class PlumeVectorEnv(VectorEnv):
         """Nothing to release: the buffers go with the object."""
 
     # ------------------------------------------------------------------ helpers
+    def _check_actions(self, actions) -> np.ndarray:
+        """``actions`` as a ``(num_envs,)`` int64 array, checked against what the caller gave."""
+        B, K = self.num_envs, self._n_actions
+        expected = f"an integer array of shape ({B},) with values in 0..{K - 1}"
+        try:
+            arr = np.asarray(actions)
+        except (TypeError, ValueError, OverflowError):  # ragged lists, objects NumPy cannot read
+            raise ValidationError(f"actions: got {shown(actions, typed=True)}; expected {expected}") from None
+        if arr.dtype.kind not in "iu":
+            raise ValidationError(f"actions: got {shown(actions, typed=True)} (dtype {arr.dtype}); expected {expected} "
+                                  "(floats, NaN, booleans and None are not actions)")
+        if arr.shape != (B,):
+            raise ValidationError(f"actions: got shape {arr.shape}; expected {expected}")
+        bad = np.flatnonzero((arr < 0) | (arr >= K))
+        if bad.size:
+            i = int(bad[0])
+            raise ValidationError(f"actions[{i}] = {arr[i]} is out of range; expected {expected}. Nothing was changed.")
+        return arr.astype(np.int64)
+
     def _reset_mask(self, options):
         if options is None:
             return None
         if not isinstance(options, dict) or set(options) - {"reset_mask"}:
-            raise ValidationError(f"options: got {options!r}; expected None or {{'reset_mask': (num_envs,) bool array}}")
+            raise ValidationError(f"options: got {shown(options)}; expected None or {{'reset_mask': (num_envs,) bool array}}")
         if "reset_mask" not in options:
             return None
         mask = options["reset_mask"]
         expected = f"a numpy bool array of shape ({self.num_envs},) with at least one True"
         if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
-            got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else type(mask).__name__
+            got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else shown(mask, typed=True)
             raise ValidationError(f"options['reset_mask']: got {got}; expected {expected}")
         if not mask.any():
             raise ValidationError(f"options['reset_mask']: got no True entry; expected {expected}")
@@ -425,8 +499,9 @@ def vector_env(num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, obs
                render_mode=None, **scenario_options) -> PlumeVectorEnv:
     """A Gymnasium ``VectorEnv`` of ``num_envs`` single-agent plume searches (``PlumeVectorEnv``).
 
-    ``gymnasium.make_vec("PlumeSearch-v0", num_envs=n, vectorization_mode="vector_entry_point",
-    **options)`` calls this. See ``PlumeVectorEnv`` for spaces, autoreset modes and action masks.
+    ``gymnasium.make_vec("PlumeSearch-v0", ...)`` calls ``dict_vector_env`` and
+    ``gymnasium.make_vec("PlumeSearchCompact-v0", ...)`` calls ``compact_vector_env``, so that an id
+    has one observation space in every vectorization mode. See ``PlumeVectorEnv`` for spaces, autoreset modes and action masks.
 
     Args:
         num_envs: B >= 1 independent worlds.
@@ -438,3 +513,32 @@ def vector_env(num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, obs
     """
     return PlumeVectorEnv(num_envs, autoreset_mode=autoreset_mode, obs_type=obs_type,
                           render_mode=render_mode, **scenario_options)
+
+
+def dict_vector_env(num_envs: int = 1, **options) -> PlumeVectorEnv:
+    """``vector_env(num_envs, obs_type="dict", **options)``: the vector entry point of ``PlumeSearch-v0``.
+
+    That id means the contract's ``Dict`` observation in every vectorization mode, so ``obs_type``
+    is not an option here (``PlumeSearchCompact-v0`` is the flat ``Box`` observation).
+    """
+    return _fixed_obs_type(num_envs, "dict", "PlumeSearch-v0", "PlumeSearchCompact-v0", options)
+
+
+def compact_vector_env(num_envs: int = 1, **options) -> PlumeVectorEnv:
+    """``vector_env(num_envs, obs_type="compact", **options)``: the vector entry point of
+    ``PlumeSearchCompact-v0`` (the ``Box(3)`` observation in every vectorization mode)."""
+    return _fixed_obs_type(num_envs, "compact", "PlumeSearchCompact-v0", "PlumeSearch-v0", options)
+
+
+def _fixed_obs_type(num_envs, obs_type: str, env_id: str, other_id: str, options: dict) -> PlumeVectorEnv:
+    given = options.pop("obs_type", obs_type)
+    if given != obs_type:
+        raise ValidationError(f"obs_type: got {given!r}; {env_id} always has obs_type={obs_type!r} "
+                              f"(for the other observation use {other_id})")
+    return PlumeVectorEnv(num_envs, obs_type=obs_type, **options)
+
+
+# help(vector_env) shows the env card itself, not a pointer to PlumeVectorEnv.
+for _factory in (vector_env,):
+    if _factory.__doc__ and PlumeVectorEnv.__doc__:  # None under python -OO
+        _factory.__doc__ = inspect.cleandoc(_factory.__doc__) + "\n\n" + inspect.cleandoc(PlumeVectorEnv.__doc__)

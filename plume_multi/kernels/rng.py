@@ -18,7 +18,7 @@ promotes to float.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 U32 = np.uint64(0xFFFFFFFF)
 S16 = np.uint64(16)

@@ -1,8 +1,8 @@
 """The injectable components of ``PlumeSearchEnv``: protocols, protocol checks, built-ins.
 
-Four roles, each a protocol (the reference's, restated in CONTRACT.md):
+Four roles, each a protocol (documented in the docs' "Single-agent contract" page):
 
-* action processor (seed 001): ``action_space``, ``process_action(action, state, grid_size)``,
+* action processor: ``action_space``, ``process_action(action, state, grid_size)``,
   ``validate_action(action)``, ``get_metadata()``;
 * observation model: ``observation_space``, ``get_observation(env_state)``, ``get_metadata()``
   listing ``required_state_keys``;
@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..errors import ComponentError, ValidationError
-from ..fields import gaussian_field
+from ..models.plumes.gaussian import gaussian_field
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS
 
 __all__ = [
@@ -95,7 +95,7 @@ ENV_STATE_KEYS = ("agent_state", "plume_field", "source_location", "grid_size", 
 
 # ---------------------------------------------------------------------------------- protocols
 class ActionProcessor(Protocol):
-    """Turns an action into the agent's next state, keeping it inside the grid (seed 001).
+    """Turns an action into the agent's next state, keeping it inside the grid.
 
     ``process_action`` must be pure (return a new state, mutate nothing), deterministic and
     in-bounds; ``validate_action`` must agree with ``action_space.contains`` and never raise.

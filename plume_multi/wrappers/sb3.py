@@ -5,14 +5,17 @@ Needs stable-baselines3 (the ``sb3`` extra: ``pip install "plume-multi[sb3]"``).
 
 from __future__ import annotations
 
-import numbers
+import copy
 import warnings
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from ..envs._checks import check_seed, shown
+from ..envs.vector import PlumeVectorEnv
 from ..errors import StateError, ValidationError
+from ..simulator import MAX_SEED
 
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -24,20 +27,27 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 __all__ = ["SB3VecEnv"]
 
 
+def _same_options(a, b) -> bool:
+    """``a == b`` for option dicts that may hold arrays (compared element by element)."""
+    if not (isinstance(a, dict) and isinstance(b, dict)) or a.keys() != b.keys():
+        return False
+    return all(np.array_equal(np.asarray(a[k]), np.asarray(b[k])) if isinstance(a[k], np.ndarray)
+               or isinstance(b[k], np.ndarray) else a[k] is b[k] or a[k] == b[k] for k in a)
+
+
 class SB3VecEnv(VecEnv):
     """Stable-Baselines3 ``VecEnv`` over a Gymnasium ``VectorEnv`` that autoresets on the same step.
 
     SB3 expects a finished env to be reset inside the step that ended it, with the last observation
-    in ``infos[i]["terminal_observation"]``; that is Gymnasium's ``AutoresetMode.SAME_STEP``, so
-    the vector env must declare it::
+    in ``infos[i]["terminal_observation"]``; that is Gymnasium's ``AutoresetMode.SAME_STEP``. A
+    ``plume_multi.vector_env`` in any other mode is taken as it is given and replaced by a new one
+    with the same arguments in ``SAME_STEP`` mode (``self.venv``; the one given is not changed)::
 
-        from gymnasium.vector import AutoresetMode
         from stable_baselines3 import PPO
         import plume_multi
         from plume_multi.wrappers import SB3VecEnv
 
-        venv = SB3VecEnv(plume_multi.vector_env(64, autoreset_mode=AutoresetMode.SAME_STEP,
-                                                grid_size=(32, 32), max_steps=200))
+        venv = SB3VecEnv(plume_multi.vector_env(64, grid_size=(32, 32), max_steps=200))
         model = PPO("MlpPolicy", venv, seed=0).learn(100_000)
 
     * ``step_wait`` returns ``(obs, rewards float32, dones bool, infos)``, ``infos`` a list of one
@@ -54,8 +64,10 @@ class SB3VecEnv(VecEnv):
       adapter in ``VecMonitor`` for episode statistics.
 
     Args:
-        venv: a Gymnasium ``VectorEnv`` (``plume_multi.vector_env(...)``, possibly inside Gymnasium
-            vector wrappers) with ``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``.
+        venv: ``plume_multi.vector_env(...)`` in any autoreset mode, or a Gymnasium ``VectorEnv``
+            (such as ``plume_multi.vector_env(...)`` inside Gymnasium vector wrappers, which keep
+            the mode they were made with) whose ``metadata["autoreset_mode"]`` is
+            ``AutoresetMode.SAME_STEP``.
     """
 
     def __init__(self, venv: VectorEnv):
@@ -66,12 +78,17 @@ class SB3VecEnv(VecEnv):
             )
         mode = venv.metadata.get("autoreset_mode")
         if mode != AutoresetMode.SAME_STEP:
-            raise ValidationError(
-                f"venv: its metadata['autoreset_mode'] is {mode!r}; expected AutoresetMode.SAME_STEP, which "
-                "is how SB3 resets (create it with vector_env(n, autoreset_mode=AutoresetMode.SAME_STEP))"
-            )
+            if isinstance(venv, PlumeVectorEnv):
+                venv = venv.with_autoreset_mode(AutoresetMode.SAME_STEP)
+            else:
+                raise ValidationError(
+                    f"venv: its metadata['autoreset_mode'] is {mode!r}; expected AutoresetMode.SAME_STEP, which is "
+                    "how SB3 resets. Wrappers keep the mode they were made with: create the vector env with "
+                    "vector_env(n, autoreset_mode=AutoresetMode.SAME_STEP) before wrapping it"
+                )
         self.venv = venv
         self._actions = None
+        self._pending = False  # step_async was called (None is a value a caller may pass)
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
         self.metadata = {**venv.metadata, **self.metadata}
 
@@ -84,21 +101,36 @@ class SB3VecEnv(VecEnv):
                 f"seeds: got {self._seeds[:4]}...; expected consecutive seeds s, s+1, ... (set them with seed(s))"
             )
         options = self._options[0] or None
-        if any(o != self._options[0] for o in self._options):
-            raise ValidationError("options: got different options per world; expected the same dict for all worlds")
         obs, _ = self.venv.reset(seed=seed, options=options)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
 
+    def set_options(self, options=None) -> None:
+        """Options for the next ``reset()`` (then forgotten): ``None``, a dict, or a list of the same
+        dict for every world (the worlds are reset by one call)."""
+        if options is None:
+            options = {}
+        if isinstance(options, (list, tuple)):
+            if len(options) != self.num_envs or any(o is not options[0] and not _same_options(o, options[0])
+                                                    for o in options):
+                raise ValidationError(f"options: got {shown(options, typed=True)}; expected None, a dict, or a list of "
+                                      f"{self.num_envs} equal dicts (the worlds are reset by one call)")
+            options = options[0]
+        if not isinstance(options, dict):
+            raise ValidationError(f"options: got {shown(options, typed=True)}; expected None, a dict, or a list of "
+                                  f"{self.num_envs} equal dicts")
+        self._options = [copy.deepcopy(options) for _ in range(self.num_envs)]
+
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
+        self._pending = True
 
     def step_wait(self):
-        if self._actions is None:
+        if not self._pending:
             raise StateError("Cannot step_wait() before step_async(actions): call step(actions)")
-        actions, self._actions = self._actions, None
+        actions, self._actions, self._pending = self._actions, None, False
         obs, rewards, terminated, truncated, info = self.venv.step(actions)
         dones = terminated | truncated
         time_limit = truncated & ~terminated
@@ -116,9 +148,8 @@ class SB3VecEnv(VecEnv):
 
     def seed(self, seed: int | None = None):
         """Seed the next ``reset()``: world ``i`` gets ``seed + i`` (a random base when None)."""
-        if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_))):
-            raise ValidationError(f"seed: got {seed!r}; expected None or a non-negative int")
-        return super().seed(None if seed is None else int(seed))
+        seed = check_seed(seed, max_seed=MAX_SEED, num_worlds=self.num_envs)
+        return super().seed(seed)
 
     def close(self) -> None:
         self.venv.close()

@@ -1,4 +1,4 @@
-"""``PlumeSearchEnv``: the single-agent Gymnasium env of CONTRACT.md, on the engine.
+"""``PlumeSearchEnv``: the single-agent Gymnasium env (the docs' "Single-agent contract" page), on the engine.
 
 One world of one agent: a ``Simulator(scenario, num_worlds=1, autoreset="disabled")`` does the
 moving, the goal test, the counting and the sensing; this module adds the contract's state
@@ -17,6 +17,7 @@ import gymnasium
 import numpy as np
 from gymnasium import logger
 
+from ..envs._checks import check_seed, shown
 from ..errors import ComponentError, StateError, ValidationError
 from ..render import HumanWindow, render_frame
 from ..scenario import Scenario
@@ -35,9 +36,9 @@ from .components import (
     required_state_keys,
 )
 
-__all__ = ["PlumeSearchEnv", "EnvironmentState", "MAX_SEED"]
+__all__ = ["PlumeSearchEnv", "EnvironmentState", "MAX_SEED", "compact_env"]
 
-# Seeds are 0 <= seed < 2**31 (seed 000, P2 and I9).
+# Seeds are 0 <= seed < 2**31: the stricter of the two bounds the original env's documents gave.
 MAX_SEED = 2**31 - 1
 _RENDER_MODES = (None, "rgb_array", "human")
 # The constructor's keyword arguments (besides config), which a dict ``config`` may also hold.
@@ -49,7 +50,7 @@ _STAY = 8
 
 
 class EnvironmentState(Enum):
-    """Lifecycle of a ``PlumeSearchEnv`` (seed 000)."""
+    """Lifecycle of a ``PlumeSearchEnv``: CREATED -> READY -> TERMINATED | TRUNCATED -> (reset) READY; any -> CLOSED."""
 
     CREATED = "created"        # after __init__: reset() before step()
     READY = "ready"            # an episode is running
@@ -189,7 +190,7 @@ class PlumeSearchEnv(gymnasium.Env):
             max_steps=max_steps, goal_radius=goal_radius, render_mode=render_mode, plume_params=plume_params))
 
         render_mode = args["render_mode"]
-        if render_mode not in _RENDER_MODES:
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode in _RENDER_MODES):
             raise ValidationError(f"render_mode: got {render_mode!r}; expected one of {list(_RENDER_MODES)}")
         if args["plume_model"] is not None and args["plume_params"] is not None:
             raise ValidationError("plume_params and plume_model were both given; give plume_params "
@@ -263,7 +264,7 @@ class PlumeSearchEnv(gymnasium.Env):
             raise ComponentError(f"plume_model: {type(self._plume).__name__} gave an unusable field: {exc}") from exc
         self._sim = sim
         s = sim.state
-        self._field = s.field            # (h, w) float32, read-only
+        self._field = sim.field          # (h, w) float32, read-only
         self._pos_row = s.pos[0]         # (2,) int32 view: (x, y)
         self._obs_row = s.obs[0]         # (3,) float32 view: [C, x/(w-1), y/(h-1)]
         self._reward_buf = s.reward
@@ -317,6 +318,11 @@ class PlumeSearchEnv(gymnasium.Env):
         return self._agent_state()
 
     @property
+    def simulator(self) -> Simulator:
+        """The one-world, one-agent ``Simulator`` underneath (its arrays are live views: read only)."""
+        return self._sim
+
+    @property
     def episode_count(self) -> int:
         """Episodes started by ``reset`` (0 before the first)."""
         return self._episode_count
@@ -362,16 +368,10 @@ class PlumeSearchEnv(gymnasium.Env):
         """
         if self._state is _CLOSED:
             raise StateError("Cannot reset: the environment is closed; create a new one")
-        if seed is not None:
-            if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)):
-                raise ValidationError(f"seed: got {seed!r} ({type(seed).__name__}); expected None or an integer "
-                                      f"with 0 <= seed <= {MAX_SEED}")
-            seed = int(seed)
-            if not 0 <= seed <= MAX_SEED:
-                raise ValidationError(f"seed: got {seed}; expected None or an integer with 0 <= seed <= {MAX_SEED}")
+        seed = check_seed(seed, max_seed=MAX_SEED)
         if options is not None:
             if not isinstance(options, Mapping):
-                raise ValidationError(f"options: got {type(options).__name__}; expected None or a dict")
+                raise ValidationError(f"options: got {shown(options)}; expected None or a dict")
             if options:
                 raise ValidationError(f"options: got keys {sorted(map(str, options))}; PlumeSearchEnv takes no "
                                       "options (pass None or {})")
@@ -393,7 +393,8 @@ class PlumeSearchEnv(gymnasium.Env):
         self._overrun_warned = False
         self._state = _READY
 
-        info = self._info(goal_reached=False)
+        # As the reference does: a start within goal_radius of the source counts as reached.
+        info = self._info(goal_reached=None)
         info["episode"] = self._episode_count
         obs = self._observe()
         if self.render_mode == "human":
@@ -417,9 +418,10 @@ class PlumeSearchEnv(gymnasium.Env):
         if not self._fast:
             return self._step_protocol(action)
         if type(action) is not int or not 0 <= action < 4:
-            action = cardinal_action(action)
-            if action < 0:
+            checked = cardinal_action(action)
+            if checked < 0:
                 self._bad_action(action)
+            action = checked
         if state is not _READY:
             self._warn_overrun()
 
@@ -486,12 +488,18 @@ class PlumeSearchEnv(gymnasium.Env):
             self.render()
         return obs, reward, terminated, truncated, info
 
-    def _info(self, goal_reached: bool) -> dict:
-        """The info keys that ``reset`` and ``step`` share (CONTRACT.md)."""
+    def _info(self, goal_reached) -> dict:
+        """The info keys that ``reset`` and ``step`` share.
+
+        ``goal_reached=None``: whether the agent is within ``goal_radius`` of the source now.
+        """
         x, y = self._pos_row.tolist()
         sx, sy = self._source
         dx = x - sx
         dy = y - sy
+        distance = math.sqrt(dx * dx + dy * dy)
+        if goal_reached is None:
+            goal_reached = distance <= self.scenario.goal_radius
         return {
             "seed": self._seed,
             "step_count": self._step_count,
@@ -499,7 +507,7 @@ class PlumeSearchEnv(gymnasium.Env):
             "goal_reached": goal_reached,
             "agent_xy": (x, y),
             "plume_peak_xy": (sx, sy),
-            "distance_to_source": math.sqrt(dx * dx + dy * dy),
+            "distance_to_source": distance,
         }
 
     def _processed_position(self, action, prev: AgentState) -> tuple:
@@ -548,7 +556,7 @@ class PlumeSearchEnv(gymnasium.Env):
         return _copy_obs(self._obs_model.get_observation(env_state))
 
     def _bad_action(self, action):
-        raise ValidationError(f"action: got {action!r} ({type(action).__name__}); expected an integer in 0..3 "
+        raise ValidationError(f"action: got {shown(action, typed=True)}; expected an integer in 0..3 "
                               "(0 UP, 1 RIGHT, 2 DOWN, 3 LEFT). Nothing was changed.")
 
     def _refuse(self, call: str):
@@ -595,6 +603,31 @@ class PlumeSearchEnv(gymnasium.Env):
             pass
         self._window = None
         self._state = _CLOSED
+
+    # ------------------------------------------------------------------ copy / pickle
+    # The simulator, the views of its buffers and the render window are not copied: a copy gets
+    # a simulator of its own, restored from a snapshot, so it continues exactly as the original.
+    _UNCOPIED = ("_sim", "_field", "_pos_row", "_obs_row", "_reward_buf", "_term_buf", "_trunc_buf", "_act",
+                 "_window")
+
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNCOPIED}
+        state["_engine_field"] = None if self._static_plume else np.array(self._field)
+        try:
+            state["_snapshot"] = self._sim.snapshot()
+        except StateError:  # never reset: nothing to carry over
+            state["_snapshot"] = None
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        field = state.pop("_engine_field")
+        snapshot = state.pop("_snapshot")
+        self.__dict__.update(state)
+        self._window = None
+        self._bind(field)
+        if snapshot is not None:
+            self._sim.restore(snapshot)
 
     def __repr__(self) -> str:
         sc = self.scenario
@@ -672,3 +705,13 @@ def _scenario(args: dict) -> Scenario:
                 message = f"PlumeSearchEnv {arg}:" + message[len(prefix):]
                 break
         raise ValidationError(message) from None
+
+
+def compact_env(**kwargs) -> PlumeSearchEnv:
+    """``PlumeSearchEnv(observation_model=CompactObservation(), **kwargs)``: the entry point of
+    ``PlumeSearchCompact-v0`` (a ``Box(0, 1, (3,), float32)`` observation)."""
+    if kwargs.get("observation_model") is not None:
+        raise ValidationError("observation_model: PlumeSearchCompact-v0 always uses CompactObservation(); "
+                              "for another observation model use PlumeSearch-v0 or PlumeSearchEnv(...)")
+    kwargs["observation_model"] = CompactObservation()
+    return PlumeSearchEnv(**kwargs)

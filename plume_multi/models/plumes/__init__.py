@@ -1,5 +1,5 @@
-"""Plume models."""
+"""Plume models: what the agents smell. ``plume_multi.plumes``."""
 
-from .puffs import PuffPlume, Puffs, Wind, render_puffs
+from .gaussian import Gaussian
 
-__all__ = ["Puffs", "Wind", "PuffPlume", "render_puffs"]
+__all__ = ["Gaussian"]

@@ -1,0 +1,388 @@
+"""``multi_agent_vector_env()``: B worlds of N searchers as the B*N rows of one Gymnasium ``VectorEnv``.
+
+The training view of multi-agent worlds with one shared policy (parameter sharing): every agent is
+a row, every row steps at once in one compiled kernel call (``Simulator``). This module turns the
+simulator's per-agent buffers into Gymnasium's batched return values, masks the rows of agents
+that have finished, and computes action masks with the helpers of ``vector.py``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numba import njit
+
+from ..errors import StateError, ValidationError
+from ..scenario import Scenario
+from ..simulator import Simulator
+from .vector import _MODE_NAMES, _SCENARIO_FIELDS, _autoreset_mode, _fill_cardinal_masks, _fill_masks, _mask_table
+
+__all__ = ["multi_agent_vector_env", "MultiAgentVectorEnv"]
+
+# Scenario fields given as keyword options (n_agents and team are arguments of their own).
+_OPTION_FIELDS = tuple(f for f in _SCENARIO_FIELDS if f not in ("n_agents", "team"))
+
+
+@njit(cache=True)
+def _row_outputs(live, reward, terminated, truncated, active, world_done, n_agents, same_step,
+                 out_reward, out_terminated, out_truncated):
+    """Per-row results of one step, with finished agents' rows masked.
+
+    Args:
+        live: ``(B*N,)`` bool (mutated). In: the rows whose agent was searching in the
+            observation the step acted on. Out: the rows whose agent is searching in the new
+            observation, ``active and (same_step or not world_done[row // N])``.
+        reward, terminated, truncated: ``(B*N,)`` float32 / bool / bool, the simulator's step
+            results (an agent that finished earlier reads ``terminated`` on every step).
+        active: ``(B*N,)`` bool, the simulator's ``active`` after the step.
+        world_done: ``(B,)`` bool, the simulator's ``world_done`` after the step.
+        n_agents: N.
+        same_step: True under SAME_STEP autoreset (a done world was already reset).
+        out_reward, out_terminated, out_truncated: ``(B*N,)`` (mutated): the simulator's values
+            on rows that were live, 0 / False on the others, so a row's episode ends exactly once.
+    """
+    # Bitwise on uint8 views and no division per row: the loops vectorize (under 1 ns per row;
+    # the plain version with `i // n_agents` and branches took 2.3).
+    live8 = live.view(np.uint8)
+    term8, trunc8, active8 = terminated.view(np.uint8), truncated.view(np.uint8), active.view(np.uint8)
+    out_term8, out_trunc8 = out_terminated.view(np.uint8), out_truncated.view(np.uint8)
+    for i in range(live8.shape[0]):
+        was = live8[i]
+        out_reward[i] = reward[i] * np.float32(was)
+        out_term8[i] = term8[i] & was
+        out_trunc8[i] = trunc8[i] & was
+    for b in range(world_done.shape[0]):
+        still = np.uint8(same_step or not world_done[b])
+        for i in range(b * n_agents, (b + 1) * n_agents):
+            live8[i] = active8[i] & still
+
+
+class MultiAgentVectorEnv(VectorEnv):
+    """B worlds of N searchers each, seen as ``B * N`` rows of one Gymnasium ``VectorEnv``.
+
+    ## Description
+    Each world is the search of ``parallel_env()``: N agents on one ``width x height`` grid look
+    for the source of a static Gaussian plume. Agent ``n`` of world ``b`` is row ``b * N + n``;
+    every row has the same spaces, so one policy acts for all agents (parameter sharing). All
+    rows advance in one compiled call. World ``b`` reset with seed ``s`` starts exactly where
+    ``parallel_env(n_agents=N, ...).reset(seed=s + b)`` starts, and later episodes follow the same
+    starts as that env's unseeded resets.
+
+    ## Action Space
+    ``single_action_space = Discrete(4)`` (``"cardinal"``): 0 UP ``(0, +1)``, 1 RIGHT ``(+1, 0)``,
+    2 DOWN ``(0, -1)``, 3 LEFT ``(-1, 0)``, clamped into the grid (``action_model="moore"``:
+    ``Discrete(9)``). ``step`` takes integers of shape ``(B * N,)`` (or ``(B, N)``). Every entry is
+    checked, masked rows' too (their value is ignored but must be a valid action); a bad one raises
+    ``ValidationError`` before any world changes.
+
+    ## Observation Space
+    ``Box(low, high, (3 + 2k,), float32)`` per row, ``k = n_neighbours``:
+
+    | index | observation | range |
+    |---|---|---|
+    | 0 | concentration at the agent's cell | [0, 1] |
+    | 1 | x / (width - 1) | [0, 1] |
+    | 2 | y / (height - 1) | [0, 1] |
+    | 3 + 2j, 4 + 2j | (dx / (width - 1), dy / (height - 1)) of the j-th nearest other agent | [-1, 1] |
+
+    Every call returns fresh arrays: nothing returned shares memory with a later return.
+
+    ## Rewards
+    ``team=False``: 1.0 to a row on the step its agent reaches the source (distance
+    ``<= goal_radius``), else 0.0. ``team=True``: the first arrival ends the episode of every
+    agent of its world and each of them receives 1.0 on that step (shared, not split). Masked rows
+    (below) always receive 0.0. float32.
+
+    ## Starting State
+    World ``b``'s first episode after ``reset(seed=s)`` draws its N start cells as
+    ``numpy.random.default_rng(s + b)`` does (x then y, agent by agent); later episodes come
+    from the world's own counter-based stream (deterministic given ``s``). ``reset()`` without a
+    seed continues every world's stream. ``start_positions`` fixes the cells of every episode.
+
+    ## Episode End
+    A row's episode is its agent's episode. It ends exactly once, on one step:
+    * Terminated: the agent reaches the source (``team=True``: any agent of its world does).
+    * Truncated: the world's ``max_steps`` steps are done (every agent still searching).
+    A world's episode ends when all its agents have finished or at truncation; then the world
+    resets (see Autoreset) and all its rows start new episodes together.
+
+    ## Finished agents: masked rows
+    An agent that reached the source while others of its world still search stays on the
+    source until the world resets. Its row is *masked* meanwhile: ``info["active"]`` is False,
+    reward 0.0, ``terminated`` and ``truncated`` False, the action ignored, and the observation is
+    what the agent senses on the source (neighbour columns keep following the others).
+
+    ``info["active"]`` (``(B * N,)`` bool, returned with each observation) says whether the agent
+    of the row is searching in *that* observation, i.e. whether the next action on the row
+    counts. A learner that masks drops the transitions whose observation had ``active`` False from
+    its loss (``examples/train_multiagent_ppo.py`` does). A learner that does not (SB3's PPO)
+    still learns correctly: a masked stretch follows a ``done`` and earns 0, so it reads as the
+    zero-reward start of the row's next episode; returns and advantages of real steps never
+    reach across a ``done`` into it. Episode statistics of such a learner (``VecMonitor``,
+    ``RecordEpisodeStatistics``) then count the masked steps into the length of the row's next
+    episode; its returns are unchanged.
+
+    ## Autoreset (``metadata["autoreset_mode"]``)
+    * ``NEXT_STEP`` (default): the step after a world's episode ended resets it (its actions are
+      ignored; reward 0, flags False). Rows of an ended world are masked until that step.
+    * ``SAME_STEP``: the ending step returns the new episode's first observations. For every
+      row whose episode ended on this step (``terminated | truncated``), ``info["final_obs"]``
+      ``(B * N, D)`` holds its last observation (rows valid where ``info["_final_obs"]``) and
+      ``info["final_info"]`` its ``episode_length`` (steps the agent took) and ``goal_reached``
+      (rows valid where ``info["_final_info"]``); both keys appear only on steps where some row
+      ended. This is the mode of ``plume_multi.wrappers.SB3VecEnv``.
+    * ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": m})`` with
+      ``m`` a ``(B,)`` bool array of worlds. Rows of ended worlds stay masked.
+
+    ## Infos and action masks
+    After every ``reset`` and ``step``: ``info["active"]`` ``(B * N,)`` bool (above) and
+    ``info["action_mask"]`` ``(B * N, K)`` bool (with ``info["_active"]``, ``info["_action_mask"]``
+    all True). ``action_masks()`` returns the same masks for the current state. A move is allowed
+    when it changes the agent's cell; a masked row allows every action (it is ignored).
+
+    ## Arguments
+    ``multi_agent_vector_env(num_worlds=1, n_agents=4, team=False, *,
+    autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None, **scenario options)``;
+    the options are ``Scenario``'s: ``grid_size``, ``source_location``, ``sigma``,
+    ``goal_radius``, ``max_steps``, ``start_positions``, ``action_model``, ``n_neighbours``.
+    ``render_mode="rgb_array"``: ``render()`` returns one ``(h, w, 3)`` uint8 frame per world.
+    Invalid values raise ``ValidationError`` naming the argument.
+
+    ## Version History
+    * v0: first version.
+
+    ## Example
+    >>> import numpy as np, plume_multi
+    >>> envs = plume_multi.multi_agent_vector_env(num_worlds=256, n_agents=4, grid_size=(32, 32))
+    >>> obs, info = envs.reset(seed=0)                      # (1024, 3) float32, row b * 4 + n
+    >>> actions = np.zeros(envs.num_envs, dtype=np.int64)   # all UP
+    >>> obs, reward, terminated, truncated, info = envs.step(actions)
+    >>> info["active"].shape, info["action_mask"].shape
+    ((1024,), (1024, 4))
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 30}
+
+    def __init__(self, num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,
+                 autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None, **scenario_options):
+        if not isinstance(num_worlds, numbers.Integral) or isinstance(num_worlds, (bool, np.bool_)) or num_worlds < 1:
+            raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
+        if render_mode not in (None, "rgb_array"):
+            raise ValidationError(f"render_mode: got {render_mode!r}; expected None or 'rgb_array'")
+        unknown = sorted(set(scenario_options) - set(_OPTION_FIELDS))
+        if unknown:
+            raise ValidationError(
+                f"multi_agent_vector_env: got unknown option(s) {unknown}; expected num_worlds, n_agents, team, "
+                f"autoreset_mode, render_mode or Scenario fields {list(_OPTION_FIELDS)} (episode length: max_steps)"
+            )
+        mode = _autoreset_mode(autoreset_mode)
+        self.scenario = Scenario(n_agents=n_agents, team=team, **scenario_options)
+        sc = self.scenario
+        self.num_worlds = int(num_worlds)
+        self.n_agents = sc.n_agents
+        self.num_envs = self.num_worlds * self.n_agents
+        self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        self._sim = Simulator(sc, self.num_worlds, autoreset=_MODE_NAMES[mode])
+        self._same_step = mode == AutoresetMode.SAME_STEP
+
+        k = sc.n_neighbours
+        low = np.concatenate([np.zeros(3, np.float32), np.full(2 * k, -1.0, np.float32)])
+        self.single_observation_space = spaces.Box(low, np.ones(3 + 2 * k, np.float32), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(sc.n_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+        state = self._sim.state
+        self._pos = state.pos
+        w, h = sc.grid_size
+        self._limits = (w - 1, h - 1)
+        self._live = np.zeros(self.num_envs, dtype=np.bool_)  # see _row_outputs
+        self._dead = np.ones(self.num_envs, dtype=np.bool_)   # ~_live, what the mask helpers read
+        self._mask_table = _mask_table(sc, free_when_done=True)
+        # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
+        self._cardinal = sc.action_model == "cardinal" and sys.byteorder == "little"
+        self._pos64 = self._pos.view(np.uint64).reshape(self.num_envs) if self._cardinal else None
+        self._source = np.asarray(sc.source_location, dtype=np.int32)
+        self._ready = False
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed=None, options=None):
+        """Reset all worlds, or those of ``options["reset_mask"]``; return ``(obs, info)``.
+
+        Args:
+            seed: ``None`` (each world continues its own stream) or an int ``s``: world ``b`` is
+                seeded ``s + b``.
+            options: ``None`` or ``{"reset_mask": m}``, ``m`` a ``(num_worlds,)`` bool array with at
+                least one True: only those worlds (all their rows) are reset.
+
+        Returns:
+            ``(B * N, D)`` float32 observations and ``{"active", "action_mask", "_active", "_action_mask"}``.
+        """
+        if self.closed:
+            raise StateError("Cannot reset: the environment is closed; create a new one")
+        if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_))):
+            raise ValidationError(
+                f"seed: got {seed!r} ({type(seed).__name__}); expected None or an int s (world b is seeded s + b)"
+            )
+        mask = self._reset_mask(options)
+        obs = self._sim.reset(seed=seed, mask=mask)
+        self._ready = True
+        super().reset(seed=seed)
+        self._update_live()
+        return obs.copy(), self._info()
+
+    def step(self, actions):
+        """Advance every world one step; return ``(obs, reward, terminated, truncated, info)``.
+
+        ``actions``: ``(B * N,)`` or ``(B, N)`` integers in ``0..K-1``. All are checked before any
+        world changes (``ValidationError`` naming the first bad entry). Returns ``(B * N, D)``
+        float32, ``(B * N,)`` float32, bool, bool and the info dict of the class docstring.
+        """
+        if self.closed:
+            raise StateError("Cannot step: the environment is closed; create a new one")
+        obs, reward, terminated, truncated = self._sim.step(actions)
+        n = self.num_envs
+        out_reward = np.empty(n, dtype=np.float32)
+        out_terminated = np.empty(n, dtype=np.bool_)
+        out_truncated = np.empty(n, dtype=np.bool_)
+        _row_outputs(self._live, reward, terminated, truncated, self._sim.active, self._sim.state.world_done,
+                     self.n_agents, self._same_step, out_reward, out_terminated, out_truncated)
+        np.logical_not(self._live, out=self._dead)
+        info = self._info()
+        if self._same_step:
+            self._add_final(info, out_terminated, out_truncated)
+        return obs.copy(), out_reward, out_terminated, out_truncated, info
+
+    def render(self):
+        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
+        if self.render_mode is None:
+            raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
+        if not self._ready:
+            raise StateError("Cannot render before reset(): call reset() first")
+        from ..render import render_frame
+
+        N = self.n_agents
+        field, active = self._sim.field, self._sim.active
+        return tuple(render_frame(field, self._pos[b * N:(b + 1) * N], source=self._source,
+                                  active=active[b * N:(b + 1) * N]) for b in range(self.num_worlds))
+
+    # ------------------------------------------------------------------ extras
+    def action_masks(self) -> np.ndarray:
+        """``(B * N, K)`` bool, a new array: the moves that change each agent's cell now.
+
+        A masked row (its agent finished, or its world ended and is not reset yet) allows every
+        action. MaskablePPO (sb3-contrib) reads this method.
+        """
+        n = self.num_envs
+        if self._cardinal:
+            masks = np.empty((n, 4), dtype=np.bool_)
+            _fill_cardinal_masks(self._pos64, self._dead, self._limits[0], self._limits[1], 1,
+                                 masks.view(np.uint32).reshape(n))
+        else:
+            masks = np.empty((n, self.single_action_space.n), dtype=np.bool_)
+            _fill_masks(self._pos, self._dead, self._limits[0], self._limits[1], self._mask_table, masks)
+        return masks
+
+    @property
+    def active(self) -> np.ndarray:
+        """``(B * N,)`` bool, a copy: the rows whose agent is searching now (``info["active"]``)."""
+        return self._live.copy()
+
+    @property
+    def agent_positions(self) -> np.ndarray:
+        """``(B * N, 2)`` int32 cells ``(x, y)`` of every agent (a copy)."""
+        return self._pos.copy()
+
+    @property
+    def simulator(self) -> Simulator:
+        """The ``Simulator`` underneath (its arrays are live views; do not write to them)."""
+        return self._sim
+
+    def close_extras(self, **kwargs) -> None:
+        """Nothing to release: the buffers go with the object."""
+
+    # ------------------------------------------------------------------ helpers
+    def _update_live(self) -> None:
+        """``_live`` from the simulator's state (after a reset)."""
+        active = self._sim.active
+        if self._same_step:
+            self._live[:] = active
+        else:
+            ended = np.repeat(self._sim.state.world_done, self.n_agents)
+            np.logical_and(active, ~ended, out=self._live)
+        np.logical_not(self._live, out=self._dead)
+
+    def _info(self) -> dict:
+        n = self.num_envs
+        return {"active": self._live.copy(), "action_mask": self.action_masks(),
+                "_active": np.ones(n, np.bool_), "_action_mask": np.ones(n, np.bool_)}
+
+    def _reset_mask(self, options):
+        if options is None:
+            return None
+        if not isinstance(options, dict) or set(options) - {"reset_mask"}:
+            raise ValidationError(
+                f"options: got {options!r}; expected None or {{'reset_mask': (num_worlds,) bool array}}"
+            )
+        if "reset_mask" not in options:
+            return None
+        mask = options["reset_mask"]
+        expected = f"a numpy bool array of shape ({self.num_worlds},) (one entry per world) with at least one True"
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_worlds,):
+            got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else type(mask).__name__
+            raise ValidationError(f"options['reset_mask']: got {got}; expected {expected}")
+        if not mask.any():
+            raise ValidationError(f"options['reset_mask']: got no True entry; expected {expected}")
+        return mask
+
+    def _add_final(self, info, terminated, truncated):
+        """SAME_STEP: last observation and episode facts of the rows whose episode ended now.
+
+        A row of a world that ended (and was reset) takes them from the simulator's ``final_*``
+        buffers; a row whose agent finished while its world goes on takes its current ones.
+        """
+        ended = terminated | truncated
+        if not ended.any():
+            return
+        sim = self._sim
+        world_reset = np.repeat(sim.final_mask, self.n_agents)
+        keep = ended[:, None]
+        final_obs = np.where(world_reset[:, None], sim.final_obs, sim.state.obs)
+        info["final_obs"] = np.where(keep, final_obs, np.float32(0))
+        info["_final_obs"] = ended
+        length = np.where(world_reset, sim.final_length, sim.episode_length)
+        info["final_info"] = {
+            "episode_length": np.where(ended, length, 0).astype(np.int32),
+            "_episode_length": ended.copy(),
+            "goal_reached": terminated.copy(),
+            "_goal_reached": ended.copy(),
+        }
+        info["_final_info"] = ended.copy()
+
+
+def multi_agent_vector_env(num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,
+                           autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None,
+                           **scenario_options) -> MultiAgentVectorEnv:
+    """A Gymnasium ``VectorEnv`` of ``num_worlds`` worlds x ``n_agents`` searchers, one row per agent.
+
+    See ``MultiAgentVectorEnv`` for the spaces, the masking of finished agents and the autoreset
+    modes. For Stable-Baselines3, pass ``autoreset_mode=AutoresetMode.SAME_STEP`` and wrap it in
+    ``plume_multi.wrappers.SB3VecEnv``.
+
+    Args:
+        num_worlds: B >= 1 independent worlds.
+        n_agents: N >= 1 searchers per world; ``num_envs`` is ``B * N``.
+        team: the first arrival ends the world's episode for all its agents, who share the reward.
+        autoreset_mode: a ``gymnasium.vector.AutoresetMode`` (default ``NEXT_STEP``) or its value.
+        render_mode: ``None`` or ``"rgb_array"``.
+        **scenario_options: ``Scenario`` fields (``grid_size``, ``max_steps``, ``sigma``,
+            ``n_neighbours``, ...).
+    """
+    return MultiAgentVectorEnv(num_worlds, n_agents, team, autoreset_mode=autoreset_mode,
+                               render_mode=render_mode, **scenario_options)

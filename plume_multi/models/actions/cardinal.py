@@ -1,0 +1,33 @@
+"""``Cardinal()``: four unit moves, the single-agent contract's action space."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..base import Model
+
+
+@dataclass(frozen=True)
+class Cardinal(Model):
+    """``Discrete(4)``: 0 UP ``(0, +1)``, 1 RIGHT ``(+1, 0)``, 2 DOWN ``(0, -1)``, 3 LEFT ``(-1, 0)``;
+    the moved cell is clamped into the grid."""
+
+    family: ClassVar[str] = "action"
+    kernel_module: ClassVar[str] = "plume_multi.models.actions.table"
+    MOVES: ClassVar[tuple] = ((0, 1), (1, 0), (0, -1), (-1, 0))
+    ACTION_NAMES: ClassVar[tuple] = ("UP", "RIGHT", "DOWN", "LEFT")
+    continuous: ClassVar[bool] = False
+    oriented: ClassVar[bool] = False
+
+    @property
+    def n_actions(self) -> int:
+        return len(self.MOVES)
+
+    def moves(self) -> np.ndarray:
+        return np.array(self.MOVES, dtype=np.int32)
+
+    def params(self, ctx) -> tuple:
+        return (self.moves(), self.n_actions)

@@ -1,0 +1,104 @@
+"""``Continuous(max_speed=1.0, max_turn_degrees=30)``: a body with a float position and heading."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ...kernels import rng
+from ...kernels.engine import first_nonfinite_row
+from ...kernels.jit import njit
+from ..base import Model, StateArray, check_real
+
+STREAM = 0x510E527F
+
+
+@dataclass(frozen=True)
+class Continuous(Model):
+    """``Box(2)``: ``(speed, turn)``, speed in ``[0, max_speed]`` cells per step, turn in
+    ``[-max_turn_degrees, +max_turn_degrees]``; values outside the box are clipped, NaN and
+    infinities are refused. Each step turns first, then moves ``speed`` along the new heading.
+
+    The position ``(x, y)`` is a float in ``[0, W-1] x [0, H-1]`` (clamped), in cell units: cell
+    ``(i, j)`` is centred on ``(i, j)`` and the agent's cell is ``(round(x), round(y))``. Sensors
+    read the plume bilinearly at the float position. Agents start on their start cell's centre.
+    """
+
+    max_speed: float = 1.0
+    max_turn_degrees: float = 30.0
+    initial_heading: float | None = None
+
+    family: ClassVar[str] = "action"
+    kernel_module: ClassVar[str] = __name__
+    continuous: ClassVar[bool] = True
+    oriented: ClassVar[bool] = True
+
+    def __post_init__(self):
+        self._set("max_speed", check_real(self.name, "max_speed", self.max_speed, 0.0, 2048.0, low_open=True))
+        self._set("max_turn_degrees", check_real(self.name, "max_turn_degrees", self.max_turn_degrees, 0.0, 180.0))
+        if self.initial_heading is not None:
+            self._set("initial_heading", check_real(self.name, "initial_heading", self.initial_heading, -1e6, 1e6) % 360.0)
+
+    @property
+    def low(self) -> np.ndarray:
+        return np.array([0.0, -self.max_turn_degrees], np.float32)
+
+    @property
+    def high(self) -> np.ndarray:
+        return np.array([self.max_speed, self.max_turn_degrees], np.float32)
+
+    def params(self, ctx) -> tuple:
+        return (self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
+
+    def state_spec(self, ctx) -> dict:
+        w, h = ctx.grid_size if ctx is not None else (None, None)
+        return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
+                "xy": StateArray(np.float64, "agent", (2,), 0.0, None if w is None else float(max(w, h) - 1))}
+
+    def locations(self, params, state, pos) -> np.ndarray:
+        return state[1].copy()
+
+
+# P = (max_speed, max_turn_degrees, initial heading (< 0: draw)); S = (heading (BN,), xy (BN, 2))
+
+@njit(inline="always")
+def first_invalid(P, actions):
+    return first_nonfinite_row(actions)
+
+
+@njit(inline="always")
+def reset_agent(P, S, i, n, pos, seed, episode):
+    if P[2] >= 0.0:
+        S[0][i] = P[2]
+    else:
+        S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), 0, n) * 360.0
+    S[1][i, 0] = pos[i, 0]
+    S[1][i, 1] = pos[i, 1]
+
+
+@njit(inline="always")
+def move(P, S, i, actions, pos, width, height, seed, episode, t):
+    speed = min(max(actions[i, 0], 0.0), P[0])
+    dturn = min(max(actions[i, 1], -P[1]), P[1])
+    h = (S[0][i] + dturn) % 360.0
+    h = h if h < 360.0 else 0.0
+    S[0][i] = h
+    rad = h * (np.pi / 180.0)
+    x = min(max(S[1][i, 0] + speed * np.cos(rad), 0.0), width - 1.0)
+    y = min(max(S[1][i, 1] + speed * np.sin(rad), 0.0), height - 1.0)
+    S[1][i, 0] = x
+    S[1][i, 1] = y
+    pos[i, 0] = np.int32(np.floor(x + 0.5))
+    pos[i, 1] = np.int32(np.floor(y + 0.5))
+
+
+@njit(inline="always")
+def location(P, S, i, pos):
+    return S[1][i, 0], S[1][i, 1]
+
+
+@njit(inline="always")
+def heading(P, S, i):
+    return S[0][i]

@@ -1,0 +1,78 @@
+"""``RunTumble(step=1)``: run forward, or tumble to a random heading and run (bacterial chemotaxis)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ...kernels import rng
+from ...kernels.engine import first_invalid_action
+from ...kernels.jit import njit
+from ..base import Model, StateArray, check_int, check_real
+from .oriented import forward
+
+STREAM = 0xA54FF53A
+
+
+@dataclass(frozen=True)
+class RunTumble(Model):
+    """``Discrete(2)``: 0 run ``step`` cells along the heading; 1 tumble to a heading drawn
+    uniformly in [0, 360) from the world's stream, then run. Moves are rounded to cells as
+    ``Oriented``'s and clamped. ``initial_heading``: degrees, or ``None`` (uniform)."""
+
+    step: int = 1
+    initial_heading: float | None = None
+
+    family: ClassVar[str] = "action"
+    kernel_module: ClassVar[str] = __name__
+    continuous: ClassVar[bool] = False
+    oriented: ClassVar[bool] = True
+    ACTION_NAMES: ClassVar[tuple] = ("RUN", "TUMBLE")
+
+    def __post_init__(self):
+        self._set("step", check_int(self.name, "step", self.step, 1, 2048))
+        if self.initial_heading is not None:
+            self._set("initial_heading", check_real(self.name, "initial_heading", self.initial_heading, -1e6, 1e6) % 360.0)
+
+    @property
+    def n_actions(self) -> int:
+        return 2
+
+    def params(self, ctx) -> tuple:
+        # (turn (unused), step, initial heading (< 0: draw), lattice size (unused)): Oriented's layout
+        return (0.0, self.step, -1.0 if self.initial_heading is None else self.initial_heading, 1)
+
+    def state_spec(self, ctx) -> dict:
+        return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}
+
+
+@njit(inline="always")
+def first_invalid(P, actions):
+    return first_invalid_action(actions, 2)
+
+
+@njit(inline="always")
+def reset_agent(P, S, i, n, pos, seed, episode):
+    if P[2] >= 0.0:
+        S[0][i] = P[2]
+    else:
+        S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), 0, n) * 360.0
+
+
+@njit(inline="always")
+def move(P, S, i, actions, pos, width, height, seed, episode, t):
+    if actions[i] == 1:
+        S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), t, i) * 360.0
+    forward(P, S, i, pos, width, height)
+
+
+@njit(inline="always")
+def location(P, S, i, pos):
+    return np.float64(pos[i, 0]), np.float64(pos[i, 1])
+
+
+@njit(inline="always")
+def heading(P, S, i):
+    return S[0][i]

@@ -1,0 +1,164 @@
+"""The documentation cannot drift: every Python block of README.md and docs/ runs, and the site
+builds in MkDocs' strict mode (broken links, references or includes fail).
+
+Blocks run one by one, each in a fresh namespace and in a temporary folder (so each must be
+self-contained, as a reader copying it expects). A block too long to run at full size is preceded
+by an HTML comment that the renderers hide::
+
+    <!-- docs-test: replace "1_500_000" "16_384" -->
+
+and runs with those replacements (each must occur in the block). A block that is not run says why::
+
+    <!-- docs-test: skip: needs AgileRL, not installed by the test extra -->
+
+Shell commands go in ```bash blocks, which are not run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
+MARK = re.compile(r"<!--\s*docs-test:\s*([^<>]*?)\s*-->\s*\Z")
+LANGUAGES = {"python", "bash", "text", ""}  # the fences the pages may use
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int
+    language: str
+    code: str
+    replacements: list[tuple[str, str]] = field(default_factory=list)
+    skip: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        before = text[:match.start()]
+        block = Block(page, before.count("\n") + 1, match.group(1).strip(), match.group(2))
+        mark = MARK.search(before.rstrip())
+        if mark:
+            directive = mark.group(1)
+            if directive.startswith("skip:"):
+                block.skip = directive[len("skip:"):].strip()
+            elif directive.startswith("replace "):
+                words = shlex.split(directive[len("replace "):])
+                if len(words) % 2:
+                    raise ValueError(f"{block.id}: docs-test replace needs pairs of strings, got {words}")
+                block.replacements = list(zip(words[::2], words[1::2]))
+            else:
+                raise ValueError(f"{block.id}: unknown docs-test directive {directive!r}")
+        found.append(block)
+    return found
+
+
+ALL = [block for page in PAGES for block in blocks(page)]
+PYTHON = [block for block in ALL if block.language == "python"]
+
+
+def test_the_pages_have_python_blocks_to_run():
+    pages = {block.page.relative_to(ROOT).as_posix() for block in PYTHON}
+    assert "README.md" in pages and "docs/getting-started.md" in pages
+    assert len(PYTHON) >= 15
+
+
+@pytest.mark.parametrize("block", ALL, ids=lambda b: b.id)
+def test_fences_are_python_bash_or_text(block):
+    assert block.language in LANGUAGES, f"{block.id}: fence ```{block.language}; use python, bash or text"
+    if block.language == "bash":
+        assert not block.replacements, f"{block.id}: bash blocks are not run; a replace mark is a mistake"
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.id)
+def test_python_block_runs(block, tmp_path, monkeypatch):
+    if block.skip is not None:
+        # not run: the page must say so to the reader too, next to the block
+        assert block.skip, f"{block.id}: a skipped block needs a reason"
+        assert "not tested" in block.page.read_text(encoding="utf-8"), f"{block.id}: the page must say it is not tested"
+        return
+    code = block.code
+    for old, new in block.replacements:
+        assert old in code, f"{block.id}: the docs-test mark replaces {old!r}, which the block no longer contains"
+        code = code.replace(old, new)
+    monkeypatch.chdir(tmp_path)  # pictures and movies land in a temporary folder
+    namespace = {"__name__": "__docs__"}
+    exec(compile(code, block.id, "exec"), namespace)
+
+
+def test_no_page_points_at_documents_users_do_not_have():
+    pattern = re.compile(r"shared/|CONTRACT\.md|seed 00\d|the reference's|the reference implementation", re.I)
+    for page in [*PAGES, *sorted((ROOT / "plume_multi").rglob("*.py"))]:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            assert not pattern.search(line), f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
+
+
+def test_the_factories_carry_the_env_card():
+    import plume_multi
+
+    for factory in (plume_multi.parallel_env, plume_multi.env, plume_multi.vector_env):
+        doc = factory.__doc__
+        for section in ("## Action Space", "## Observation Space", "## Rewards", "## Episode End", "## Example"):
+            assert section in doc, f"{factory.__name__}.__doc__ lacks {section!r}"
+    assert plume_multi.parallel_env.__doc__.startswith("A ``ParallelEnv`` of N searchers")
+
+
+def test_the_readme_keeps_its_two_commands_and_says_how_to_reach_the_environment():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make demo" in readme and "make test" in readme
+    assert "source .venv/bin/activate" in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.strip().splitlines()[-1] == "make test"
+
+
+def test_the_site_builds_in_strict_mode(tmp_path):
+    site = tmp_path / "site"
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the API reference is generated from the docstrings
+    api = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
+    assert "Start new episodes" in api  # Simulator.reset's docstring
+    # the README's sections are included, not copied: the integrations page shows the TorchRL block
+    integrations = (site / "integrations" / "index.html").read_text(encoding="utf-8")
+    assert "GymWrapper" in integrations
+    assert (site / "frontends" / "single-agent" / "index.html").is_file()
+
+
+def test_licence_and_citation_agree_with_the_package():
+    import yaml
+
+    import plume_multi
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # (tomllib is Python 3.11+)
+    project = {key: re.search(rf'^{key} = "([^"]+)"', pyproject, re.M).group(1) for key in ("license", "version")}
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert project["license"] == "MIT" and licence.startswith("MIT License")
+    assert "The plume_multi developers" in licence
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["cff-version"] == "1.2.0" and citation["type"] == "software"
+    assert citation["license"] == "MIT" and str(citation["version"]) == plume_multi.__version__ == project["version"]
+    assert citation["authors"] == [{"name": "The plume_multi developers"}]
+    cited = {reference["title"] for reference in citation["references"]}
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())  # titles wrap across lines
+    assert len(cited) == 5 and all(title.split(":")[0] in readme for title in cited)  # the README's References
+    assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
