@@ -121,7 +121,7 @@ def test_spline_wind_equals_scipy_rect_bivariate_spline():
                           [[0, -12.5], [50, 12.5], [25, 0], [12.5, 6.25], [60, 20]]])  # grid points, edges, outside
     ref = np.stack([RectBivariateSpline(xs, ys, grid[c]).ev(np.clip(pts[:, 0], 0, 50), np.clip(pts[:, 1], -12.5, 12.5))
                     for c in range(2)], -1)
-    mine = np.array([K.wind_at(0, x, y, plume.params, plume.state) for x, y in pts])
+    mine = np.array([K.wind_velocity(0, x, y, plume.params, plume.state) for x, y in pts])
     np.testing.assert_allclose(mine, ref, rtol=1e-12, atol=1e-12)
     assert np.ptp(ref[:, 1]) > 0.1
 
@@ -324,7 +324,7 @@ def test_release_is_capped_by_free_slots():
 def test_metadata_is_json():
     config = Puffs(source=(3.5, 2), wind=(1.0, 0.5), centre_rel_diff_scale=(1.0, 2.0, 0.5))
     meta = json.loads(json.dumps(config.metadata()))
-    assert meta["model"] == "puffs" and meta["wind"] == {"model": "constant", "u": 1.0, "v": 0.5}
+    assert meta["model"] == "Puffs" and meta["family"] == "plume" and meta["wind"] == {"model": "constant", "u": 1.0, "v": 0.5}
     assert json.loads(json.dumps(Puffs(source=(1, 1)).metadata()))["wind"]["grid"] == [21, 21]
 
 

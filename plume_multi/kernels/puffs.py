@@ -34,7 +34,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from .jit import njit
 
 from .rng import poisson, random_u64, stream_key
 
@@ -61,6 +63,9 @@ PuffParams = namedtuple("PuffParams", [
     "wdx", "wdy",  # wind grid spacing (length)
     "noise_a", "noise_b", "noise_c",  # bandwidth^2, 2 damping bandwidth, gain bandwidth^2
     "spline",  # int 0/1: 1 pompy's bicubic interpolating spline, 0 bilinear
+    "spin_up",  # int: advances run at reset
+    "src_cx", "src_cy",  # the source in cells (the goal of the engine's agents)
+    "width", "height",  # int: the cell grid
 ])
 
 # The arrays of B worlds (leading axis B everywhere).
@@ -118,30 +123,51 @@ def basis_polynomials(n: int) -> np.ndarray:
     return table
 
 
+SHARED = ("inv_colloc_x", "inv_colloc_y", "basis_x", "basis_y")  # PuffState fields not per world
+
+
+def world_arrays(max_puffs: int, nx: int, ny: int, spline: bool) -> dict:
+    """The per-world arrays of ``PuffState``: name -> ``(dtype, shape after the world axis)``."""
+    return {
+        "puffs": (np.float64, (max_puffs, 4)),
+        "n_live": (np.int64, ()),
+        "clock": (np.int64, ()),
+        "key": (np.uint64, ()),
+        "wind": (np.float64, (2, nx + 2, ny + 2)),
+        "wind_rate": (np.float64, (2, nx, ny)),
+        "noise": (np.float64, (2, 8)),
+        "draws": (np.float64, (3 * max_puffs,)),
+        "vel": (np.float64, (max_puffs, 2)),
+        "sorted": (np.float64, (max_puffs, 4)),
+        "bin_start": (np.int64, (BIN_CAP * BIN_CAP + 1,)),
+        "bin_dims": (np.int64, (2,)),
+        "bin_size": (np.float64, (2,)),
+        "coef": (np.float64, (2, nx, ny) if spline else (2, 1, 1)),
+    }
+
+
+def shared_arrays(nx: int, ny: int, spline: bool) -> dict:
+    """The constant arrays of ``PuffState`` shared by every world (the spline's tables)."""
+    return {
+        "inv_colloc_x": inverse_collocation(nx) if spline else np.zeros((1, 1)),
+        "inv_colloc_y": inverse_collocation(ny) if spline else np.zeros((1, 1)),
+        "basis_x": basis_polynomials(nx) if spline else np.zeros((1, 4, 4)),
+        "basis_y": basis_polynomials(ny) if spline else np.zeros((1, 4, 4)),
+    }
+
+
+def make_state(arrays: dict, nx: int, ny: int, spline: bool) -> PuffState:
+    """``PuffState`` of the per-world ``arrays`` (by ``world_arrays`` names) and the shared tables."""
+    return PuffState(**arrays, **shared_arrays(nx, ny, spline))
+
+
 def allocate_state(num_worlds: int, max_puffs: int, nx: int, ny: int, spline: bool = False) -> PuffState:
     """Zeroed state arrays for ``num_worlds`` worlds (``nx, ny`` the wind grid, >= 2 each;
     >= 4 each with ``spline``)."""
     b = int(num_worlds)
-    return PuffState(
-        puffs=np.zeros((b, max_puffs, 4)),
-        n_live=np.zeros(b, dtype=np.int64),
-        clock=np.zeros(b, dtype=np.int64),
-        key=np.zeros(b, dtype=np.uint64),
-        wind=np.zeros((b, 2, nx + 2, ny + 2)),
-        wind_rate=np.zeros((b, 2, nx, ny)),
-        noise=np.zeros((b, 2, 8)),
-        draws=np.zeros((b, 3 * max_puffs)),
-        vel=np.zeros((b, max_puffs, 2)),
-        sorted=np.zeros((b, max_puffs, 4)),
-        bin_start=np.zeros((b, BIN_CAP * BIN_CAP + 1), dtype=np.int64),
-        bin_dims=np.ones((b, 2), dtype=np.int64),
-        bin_size=np.ones((b, 2)),
-        coef=np.zeros((b, 2, nx, ny)) if spline else np.zeros((b, 2, 1, 1)),
-        inv_colloc_x=inverse_collocation(nx) if spline else np.zeros((1, 1)),
-        inv_colloc_y=inverse_collocation(ny) if spline else np.zeros((1, 1)),
-        basis_x=basis_polynomials(nx) if spline else np.zeros((1, 4, 4)),
-        basis_y=basis_polynomials(ny) if spline else np.zeros((1, 4, 4)),
-    )
+    arrays = {name: np.zeros((b, *tail), dtype=dtype)
+              for name, (dtype, tail) in world_arrays(max_puffs, nx, ny, spline).items()}
+    return make_state(arrays, nx, ny, spline)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,7 +319,7 @@ def fit_spline(b, st):
 
 
 @njit(cache=True, inline="always")
-def wind_at(b, x, y, p, st):
+def wind_velocity(b, x, y, p, st):
     """Wind ``(u, v)`` (length / time) at physical ``(x, y)`` in world ``b``."""
     if p.grid_wind == 0:
         return p.u_av, p.v_av
@@ -469,7 +495,7 @@ def _wind_at_puffs(b, n, p, st):
     puffs = st.puffs
     vel = st.vel
     for i in range(n):
-        u, v = wind_at(b, puffs[b, i, 0], puffs[b, i, 1], p, st)
+        u, v = wind_velocity(b, puffs[b, i, 0], puffs[b, i, 1], p, st)
         vel[b, i, 0] = u
         vel[b, i, 1] = v
 
@@ -603,7 +629,7 @@ def concentration_at_cell(b, cx, cy, p, st):
 def wind_at_cell(b, cx, cy, p, st):
     """Wind ``(u, v)`` in cells per step at the centre of (possibly fractional) cell ``(cx, cy)``."""
     x, y = cell_to_physical(cx, cy, p)
-    u, v = wind_at(b, x, y, p, st)
+    u, v = wind_velocity(b, x, y, p, st)
     scale = p.dt / p.cell
     return u * scale, v * scale
 
@@ -693,3 +719,43 @@ def step_all_serial(cells, p, st, conc, wind):
     for b in range(cells.shape[0]):
         advance_world(b, p, st)
         _sample_world(b, cells, p, st, conc, wind)
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine's plume interface (docs/developing-models.md): P = PuffParams, S = PuffState, the
+# world view ``pw`` is the world's index. Positions are cells; the wind is in cells per step.
+
+
+@njit(inline="always")
+def world_reset(P, S, b, seed, episode, pos, base, n_agents):
+    reset_world(b, seed, episode, P.spin_up, P, S)
+
+
+@njit(inline="always")
+def world_advance(P, S, b, t, seed, episode):
+    advance_world(b, P, S)
+
+
+@njit(inline="always")
+def world_view(P, S, b, t):
+    return b
+
+
+@njit(inline="always")
+def source(P, S, b):
+    return P.src_cx, P.src_cy
+
+
+@njit(inline="always")
+def sample_cell(P, S, pw, ix, iy):
+    return np.float32(concentration_at_cell(pw, np.float64(ix), np.float64(iy), P, S))
+
+
+@njit(inline="always")
+def sample_at(P, S, pw, x, y):
+    return np.float32(concentration_at_cell(pw, x, y, P, S))
+
+
+@njit(inline="always")
+def wind_at(P, S, pw, x, y):
+    return wind_at_cell(pw, x, y, P, S)

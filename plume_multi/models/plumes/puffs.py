@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from dataclasses import dataclass, replace
+from typing import ClassVar, Optional, Tuple, Union
 
 import numpy as np
 
 from ...errors import ValidationError
 from ...kernels import puffs as K
+from ..base import Model, StateArray
 
 __all__ = ["Wind", "Puffs", "PuffPlume", "render_puffs", "REACH_RADII"]
 
@@ -101,7 +102,7 @@ class Wind:
 
 
 @dataclass(frozen=True)
-class Puffs:
+class Puffs(Model):
     """The puff plume: odour puffs released at a source, carried by the wind, spreading.
 
     Args:
@@ -141,6 +142,9 @@ class Puffs:
     puff_mol_amount: float = 1.0
     conc_scale: float = 1.0
     spin_up_steps: int = 0
+
+    family: ClassVar[str] = "plume"
+    kernel_module: ClassVar[str] = K.__name__
 
     def __post_init__(self):
         c = "Puffs"
@@ -260,7 +264,9 @@ class Puffs:
         return self.wind.grid if isinstance(self.wind, Wind) else (2, 2)
 
     def params(self, grid_size) -> "K.PuffParams":
-        """The kernels' scalars for a ``(width, height)`` cell grid (checks that it fits)."""
+        """The kernels' scalars for a ``(width, height)`` cell grid, or the engine's context (its
+        ``grid_size``); checks that the grid fits the region."""
+        grid_size = getattr(grid_size, "grid_size", grid_size)
         cell = self.resolved_cell_size(grid_size)
         self._check_source(cell)
         (x0, x1), (y0, y1) = self.region
@@ -287,14 +293,61 @@ class Puffs:
             wdx=(x1 - x0) / (nx - 1), wdy=(y1 - y0) / (ny - 1),
             noise_a=na, noise_b=nb, noise_c=nc,
             spline=int(isinstance(wind, Wind) and wind.interpolation == "spline"),
+            spin_up=self.spin_up_steps, src_cx=self.source[0], src_cy=self.source[1],
+            width=int(grid_size[0]), height=int(grid_size[1]),
         )
+
+    # --- the engine's plume interface (docs/developing-models.md) ---------------------------------
+
+    @property
+    def random_source(self) -> bool:
+        return False
+
+    @property
+    def spline(self) -> bool:
+        return isinstance(self.wind, Wind) and self.wind.interpolation == "spline"
+
+    def bind(self, grid_size) -> "Puffs":
+        """This plume on a ``(width, height)`` grid: the grid must fit the region and the source lie
+        in it; ``cell_size`` is fixed to its value on this grid."""
+        cell = self.resolved_cell_size(grid_size)
+        self._check_source(cell)
+        return self if self.cell_size == cell else replace(self, cell_size=cell)
+
+    def fixed_source(self):
+        return self.source
+
+    def concentration_bounds(self) -> tuple:
+        return 0.0, math.inf
+
+    def field(self, grid_size):
+        return None  # no shared field: every world has its own puffs
+
+    def state_spec(self, scenario) -> dict:
+        nx, ny = self.wind_grid()
+        return {name: StateArray(dtype, "world", tail)
+                for name, (dtype, tail) in K.world_arrays(self.max_num_puffs, nx, ny, self.spline).items()}
+
+    def state_tuple(self, arrays: dict) -> "K.PuffState":
+        nx, ny = self.wind_grid()
+        return K.make_state(arrays, nx, ny, self.spline)
+
+    def image(self, params, state, b: int, t: int) -> np.ndarray:
+        """``(H, W)`` float32 concentration of world ``b`` at every cell centre."""
+        w, h = params.width, params.height
+        out = np.empty((h, w))
+        K.field_image(int(b), h, w, params, state, out)
+        return out.astype(np.float32)
+
+    def sources(self, params, state, num_worlds: int) -> np.ndarray:
+        return np.tile(np.array([params.src_cx, params.src_cy]), (num_worlds, 1))
 
     def metadata(self) -> dict:
         """JSON-able description."""
         wind = self.wind.metadata() if isinstance(self.wind, Wind) else {"model": "constant", "u": self.wind[0], "v": self.wind[1]}
         scale = self.centre_rel_diff_scale
         return {
-            "model": "puffs", "source": list(self.source), "wind": wind,
+            "family": "plume", "model": "Puffs", "source": list(self.source), "wind": wind,
             "centre_rel_diff_scale": scale if isinstance(scale, float) else list(scale),
             "puff_init_rad": self.puff_init_rad, "puff_spread_rate": self.puff_spread_rate,
             "puff_release_rate": self.puff_release_rate, "init_num_puffs": self.init_num_puffs,
@@ -338,7 +391,7 @@ class PuffPlume:
         self.grid_size = _grid(grid_size)
         self.params = config.params(self.grid_size)
         nx, ny = config.wind_grid()
-        self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=bool(self.params.spline))
+        self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=config.spline)
         self.num_worlds = int(num_worlds)
         if parallel is None:
             parallel = self.num_worlds >= self.PARALLEL_FROM_WORLDS
