@@ -84,7 +84,7 @@ def test_the_module_prefixed_ids_work_in_a_process_that_never_imports_the_packag
     code = """
 import json
 import gymnasium as gym  # and nothing else: the "plume_multi:" prefix makes Gymnasium import the package
-envs = gym.make_vec("plume_multi:PlumeSearch-v0", num_envs=4, vectorization_mode="vector_entry_point",
+envs = gym.make_vec("plume_multi:PlumeSearchCompact-v0", num_envs=4, vectorization_mode="vector_entry_point",
                     grid_size=(10, 8))
 obs, _ = envs.reset(seed=0)
 env = gym.make("plume_multi:PlumeSearch-v0", grid_size=(10, 8))

@@ -614,7 +614,7 @@ def test_config_as_a_scenario():
     assert PlumeSearchEnv(config=sc, max_steps=50).scenario == sc.replace(max_steps=50)  # keywords win
     with pytest.raises(ValidationError, match="n_agents=2"):
         PlumeSearchEnv(config=Scenario(n_agents=2))
-    with pytest.raises(ValidationError, match="action_model='moore'"):
+    with pytest.raises(ValidationError, match=r"action_model=Moore\(\)"):
         PlumeSearchEnv(config=Scenario(action_model="moore"))
 
 

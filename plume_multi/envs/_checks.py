@@ -52,7 +52,11 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
 
 def check_action_model(value) -> None:
     """``value`` names an action model (checked here: the Scenario would look an unhashable value up)."""
+    from ..models.base import Model
     from ..scenario import ACTION_MODELS
 
+    if isinstance(value, Model) and value.family == "action":
+        return
     if not isinstance(value, str) or value not in ACTION_MODELS:
-        raise ValidationError(f"action_model: got {shown(value)}; expected one of {sorted(ACTION_MODELS)}")
+        raise ValidationError(f"action_model: got {shown(value)}; expected one of {sorted(ACTION_MODELS)} "
+                              "or a plume_multi.actions model")

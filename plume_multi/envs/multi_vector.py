@@ -20,6 +20,8 @@ from numba import njit
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import Simulator
+from ..models.actions import Cardinal
+from ._spaces import has_move_table, observation_box
 from .vector import _MODE_NAMES, _SCENARIO_FIELDS, _autoreset_mode, _fill_cardinal_masks, _fill_masks, _mask_table
 
 __all__ = ["multi_agent_vector_env", "MultiAgentVectorEnv"]
@@ -191,9 +193,10 @@ class MultiAgentVectorEnv(VectorEnv):
         self._sim = Simulator(sc, self.num_worlds, autoreset=_MODE_NAMES[mode])
         self._same_step = mode == AutoresetMode.SAME_STEP
 
-        k = sc.n_neighbours
-        low = np.concatenate([np.zeros(3, np.float32), np.full(2 * k, -1.0, np.float32)])
-        self.single_observation_space = spaces.Box(low, np.ones(3 + 2 * k, np.float32), dtype=np.float32)
+        if sc.continuous:
+            raise ValidationError(f"action_model: got {sc.action_model!r}; multi_agent_vector_env takes grid "
+                                  "bodies (continuous bodies run on Simulator and vector_env)")
+        self.single_observation_space = observation_box(sc)
         self.single_action_space = spaces.Discrete(sc.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -204,11 +207,10 @@ class MultiAgentVectorEnv(VectorEnv):
         self._limits = (w - 1, h - 1)
         self._live = np.zeros(self.num_envs, dtype=np.bool_)  # see _row_outputs
         self._dead = np.ones(self.num_envs, dtype=np.bool_)   # ~_live, what the mask helpers read
-        self._mask_table = _mask_table(sc, free_when_done=True)
+        self._mask_table = _mask_table(sc, free_when_done=True) if has_move_table(sc) else None
         # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
-        self._cardinal = sc.action_model == "cardinal" and sys.byteorder == "little"
+        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little"
         self._pos64 = self._pos.view(np.uint64).reshape(self.num_envs) if self._cardinal else None
-        self._source = np.asarray(sc.source_location, dtype=np.int32)
         self._ready = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -268,8 +270,8 @@ class MultiAgentVectorEnv(VectorEnv):
         from ..render import render_frame
 
         N = self.n_agents
-        field, active = self._sim.field, self._sim.active
-        return tuple(render_frame(field, self._pos[b * N:(b + 1) * N], source=self._source,
+        active, sources = self._sim.active, self._sim.sources
+        return tuple(render_frame(self._sim.plume_image(b), self._pos[b * N:(b + 1) * N], source=sources[b],
                                   active=active[b * N:(b + 1) * N]) for b in range(self.num_worlds))
 
     # ------------------------------------------------------------------ extras
@@ -280,6 +282,8 @@ class MultiAgentVectorEnv(VectorEnv):
         action. MaskablePPO (sb3-contrib) reads this method.
         """
         n = self.num_envs
+        if self._mask_table is None:  # no displacement table: every action may change the state
+            return np.ones((n, self.single_action_space.n), dtype=np.bool_)
         if self._cardinal:
             masks = np.empty((n, 4), dtype=np.bool_)
             _fill_cardinal_masks(self._pos64, self._dead, self._limits[0], self._limits[1], 1,

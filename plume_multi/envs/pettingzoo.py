@@ -27,7 +27,8 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from .._registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
 from ..render import HumanWindow, display_scale, render_frame
-from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS, Scenario
+from ..models.actions import BY_NAME
+from ..scenario import DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
 from ._checks import check_action_model, check_seed, is_integer, shown
 
@@ -43,12 +44,6 @@ STATE_COLUMNS = ("concentration", "x", "y", "active")
 # Action types taken by the fast path (one C-level conversion for the whole dict). Anything else
 # (bools, floats, 0-d arrays, uint64, huge ints) goes through the checked per-agent path.
 _FAST_ACTION_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32})
-
-_ACTION_NAMES = {
-    "cardinal": "0 UP, 1 RIGHT, 2 DOWN, 3 LEFT",
-    "moore": "0 UP, 1 UP-RIGHT, 2 RIGHT, 3 DOWN-RIGHT, 4 DOWN, 5 DOWN-LEFT, 6 LEFT, 7 UP-LEFT, 8 STAY",
-}
-
 
 def _check_max_cycles(value) -> int:
     if not is_integer(value) or not 1 <= value < 2**31:
@@ -164,14 +159,16 @@ class raw_env(ParallelEnv, EzPickle):
         "render_fps": 30,
     }
 
-    def __init__(self, *, n_agents: int = 8, grid_size=(128, 128), source_location=None,
-                 sigma: float = 12.0, goal_radius: float = DEFAULT_GOAL_RADIUS, max_cycles: int = 1000,
-                 team: bool = False, n_neighbours: int = 0, action_model: str = "cardinal",
-                 start_positions=None, render_mode: str | None = None, black_death: bool = False):
+    def __init__(self, *, n_agents: int = 8, grid_size=None, source_location=None,
+                 sigma: float | None = None, goal_radius: float = DEFAULT_GOAL_RADIUS, max_cycles: int = 1000,
+                 team: bool = False, n_neighbours: int = 0, action_model="cardinal",
+                 start_positions=None, render_mode: str | None = None, black_death: bool = False,
+                 plume=None, sensors=None, reward=None, start_region=None):
         EzPickle.__init__(self, n_agents=n_agents, grid_size=grid_size, source_location=source_location,
                           sigma=sigma, goal_radius=goal_radius, max_cycles=max_cycles, team=team,
                           n_neighbours=n_neighbours, action_model=action_model,
-                          start_positions=start_positions, render_mode=render_mode, black_death=black_death)
+                          start_positions=start_positions, render_mode=render_mode, black_death=black_death,
+                          plume=plume, sensors=sensors, reward=reward, start_region=start_region)
         if render_mode is not None and not (isinstance(render_mode, str)
                                             and render_mode in self.metadata["render_modes"]):
             raise ValidationError(
@@ -185,8 +182,12 @@ class raw_env(ParallelEnv, EzPickle):
         self._scenario = Scenario(
             grid_size=grid_size, source_location=source_location, sigma=sigma, n_agents=n_agents,
             goal_radius=goal_radius, max_steps=self._max_cycles, start_positions=start_positions,
-            action_model=action_model, n_neighbours=n_neighbours, team=team,
+            action_model=action_model, n_neighbours=n_neighbours, team=team, plume=plume, sensors=sensors,
+            reward=reward, start_region=start_region,
         )
+        if self._scenario.continuous:
+            raise ValidationError(f"action_model: got {self._scenario.action_model!r}; parallel_env takes grid "
+                                  "bodies (continuous bodies run on Simulator and vector_env)")
         # Disabled autoreset: a PettingZoo episode ends when `agents` is empty and only reset()
         # starts the next; finished agents stay put in the simulator and earn nothing.
         self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
@@ -202,10 +203,12 @@ class raw_env(ParallelEnv, EzPickle):
         # 10^5 Box spaces up front would cost seconds for agents nobody asks about.
         self._observation_spaces = {}
         self._action_spaces = {}
-        k = sc.n_neighbours
-        self._obs_low = np.concatenate([np.zeros(3, np.float32), np.full(2 * k, -1.0, np.float32)])
-        self._obs_high = np.ones(3 + 2 * k, np.float32)
-        self.state_space = spaces.Box(0.0, 1.0, shape=(4 * n + 1,), dtype=np.float32)
+        self._obs_low, self._obs_high = sc.observation_bounds()
+        self._state_from_obs = sc.observation_layout[:3] == ["concentration", "x", "y"]
+        c_high = sc.plume.concentration_bounds()[1]
+        high = np.ones(4 * n + 1, np.float32)
+        high[0:-1:4] = c_high
+        self.state_space = spaces.Box(np.zeros(4 * n + 1, np.float32), high, dtype=np.float32)
 
         self._n_actions = sc.n_actions
         self._full_actions = np.zeros(n, dtype=np.int64)  # dead agents' slots stay 0 (a valid action)
@@ -453,8 +456,9 @@ class raw_env(ParallelEnv, EzPickle):
 
     def _expected_action(self) -> str:
         model = self._scenario.action_model
-        return (f"an integer in 0..{self._n_actions - 1} "
-                f"(action model {model!r}: {_ACTION_NAMES.get(model, f'{len(ACTION_MODELS[model])} moves')})")
+        names = ", ".join(f"{k} {name}" for k, name in enumerate(getattr(model, "ACTION_NAMES", ())))
+        label = next((repr(k) for k, cls in BY_NAME.items() if type(model) is cls), model.name)
+        return f"an integer in 0..{self._n_actions - 1} (action model {label}: {names})"
 
     def _coerce_actions(self, agents, values) -> np.ndarray:
         """Check each action on its own (slow path); name the first bad one."""
@@ -495,7 +499,14 @@ class raw_env(ParallelEnv, EzPickle):
         n = self._scenario.n_agents
         out = np.empty(4 * n + 1, dtype=np.float32)
         per_agent = out[:-1].reshape(n, 4)
-        per_agent[:, :3] = sim.state.obs[:, :3]
+        if self._state_from_obs:
+            per_agent[:, :3] = sim.state.obs[:, :3]
+        else:
+            pos = sim.positions
+            w, h = self._scenario.grid_size
+            per_agent[:, 0] = sim.plume_image(0)[pos[:, 1], pos[:, 0]]
+            per_agent[:, 1] = pos[:, 0] * (np.float32(1.0 / (w - 1)) if w > 1 else np.float32(0))
+            per_agent[:, 2] = pos[:, 1] * (np.float32(1.0 / (h - 1)) if h > 1 else np.float32(0))
         per_agent[:, 3] = sim.active
         out[-1] = min(int(sim.world_steps[0]) / self._scenario.max_steps, 1.0)
         return out
@@ -515,7 +526,7 @@ class raw_env(ParallelEnv, EzPickle):
             raise StateError("Cannot render before reset(): call reset() first")
         sim = self._sim
         w, h = self._scenario.grid_size
-        frame = render_frame(sim.field, sim.positions, source=self._scenario.source_location, active=sim.active,
+        frame = render_frame(sim.plume_image(0), sim.positions, source=sim.sources[0], active=sim.active,
                              scale=display_scale(w, h))
         if self.render_mode == "rgb_array":
             return frame

@@ -17,9 +17,11 @@ from gymnasium.vector.utils import batch_space
 from ..kernels.jit import njit
 
 from ..errors import StateError, ValidationError
+from ..models.actions import Cardinal
 from ..scenario import Scenario
 from ..simulator import MAX_SEED, Simulator
 from ._checks import check_action_model, check_seed, is_integer, shown
+from ._spaces import MODEL_OPTIONS, action_space, has_move_table, observation_box
 
 __all__ = ["vector_env", "dict_vector_env", "compact_vector_env", "PlumeVectorEnv", "OBS_TYPES"]
 
@@ -31,7 +33,7 @@ _MODE_NAMES = {  # what the Simulator calls each mode
     AutoresetMode.SAME_STEP: "same_step",
     AutoresetMode.DISABLED: "disabled",
 }
-_SCENARIO_FIELDS = ("grid_size", "source_location", "sigma", "n_agents", "goal_radius", "max_steps",
+_SCENARIO_FIELDS = (*MODEL_OPTIONS, "grid_size", "source_location", "sigma", "n_agents", "goal_radius", "max_steps",
                     "start_positions", "action_model", "n_neighbours", "team")
 
 # Edge code of a cell: bit 0 x == 0, bit 1 x == width-1, bit 2 y == 0, bit 3 y == height-1,
@@ -253,15 +255,16 @@ class PlumeVectorEnv(VectorEnv):
             raise ValidationError(f"render_mode: got {shown(render_mode)}; expected None or 'rgb_array'")
         mode = _autoreset_mode(autoreset_mode)
         self.scenario = _scenario(scenario_options)
+        self._options = dict(scenario_options)
         self.num_envs = int(num_envs)
         self.obs_type = obs_type
         self.render_mode = render_mode
 
         sc = self.scenario
         w, h = sc.grid_size
-        self.single_action_space = spaces.Discrete(sc.n_actions)
+        self.single_action_space = action_space(sc)
         if obs_type == "compact":
-            self.single_observation_space = spaces.Box(0.0, 1.0, shape=(sc.obs_dim,), dtype=np.float32)
+            self.single_observation_space = observation_box(sc)
         else:
             side = max(w, h) - 1
             self.single_observation_space = spaces.Dict({
@@ -273,10 +276,9 @@ class PlumeVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
         self._limits = (w - 1, h - 1)
-        self._n_actions = sc.n_actions
+        self._n_actions = None if sc.continuous else sc.n_actions
         # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
-        self._cardinal = sc.action_model == "cardinal" and sys.byteorder == "little"
-        self._source = np.asarray(sc.source_location, dtype=np.int32)
+        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little"
         self._pos_scale = np.array([w - 1, h - 1], dtype=np.float32)
         self._set_mode(mode)
 
@@ -287,7 +289,8 @@ class PlumeVectorEnv(VectorEnv):
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self._same_step = mode == AutoresetMode.SAME_STEP
         self._free_when_done = not self._same_step
-        self._mask_table = _mask_table(self.scenario, free_when_done=self._free_when_done)
+        self._mask_table = (_mask_table(self.scenario, free_when_done=self._free_when_done)
+                            if has_move_table(self.scenario) else None)
         self._bind(Simulator(self.scenario, self.num_envs, autoreset=_MODE_NAMES[mode]))
         self._ready = False
 
@@ -351,7 +354,8 @@ class PlumeVectorEnv(VectorEnv):
         """
         if self.closed:
             raise StateError("Cannot step: the environment is closed; create a new one")
-        if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,)):
+        if self._n_actions is not None and not (type(actions) is np.ndarray and actions.dtype == np.int64
+                                                and actions.shape == (self.num_envs,)):
             actions = self._check_actions(actions)
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
@@ -365,12 +369,6 @@ class PlumeVectorEnv(VectorEnv):
             obs = self._observe()
         return obs, reward.copy(), terminated.copy(), truncated.copy(), infos
 
-    @property
-    def autoreset_mode(self) -> AutoresetMode:
-        """The ``AutoresetMode`` of this env (also ``metadata["autoreset_mode"]``), an attribute as on
-        Gymnasium's own vector envs: TorchRL's ``GymWrapper`` reads it."""
-        return self.metadata["autoreset_mode"]
-
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
         if self.render_mode is None:
@@ -381,7 +379,7 @@ class PlumeVectorEnv(VectorEnv):
 
         field = self._sim.field
         active = self._sim.active
-        return tuple(render_frame(field, self._pos[i:i + 1], source=self._source, active=active[i:i + 1])
+        return tuple(render_frame(self._sim.plume_image(i), self._pos[i:i + 1], source=self._sim.sources[i], active=active[i:i + 1])
                      for i in range(self.num_envs))
 
     # ------------------------------------------------------------------ extras
@@ -391,6 +389,8 @@ class PlumeVectorEnv(VectorEnv):
         A world whose episode ended and is not reset yet allows every action. MaskablePPO
         (sb3-contrib) reads this method.
         """
+        if self._mask_table is None:  # no displacement table: every action may change the state
+            return np.ones((self.num_envs, 2 if self._n_actions is None else self._n_actions), dtype=np.bool_)
         if self._cardinal:
             masks = np.empty((self.num_envs, 4), dtype=np.bool_)
             _fill_cardinal_masks(self._pos64, self._world_done, self._limits[0], self._limits[1],
@@ -402,7 +402,7 @@ class PlumeVectorEnv(VectorEnv):
 
     def with_autoreset_mode(self, autoreset_mode) -> "PlumeVectorEnv":
         """A new vector env with the same arguments and another autoreset mode (not reset yet)."""
-        options = {name: getattr(self.scenario, name) for name in _SCENARIO_FIELDS}
+        options = dict(self._options)
         return type(self)(self.num_envs, autoreset_mode=autoreset_mode, obs_type=self.obs_type,
                           render_mode=self.render_mode, **options)
 
@@ -461,12 +461,20 @@ class PlumeVectorEnv(VectorEnv):
             return self._sim.state.obs.copy()
         return self._dict_obs(self._pos)
 
+    def _fields(self) -> np.ndarray:
+        """``(B, H, W)`` float32: each world's concentration now (one shared field copied B times
+        for a static plume)."""
+        sim = self._sim
+        if sim.scenario.plume.fixed_source() is not None and hasattr(sim.scenario.plume, "field"):
+            return np.broadcast_to(sim.field, (self.num_envs, *sim.field.shape)).copy()
+        return np.stack([sim.plume_image(i) for i in range(self.num_envs)])
+
     def _dict_obs(self, positions):
         B = self.num_envs
         return {
             "agent_position": np.array(positions, dtype=np.int32),
-            "concentration_field": np.broadcast_to(self._sim.field, (B, *self._sim.field.shape)).copy(),
-            "source_location": np.broadcast_to(self._source, (B, 2)).copy(),
+            "concentration_field": self._fields(),
+            "source_location": np.rint(self._sim.sources).astype(np.int32),
         }
 
     def _add_final(self, infos, terminated):

@@ -18,6 +18,11 @@ import numpy as np
 from gymnasium import logger
 
 from ..envs._checks import check_seed, shown
+from ..models.actions import Cardinal
+from ..models.base import Model
+from ..models.plumes import Gaussian
+from ..models.rewards import SparseGoal
+from ..models.sensors import Concentration, Position
 from ..errors import ComponentError, StateError, ValidationError
 from ..render import HumanWindow, render_frame
 from ..scenario import Scenario
@@ -209,13 +214,19 @@ class PlumeSearchEnv(gymnasium.Env):
         pm = args["plume_model"]
         if ap is None:
             ap = DiscreteGridActions()
+        if isinstance(ap, Model):  # a built-in body of the model library: compiled, no protocol
+            if ap.family != "action" or ap.continuous:
+                raise ComponentError(f"action_processor: got {ap!r}; expected an action processor or a grid "
+                                     "body of plume_multi.actions (Cardinal, Moore, Oriented, RunTumble)")
+            sc = sc.replace(action_model=ap)
+            self.scenario = sc
         if om is None:
             om = FullFieldObservation((w, h))
         if rf is None:
             rf = SparseGoalReward(sc.source_location, sc.goal_radius)
         if pm is None:
             pm = StaticGaussianPlume((w, h), sc.source_location, sc.sigma)
-        self._action_proc = check_component("action_processor", ap)
+        self._action_proc = ap if isinstance(ap, Model) else check_component("action_processor", ap)
         self._obs_model = check_component("observation_model", om)
         self._reward_fn = check_component("reward_fn", rf)
         self._plume = check_component("plume_model", pm)
@@ -226,7 +237,8 @@ class PlumeSearchEnv(gymnasium.Env):
 
         # Which parts run compiled: built-ins (exact types, so an override is never skipped)
         # whose parameters are the scenario's.
-        self._builtin_actions = type(ap) is DiscreteGridActions
+        self._builtin_actions = type(ap) is DiscreteGridActions or isinstance(ap, Model)
+        self._n_actions = sc.n_actions
         self._builtin_reward = (type(rf) is SparseGoalReward and rf.source_location == sc.source_location
                                 and rf.goal_radius == sc.goal_radius)
         self._obs_kind = ("full" if type(om) is FullFieldObservation else
@@ -237,7 +249,8 @@ class PlumeSearchEnv(gymnasium.Env):
                               and tuple(pm.grid_size) == (w, h) and pm.sigma == sc.sigma)
 
         # Spaces are the components' own objects, built once (C5, C6).
-        self.action_space = self._action_proc.action_space
+        self.action_space = (gymnasium.spaces.Discrete(sc.n_actions) if isinstance(ap, Model)
+                             else self._action_proc.action_space)
         self.observation_space = om.observation_space
 
         # The engine. A user's action processor needs the "moore" model's "stay" action.
@@ -418,7 +431,7 @@ class PlumeSearchEnv(gymnasium.Env):
         if not self._fast:
             return self._step_protocol(action)
         if type(action) is not int or not 0 <= action < 4:
-            checked = cardinal_action(action)
+            checked = cardinal_action(action, self._n_actions)
             if checked < 0:
                 self._bad_action(action)
             action = checked
@@ -435,7 +448,7 @@ class PlumeSearchEnv(gymnasium.Env):
         """``step`` with at least one user component, called through its protocol."""
         state = self._state
         if self._builtin_actions:
-            a = cardinal_action(action)
+            a = cardinal_action(action, self._n_actions)
             if a < 0:
                 self._bad_action(action)
         else:
@@ -556,8 +569,10 @@ class PlumeSearchEnv(gymnasium.Env):
         return _copy_obs(self._obs_model.get_observation(env_state))
 
     def _bad_action(self, action):
-        raise ValidationError(f"action: got {shown(action, typed=True)}; expected an integer in 0..3 "
-                              "(0 UP, 1 RIGHT, 2 DOWN, 3 LEFT). Nothing was changed.")
+        body = self.scenario.action_model
+        names = ", ".join(f"{k} {name}" for k, name in enumerate(body.ACTION_NAMES))
+        raise ValidationError(f"action: got {shown(action, typed=True)}; expected an integer in "
+                              f"0..{self._n_actions - 1} ({names}). Nothing was changed.")
 
     def _refuse(self, call: str):
         if self._state is _CLOSED:
@@ -646,8 +661,13 @@ def _merge_config(config, explicit: dict) -> dict:
         problems = []
         if sc.n_agents != 1:
             problems.append(f"n_agents={sc.n_agents} (expected 1)")
-        if sc.action_model != "cardinal":
-            problems.append(f"action_model={sc.action_model!r} (expected 'cardinal')")
+        if type(sc.action_model) is not Cardinal:
+            problems.append(f"action_model={sc.action_model!r} (expected 'cardinal'; give another grid body "
+                            "as action_processor=)")
+        if type(sc.plume) is not Gaussian or sc.plume.random_source:
+            problems.append(f"plume={sc.plume!r} (expected the static Gaussian)")
+        if type(sc.reward) is not SparseGoal or sc.sensors != (Concentration(), Position()) or sc.start_region:
+            problems.append("custom sensors, reward or start_region (the contract fixes them)")
         if sc.start_positions is not None:
             problems.append("fixed start_positions (PlumeSearchEnv draws the start from the seed)")
         if sc.n_neighbours or sc.team:
