@@ -753,6 +753,9 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
+    """Concentration at a float position in cells; 0 off the grid (as every plume)."""
+    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+        return np.float32(0.0)
     return np.float32(concentration_at_cell(pw, x, y, P, S))
 
 
