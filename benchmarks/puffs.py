@@ -14,6 +14,8 @@ from exactly our world's state (wind grid, noise filters, puffs), copied into it
 Table 2: 256 worlds x 16 agents with ~1000 live puffs each, in agent-steps/s, and how the cost
 per world-step grows with the number of live puffs (at 16 agents) and of agents (at ~1000 puffs).
 
+Table 3: the same plume inside the engine, ``Simulator.step`` (moves, sensing, rewards included).
+
 Every world starts from one spun-up plume (copied; the worlds then diverge, each on its own
 stream), so that timing starts with a developed plume without spinning up every world.
 
@@ -34,6 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from plume_multi.kernels import puffs as K
 from plume_multi.models.plumes import PuffPlume, Puffs, Wind
 
 GRID = (200, 100)  # cells of 0.25 over pompy's default region (50 x 25)
@@ -152,6 +155,29 @@ def table_two(quick: bool) -> list[tuple]:
     return rows
 
 
+def engine_rows(quick: bool) -> list[tuple]:
+    """``Simulator.step`` with the puff plume (cardinal moves, concentration + position sensors):
+    rows ``(worlds, agents, live puffs, seconds per step)``."""
+    from plume_multi import Scenario, Simulator
+
+    cap = 200 if quick else 1000
+    config = _config(cap)
+    one = _spun_up(config, 1, 300 if quick else 6000)
+    rows = []
+    for worlds, agents in ((8, 4),) if quick else ((256, 16), (64, 64)):
+        sim = Simulator(Scenario(grid_size=GRID, plume=config, n_agents=agents, max_steps=10**6), num_worlds=worlds)
+        sim.reset(seed=0)
+        for name in K.world_arrays(config.max_num_puffs, *config.wind_grid(), config.spline):
+            sim.state.models[f"plume.{name}"][:] = getattr(one.state, name)[0]  # a developed plume in every world
+        rng = np.random.default_rng(0)
+        actions = [rng.integers(0, 4, sim.num_agents) for _ in range(8)]
+        sim.step(actions[0])
+        k = iter(range(10**9))
+        t = _time(lambda: sim.step(actions[next(k) & 7]), 3, 2 if quick else 20)
+        rows.append((worlds, agents, float(sim.state.models["plume.n_live"].mean()), t))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tiny run (for the tests)")
@@ -167,6 +193,11 @@ def main(argv=None) -> int:
     print(f"{'varied':<6}  {'live puffs':>10}  {'agents':>6}  {'worlds':>6}  {'ms / call':>9}  {'us / world-step':>15}  {'agent-steps/s':>13}")
     for varied, live, n, worlds, t in table_two(args.quick):
         print(f"{varied:<6}  {live:>10.0f}  {n:>6}  {worlds:>6}  {t * 1e3:>9.2f}  {t / worlds * 1e6:>15.1f}  {n * worlds / t / 1e6:>11.2f} M")
+
+    print("\nIn the engine: Simulator.step (cardinal moves, concentration + position sensors)")
+    print(f"{'worlds':>6}  {'agents':>6}  {'live puffs':>10}  {'ms / step':>9}  {'us / world-step':>15}  {'agent-steps/s':>13}")
+    for worlds, n, live, t in engine_rows(args.quick):
+        print(f"{worlds:>6}  {n:>6}  {live:>10.0f}  {t * 1e3:>9.2f}  {t / worlds * 1e6:>15.1f}  {n * worlds / t / 1e6:>11.2f} M")
     return 0
 
 

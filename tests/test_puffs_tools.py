@@ -21,6 +21,8 @@ def test_benchmark_runs_tiny(capsys):
     rows = [line for line in out.splitlines() if line.startswith(("pompy", "ours", "puffs ", "agents "))]
     assert [r.split()[0].rstrip(",") for r in rows] == ["pompy", "ours", "ours", "ours", "puffs", "puffs", "agents", "agents"]
     assert all(r.rstrip().endswith(("x", "M")) for r in rows)
+    engine = out.split("In the engine")[1].splitlines()[2:]
+    assert len(engine) == 1 and engine[0].split()[:2] == ["8", "4"] and engine[0].rstrip().endswith("M")
 
 
 def test_movie_example_writes_a_gif_and_a_png(tmp_path, capsys):
