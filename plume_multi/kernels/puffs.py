@@ -492,10 +492,40 @@ def _draw_normals(b, key, t, count, draws):
 
 @njit(cache=True)
 def _wind_at_puffs(b, n, p, st):
+    """The wind at each of the first ``n`` puffs into ``st.vel``. One loop per interpolation, the
+    choice made outside: a loop holding both interpolations ran 5x slower (measured)."""
+    if p.grid_wind == 0:
+        _constant_at_puffs(b, n, p, st)
+    elif p.spline != 0:
+        _spline_at_puffs(b, n, p, st)
+    else:
+        _bilinear_at_puffs(b, n, p, st)
+
+
+@njit(cache=True)
+def _constant_at_puffs(b, n, p, st):
+    vel = st.vel
+    for i in range(n):
+        vel[b, i, 0] = p.u_av
+        vel[b, i, 1] = p.v_av
+
+
+@njit(cache=True)
+def _bilinear_at_puffs(b, n, p, st):
     puffs = st.puffs
     vel = st.vel
     for i in range(n):
-        u, v = wind_velocity(b, puffs[b, i, 0], puffs[b, i, 1], p, st)
+        u, v = _grid_velocity(st.wind, b, p, puffs[b, i, 0], puffs[b, i, 1])
+        vel[b, i, 0] = u
+        vel[b, i, 1] = v
+
+
+@njit(cache=True)
+def _spline_at_puffs(b, n, p, st):
+    puffs = st.puffs
+    vel = st.vel
+    for i in range(n):
+        u, v = _spline_velocity(b, p, st, puffs[b, i, 0], puffs[b, i, 1])
         vel[b, i, 0] = u
         vel[b, i, 1] = v
 
