@@ -58,7 +58,7 @@ class Wind:
         grid: ``(n_x, n_y)`` grid points over the region, corners included (each 2..512).
         interpolation: velocity between grid points: ``"bilinear"`` (fast; the plume statistics
             match pompy's) or ``"spline"``, pompy's bicubic interpolating spline (SciPy's
-            ``RectBivariateSpline``; grid >= 4 x 4; about 1.5x the cost of a step).
+            ``RectBivariateSpline``; grid >= 4 x 4; about 1.6x the cost of a step).
     """
 
     u: float = 1.0
