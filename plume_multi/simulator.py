@@ -191,7 +191,8 @@ class Simulator:
         for k, sensor in enumerate(self.scenario.sensors):
             def bind(code, k=k, col=col):
                 return code.replace("{col}", str(col)).replace("{k}", str(k))
-            sensors.append((sensor.kernel_module, bind(sensor.emit_agent(ctx)), bind(sensor.emit_world(ctx))))
+            sensors.append((sensor.kernel_module, sensor.inner_module, bind(sensor.emit_agent(ctx)),
+                            bind(sensor.emit_world(ctx))))
             col += sensor.width(ctx)
         sc = self.scenario
         return A.Layout(plume=sc.plume.kernel_module, body=sc.action_model.kernel_module,

@@ -49,7 +49,7 @@ class Layout:
     """What a driver is generated for.
 
     ``plume``, ``body``, ``reward``: dotted names of the model modules. ``sensors``: one
-    ``(module, agent_code, world_code)`` per sensor, the code already bound to its slot and
+    ``(module, inner module or "", agent_code, world_code)`` per sensor, the code already bound to its slot and
     columns. ``continuous``: the body has float positions. Flags: autoreset mode, team, and
     whether worlds hold one agent (then the agent loop is compiled away). The autoreset mode
     and team flag are read from ``cfg`` at run time: they cost nothing measurable there, and
@@ -268,12 +268,13 @@ hd = body.heading(AP, AS, i)
 
 def source(layout: Layout) -> str:
     """The driver module's text for ``layout``."""
-    imports = "".join(f"import {mod} as s{k}\n" for k, (mod, _, _) in enumerate(layout.sensors))
-    agent_code = "\n".join(code for _, code, _ in layout.sensors if code.strip())
-    world_code = "\n".join(code for _, _, code in layout.sensors if code.strip())
+    imports = "".join(f"import {mod} as s{k}\n" + (f"import {inner} as s{k}_inner\n" if inner else "")
+                      for k, (mod, inner, _, _) in enumerate(layout.sensors))
+    agent_code = "\n".join(code for _, _, code, _ in layout.sensors if code.strip())
+    world_code = "\n".join(code for _, _, _, code in layout.sensors if code.strip())
     return _TEMPLATE.format(
         source_hash=SOURCE_HASH, plume=layout.plume, body=layout.body, reward=layout.reward,
-        sensor_names=", ".join(mod.rsplit(".", 1)[-1] for mod, _, _ in layout.sensors) or "none",
+        sensor_names=", ".join(mod.rsplit(".", 1)[-1] for mod, _, _, _ in layout.sensors) or "none",
         sensor_imports=imports, one_agent=layout.one_agent, continuous=layout.continuous,
         next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
         observe_reset=_indent(_AGENT_PRELUDE + agent_code, 2),

@@ -1,6 +1,7 @@
 """Plume models: what the agents smell. ``plume_multi.plumes``."""
 
 from .gaussian import Gaussian
+from .movie import Movie
 from .puffs import PuffPlume, Puffs, Wind, render_puffs
 
-__all__ = ["Gaussian", "Puffs", "Wind", "PuffPlume", "render_puffs"]
+__all__ = ["Gaussian", "Movie", "Puffs", "Wind", "PuffPlume", "render_puffs"]

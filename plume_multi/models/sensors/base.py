@@ -43,6 +43,8 @@ class Sensor(Model):
         n = self.width(ctx)
         return np.zeros(n, np.float32), np.ones(n, np.float32)
 
+    inner_module: ClassVar[str] = ""  # a wrapped sensor's module, imported as s{k}_inner
+
     def emit_agent(self, ctx) -> str:
         return ""
 

@@ -1,0 +1,239 @@
+"""The engine refuses bad input with our errors, before anything changes, and never crashes.
+
+Each test names the item of the hardening issue it covers.
+"""
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import plume_multi
+from plume_multi import Scenario, Simulator, ValidationError
+
+
+def _sim(autoreset="next_step", **kw):
+    sc = Scenario(**{"grid_size": (12, 9), "n_agents": 3, "max_steps": 20, **kw})
+    sim = Simulator(sc, 4, autoreset=autoreset)
+    sim.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        sim.step(rng.integers(0, 4, sim.num_agents))
+    return sim
+
+
+def _same(a: dict, b: dict):
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]), err_msg=k)
+
+
+# ---------------------------------------------------------------- 1. restore checks the content
+@pytest.mark.parametrize("key, value, named", [
+    ("pos", lambda s: s.__setitem__((0, 0), 10_000), "pos"),
+    ("pos", lambda s: s.__setitem__((1, 1), -1), "pos"),
+    ("world_t", lambda s: s.__setitem__(0, -4), "world_t"),
+    ("obs", lambda s: s.__setitem__((0, 0), np.nan), "obs"),
+    ("active", lambda s: s.__setitem__(slice(None), True), "terminated"),
+])
+def test_restore_refuses_inconsistent_content_and_changes_nothing(key, value, named):
+    sim = _sim()
+    snap = sim.snapshot()
+    bad = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in snap.items()}
+    value(bad[key])
+    target = _sim()
+    before = target.snapshot()
+    with pytest.raises(ValidationError, match=named):
+        target.restore(bad)
+    _same(before, target.snapshot())
+    target.step(np.zeros(target.num_agents, np.int64))  # still runs (an out-of-grid position would crash)
+
+
+@pytest.mark.parametrize("key", ["base_seed", "world_seed", "format", "scenario", "autoreset", "seed_base"])
+def test_restore_names_a_missing_key(key):
+    sim = _sim()
+    snap = sim.snapshot()
+    del snap[key]
+    before = sim.snapshot()
+    with pytest.raises(ValidationError, match=key):
+        sim.restore(snap)
+    _same(before, sim.snapshot())
+
+
+def test_restore_names_a_malformed_key_and_the_scenario_field_that_differs():
+    sim = _sim()
+    snap = sim.snapshot()
+    with pytest.raises(ValidationError, match="base_seed"):
+        sim.restore({**snap, "base_seed": "five"})
+    with pytest.raises(ValidationError, match="pos"):
+        sim.restore({**snap, "pos": snap["pos"].astype(np.int64)})
+    other = Simulator(Scenario(grid_size=(12, 9), n_agents=3, max_steps=21), 4)
+    with pytest.raises(ValidationError, match="max_steps"):
+        other.restore(snap)
+
+
+# ---------------------------------------------------------------- 4. validate() catches each corruption
+CORRUPTIONS = {
+    "NaN in final_obs": ("same_step", lambda s: s.final_obs.__setitem__((0, 0), np.nan), "final_obs"),
+    "negative final_length": ("same_step", lambda s: s.final_length.__setitem__(0, -1), "final_length"),
+    "active and terminated": ("next_step", lambda s: s.terminated.__setitem__(np.flatnonzero(s.active)[0], True), "terminated"),
+    "truncated early": ("next_step", lambda s: s.truncated.__setitem__(0, True), "truncated"),
+    "obs not matching positions": ("next_step", lambda s: s.obs.__setitem__((0, 1), 0.123), "obs"),
+    "reward 7": ("next_step", lambda s: s.reward.__setitem__(0, 7.0), "reward"),
+    "reward 1e30": ("next_step", lambda s: s.reward.__setitem__(0, 1e30), "reward"),
+    "changed world_seed": ("next_step", lambda s: s.world_seed.__setitem__(2, 999), "world_seed"),
+}
+
+
+@pytest.mark.parametrize("name", CORRUPTIONS)
+def test_validate_catches(name):
+    autoreset, corrupt, field = CORRUPTIONS[name]
+    sim = _sim(autoreset)
+    assert sim.validate() == []
+    corrupt(sim.state)
+    problems = sim.validate()
+    assert any(p.startswith(field) for p in problems), problems
+
+
+# ---------------------------------------------------------------- 5. counters never wrap
+def test_step_counters_saturate_instead_of_wrapping():
+    sim = Simulator(Scenario(grid_size=(5, 5), max_steps=10), 2, autoreset="disabled")
+    sim.reset(seed=0)
+    top = 2**31 - 1
+    sim.state.world_t[:] = top - 2
+    sim.state.ep_length[:] = np.where(sim.active, top - 2, 0)
+    for _ in range(4):
+        _, _, _, truncated = sim.step(np.zeros(2, np.int64))
+        assert truncated.all()
+    assert (sim.world_steps == top).all()
+
+
+# ---------------------------------------------------------------- 6. foreign errors become ours
+@pytest.mark.parametrize("kwargs, named", [
+    (dict(sigma=10**400), "sigma"),
+    (dict(goal_radius=10**400), "goal_radius"),
+    (dict(action_model=["cardinal"]), "action_model"),
+    (dict(action_model={"a": 1}), "action_model"),
+    (dict(start_positions=[[0, 0], [1]], n_agents=2), "start_positions"),
+    (dict(grid_size={"w": 4, "h": 4}), "grid_size"),
+    (dict(grid_size=np.array([[1, 2], [3, 4]])), "grid_size"),
+    (dict(source_location=np.array([1.5, 2])), "source_location"),
+    (dict(sensors="concentration"), "sensors"),
+    (dict(reward="sparse"), "reward"),
+    (dict(max_steps=2**40), "max_steps"),
+])
+def test_scenario_errors_are_ours(kwargs, named):
+    with pytest.raises(ValidationError, match=named):
+        Scenario(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    (dict(parallel=1.0), "parallel"),
+    (dict(parallel="yes"), "parallel"),
+    (dict(num_worlds="four"), "num_worlds"),
+    (dict(num_worlds=2**62), "num_worlds"),
+    (dict(autoreset=["same_step"]), "autoreset"),
+    (dict(field=np.full((4, 4), 0.5)), "field"),
+])
+def test_simulator_errors_are_ours(kwargs, named):
+    with pytest.raises(ValidationError, match=named):
+        Simulator(Scenario(grid_size=(5, 5)), **kwargs)
+
+
+def test_a_configuration_too_big_for_memory_says_how_much_it_needs():
+    with pytest.raises(ValidationError, match="GiB"):
+        Simulator(Scenario(n_agents=2**24, n_neighbours=4), 2**16)
+
+
+def test_huge_action_values_are_reported_as_given():
+    sim = Simulator(Scenario(grid_size=(5, 5)), 2)
+    sim.reset(seed=0)
+    before = sim.snapshot()
+    with pytest.raises(ValidationError, match=str(2**64 - 1)):
+        sim.step(np.array([0, 2**64 - 1], dtype=np.uint64))
+    _same(before, sim.snapshot())
+
+
+# ---------------------------------------------------------------- 2. read-only installs, and a cache that is never stale
+_PROBE = """
+import warnings, numpy as np
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import plume_multi
+    sim = plume_multi.Simulator(plume_multi.Scenario(grid_size=(9, 7), n_agents=2), 3)
+    obs = sim.reset(seed=4)
+    obs, *_ = sim.step(np.zeros(6, np.int64))
+print(repr(obs[:, 0].tolist()))
+print(sum("plume_multi" in str(w.message) for w in caught))
+print(plume_multi.__file__)
+"""
+
+
+def _copy_package(dest: Path) -> Path:
+    src = Path(plume_multi.__file__).parent
+    shutil.copytree(src, dest / "plume_multi", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest / "plume_multi"
+
+
+def _run(pythonpath: Path, env_extra: dict) -> list[str]:
+    """Run the probe on the copy at ``pythonpath``. ``-S`` skips site-packages' .pth files, so an
+    editable install of this checkout cannot shadow the copy; the packages are found by path."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PLUME_MULTI_CACHE_DIR", "NUMBA_CACHE_DIR")}
+    site_dirs = [p for p in sys.path if p.endswith("site-packages")]
+    env.update(env_extra, PYTHONPATH=os.pathsep.join([str(pythonpath), *site_dirs]))
+    out = subprocess.run([sys.executable, "-S", "-c", _PROBE], capture_output=True, text=True, env=env,
+                         timeout=600, cwd=pythonpath)  # not this checkout: "-c" puts the cwd first
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    assert Path(lines[-1]).is_relative_to(pythonpath), lines[-1]  # the copy ran, not this checkout
+    return lines[:-1]
+
+
+def _make_read_only(path: Path):
+    for p in [path, *path.rglob("*")]:
+        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and sys.platform != "linux", reason="needs permission checks")
+def test_imports_and_runs_from_a_read_only_install_with_no_writable_cache(tmp_path):
+    site = tmp_path / "site"
+    _copy_package(site)
+    home = tmp_path / "home"
+    home.mkdir()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    _make_read_only(site)
+    _make_read_only(home)
+    _make_read_only(tmp)
+    if os.access(site / "plume_multi", os.W_OK):  # root ignores permissions: hide the folders instead
+        env = {"HOME": "/proc/self", "XDG_CACHE_HOME": "/proc/self", "TMPDIR": "/proc/self"}
+    else:
+        env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "TMPDIR": str(tmp)}
+    lines = _run(site, env)
+    reference = Simulator(Scenario(grid_size=(9, 7), n_agents=2), 3)
+    reference.reset(seed=4)
+    obs, *_ = reference.step(np.zeros(6, np.int64))
+    assert lines[0] == repr(obs[:, 0].tolist())
+    assert int(lines[1]) <= 1  # one warning at most
+
+
+def test_editing_a_model_recompiles_what_uses_it(tmp_path):
+    pkg = _copy_package(tmp_path / "site")
+    env = {"PLUME_MULTI_CACHE_DIR": str(tmp_path / "cache")}
+    before = _run(tmp_path / "site", env)
+    model = pkg / "models" / "plumes" / "gaussian.py"
+    text = model.read_text()
+    edited = text.replace("    return P[0][iy, ix]\n", "    return P[0][iy, ix] * np.float32(0.5)\n")
+    assert edited != text
+    model.write_text(edited)
+    after = _run(tmp_path / "site", env)
+    assert [v / 2 for v in eval(before[0])] == eval(after[0])
+    rng_file = pkg / "kernels" / "rng.py"  # a file the driver only reaches through other files
+    rng_file.write_text(rng_file.read_text() + "\n# an edit\n")
+    assert _run(tmp_path / "site", env) == after
+    assert len([p for p in (tmp_path / "cache").iterdir() if p.is_dir()]) == 3  # one cache per source version
