@@ -37,17 +37,24 @@ def test_movie_example_writes_a_gif_and_a_png(tmp_path, capsys):
 
 def test_surge_cast_example_runs_tiny(capsys):
     module = load(ROOT / "examples" / "surge_cast.py")
-    assert module.main(["--worlds", "2", "--agents", "2", "--steps", "20"]) == 0
+    assert module.main(["--worlds", "2", "--agents", "2", "--steps", "20", "--spin-up", "50"]) == 0
     out = capsys.readouterr().out
-    assert "surge-cast" in out and "random heading" in out
+    assert "surge-cast" in out and "random flight" in out
 
 
-def test_surge_cast_antennae_sit_ahead_left_and_right():
+def test_surge_cast_turns_upwind_towards_the_stronger_antenna_and_casts_without_odour():
     import numpy as np
 
     module = load(ROOT / "examples" / "surge_cast.py")
-    pos = np.array([[[10.0, 5.0]]])
-    cells = module.antennae(pos, np.array([[0.0]]))  # heading +x: left antenna at +y
-    assert cells.shape == (1, 3, 2)
-    assert cells[0, 0, 0] > 10 and cells[0, 0, 1] > 5 and cells[0, 1, 1] < 5
-    np.testing.assert_allclose(cells[0, 2], [10.0, 5.0])
+    policy = module.SurgeCast(3, threshold=0.5)
+    obs = np.array([
+        [0.0, 2.0, 0.1, -0.04, 0.0],   # whiff on the left antenna, wind from ahead: surge, veer left
+        [0.0, 0.0, 0.0, 0.0, -0.04],   # no odour, wind from the left: cast (crosswind, clipped turn)
+        [0.9, 0.0, 0.0, 0.04, 0.0],    # whiff at the body, wind from behind: turn round (clipped)
+    ], dtype=np.float32)
+    speed, turn = policy(obs).T
+    assert np.all(speed == module.MAX_SPEED)
+    assert turn[0] == 15.0
+    assert abs(turn[1]) == module.MAX_TURN
+    assert abs(turn[2]) == module.MAX_TURN
+    assert policy.since_hit.tolist() == [0, 10 ** 6 + 1, 0]
