@@ -9,6 +9,7 @@ steps those episodes took.
 
     python examples/train_ppo.py                       # the full run (about half a minute on 2 cores)
     python examples/train_ppo.py --total-timesteps 200000 --masked
+    python examples/train_ppo.py --task following      # random source, no position: follow the plume
     python examples/train_ppo.py --tiny                # a smoke run, seconds (the tests use it)
 
 Writes ``results.json`` and ``results.md`` (and ``model.zip``) into ``--out-dir``.
@@ -37,6 +38,10 @@ from plume_multi.wrappers import SB3VecEnv
 
 @dataclass
 class Args:
+    task: str = "map"
+    """"map": the source sits at the grid's centre and the agent sees its position (it can learn a map
+    of the grid); "following": a new random source every episode and no position: the agent senses
+    the concentration at its cell and at the four neighbouring cells, so it must follow the plume"""
     total_timesteps: int = 1_500_000
     """environment steps to train for, summed over all worlds"""
     num_envs: int = 256
@@ -99,7 +104,9 @@ def parse_args(argv=None) -> Args:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=docs[f.name])
         else:
             kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-            parser.add_argument(flag, type=kind, default=f.default, help=f"{docs[f.name]} (default {f.default})")
+            choices = ("map", "following") if f.name == "task" else None
+            parser.add_argument(flag, type=kind, default=f.default, choices=choices,
+                                help=f"{docs[f.name]} (default {f.default})")
     args = Args(**vars(parser.parse_args(argv)))
     if args.tiny:
         args.shrink_for_tiny_run()
@@ -107,6 +114,14 @@ def parse_args(argv=None) -> Args:
 
 
 def env_options(args: Args) -> dict:
+    if args.task == "following":
+        return dict(grid_size=(args.width, args.height), max_steps=args.max_steps,
+                    plume=plume_multi.plumes.Gaussian(source="random", sigma=args.sigma),
+                    # heading 0 for a grid body: antennae at +y, +x, -y, -x, in the order of the actions
+                    sensors=(plume_multi.sensors.Concentration(),
+                             plume_multi.sensors.Antennae(angles=(90.0, 0.0, 270.0, 180.0), distance=1.0)))
+    if args.task != "map":
+        raise SystemExit(f"--task: got {args.task!r}; expected 'map' or 'following'")
     return dict(grid_size=(args.width, args.height), sigma=args.sigma, max_steps=args.max_steps)
 
 
@@ -191,7 +206,7 @@ def mean_shortest_path(args: Args) -> float:
     """Mean fewest steps from the evaluation's start cells to the source (no policy does better)."""
     env = plume_multi.vector_env(args.eval_episodes, **env_options(args))
     env.reset(seed=args.eval_seed)
-    d = np.abs(env.agent_positions - np.array(env.scenario.source_location)).sum(axis=1)
+    d = np.abs(env.agent_positions - env.simulator.sources).sum(axis=1)
     return float(np.where(d == 0, 2, d).mean())  # starting on the source: step off and back
 
 
@@ -219,7 +234,8 @@ def markdown_table(rows: list[dict], args: Args) -> str:
         steps = "n/a" if r["mean_steps_to_source"] is None else f"{r['mean_steps_to_source']:.1f}"
         lines.append(f"| {r['policy']} | {r['success_rate']:.1%} | {steps} | {r['episodes']} |")
     lines.append("")
-    lines.append(f"{args.width}x{args.height} grid, source at the centre, sigma {args.sigma}, budget "
+    where = "a random source every episode" if args.task == "following" else "source at the centre"
+    lines.append(f"{args.width}x{args.height} grid, {where}, sigma {args.sigma}, budget "
                  f"{args.max_steps} steps per episode; mean steps over the episodes that reached the source.")
     return "\n".join(lines)
 

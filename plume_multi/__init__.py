@@ -17,6 +17,7 @@ from importlib import import_module
 from . import errors
 from ._registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
+from .models import actions, plumes, rewards, sensors
 from .scenario import Scenario
 from .simulator import Simulator
 from .world import WorldState
@@ -33,6 +34,10 @@ _LAZY = {
 }
 
 __all__ = [
+    "plumes",
+    "actions",
+    "sensors",
+    "rewards",
     "Scenario",
     "Simulator",
     "WorldState",
