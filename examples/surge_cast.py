@@ -22,8 +22,7 @@ import argparse
 
 import numpy as np
 
-from plume_multi import Scenario, Simulator
-from plume_multi.models import actions, plumes, sensors
+from plume_multi import Scenario, Simulator, actions, plumes, sensors
 
 MAX_SPEED = 0.2  # cells per step: 5 x the mean wind (0.04 cells per step)
 MAX_TURN = 30.0  # degrees per step

@@ -6,7 +6,8 @@ a ``prange`` over worlds, and a world's result never depends on the thread count
 world only touches its own rows and draws from its own counter-based stream.
 
 Units are the model's physical ones (length, time) unless a name says cells: the caller maps
-cells onto the region with ``PuffParams.x_min/y_min/cell``.
+cells onto the region with ``PuffParams.x_min/y_min/cell``. The engine's plume interface
+(``world_reset`` ... ``wind_at``, at the end) takes cells and reports the wind in cells per step.
 
 Per world:
 
@@ -14,7 +15,8 @@ Per world:
   ``nx x ny`` points span the region, corners included; one ghost ring outside carries the
   boundary condition), advanced by pompy's explicit advection-diffusion update and driven at the
   four corners by eight coloured-noise filters (second order, Euler-Maruyama). Velocity at a point
-  is interpolated bilinearly over the interior grid (pompy uses a bicubic spline).
+  is interpolated bilinearly over the interior grid, or (``spline``) by pompy's bicubic
+  interpolating spline, refitted after every wind update.
 * Puffs: ``(max_puffs, 4)`` rows ``[x, y, z, r^2]``, the live ones first, oldest first (pompy's
   list order, kept through removals).
 * Bins: after each advance the live puffs are copied, sorted by a coarse spatial bin, as
@@ -40,7 +42,7 @@ from .jit import njit
 
 from .rng import poisson, random_u64, stream_key
 
-STREAM_PUFFS = 7  # this model's stream constant for rng.stream_key
+STREAM_PUFFS = 0x428A2F98  # this model's random stream (rng.stream_key)
 REACH_RADII = 5.0  # bins reach this many of the largest puff radius
 BIN_CAP = 32  # at most BIN_CAP bins along each axis (the prefix sum is per step)
 
