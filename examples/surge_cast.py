@@ -7,7 +7,7 @@ descriptions of moth flight:
 
 * a whiff (the body or an antenna above a threshold) starts a surge: turn upwind, and towards the
   antenna that smells more, for ``surge`` steps;
-* without one, cast: fly crosswind (a little upwind), reversing at growing intervals.
+* without one, cast: fly crosswind (a little upwind), reversing at growing intervals (up to 2x).
 
 It is compared with searchers that fly straight and turn at random. A searcher succeeds when it
 comes within ``goal_radius`` cells of the source. The policy is plain NumPy over all agents of
@@ -47,11 +47,12 @@ class SurgeCast:
     """The surge-and-cast rule: observations ``(M, 5)`` [body, left, right, wind forward, wind
     left] -> actions ``(M, 2)`` [speed, turn degrees]."""
 
-    def __init__(self, n: int, threshold: float = 0.5, surge: int = 60, cast: int = 40, seed: int = 0):
+    def __init__(self, n: int, threshold: float = 0.5, surge: int = 60, cast: int = 80, seed: int = 0):
         self.threshold, self.surge, self.cast = threshold, surge, cast
         self.since_hit = np.full(n, 10 ** 6)
         self.side = np.random.default_rng(seed).choice([-1.0, 1.0], n)
         self.cast_left = np.full(n, cast)
+        self.flips = np.zeros(n, dtype=np.int64)
 
     def __call__(self, obs):
         body, left, right, wind_f, wind_l = obs.T.astype(np.float64)
@@ -62,7 +63,9 @@ class SurgeCast:
         self.cast_left -= 1
         flip = ~surging & (self.cast_left <= 0)
         self.side = np.where(flip, -self.side, self.side)
-        self.cast_left = np.where(surging, self.cast, np.where(flip, self.cast + self.since_hit // 4, self.cast_left))
+        self.flips = np.where(surging, 0, self.flips + flip)
+        # each leg of a cast a little longer than the last, up to twice the first
+        self.cast_left = np.where(surging | flip, self.cast + (self.cast * np.minimum(self.flips, 4)) // 4, self.cast_left)
         steer = np.where(hit, 15.0 * np.sign(left - right), 0.0)  # towards the stronger antenna
         target = np.where(surging, upwind + steer, upwind + self.side * 75.0)
         turn = np.clip(_wrap(target), -MAX_TURN, MAX_TURN)
