@@ -2,11 +2,17 @@
 #   make demo   # creates .venv, installs plume_multi with every extra the README uses, runs the demo
 #   make test   # creates .venv, installs plume_multi with its test extras, runs the tests
 # Then use the package from .venv: `source .venv/bin/activate`, or call .venv/bin/... directly.
+#   (make test also runs the tests that need Ray in .venv-ray: Ray RLlib pins an older Gymnasium)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+RAY_VENV ?= .venv-ray
+RAY_BIN := $(RAY_VENV)/bin
+# Gymnasium 1.2's RecordEpisodeStatistics has no SAME_STEP branch (1.3 added it): that one test
+# holds for the newer Gymnasium only.
+GYM12_DESELECT := --deselect "tests/test_vector_env.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test test-ray ray-venv bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,13 +31,30 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@ $(VENV)/.installed-all $(VENV)/.installed-docs
 
+$(RAY_BIN)/python:
+	$(PYTHON) -m venv $(RAY_VENV)
+	$(RAY_BIN)/python -m pip install --quiet --upgrade pip
+
+$(RAY_VENV)/.installed: pyproject.toml | $(RAY_BIN)/python
+	$(RAY_BIN)/python -m pip install --quiet -e ".[rllib,test-ray]"
+	touch $@
+
+ray-venv: $(RAY_VENV)/.installed
+
 demo: $(VENV)/.installed-all
 	$(BIN)/plume-multi demo
 	@echo
 	@echo "Next: source $(VENV)/bin/activate   (then plume-multi --help, python examples/train_ppo.py, ...)"
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(RAY_VENV)/.installed
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory test-ray
+
+# The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
+# tests again on RLlib's Gymnasium.
+test-ray: $(RAY_VENV)/.installed
+	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/test_rllib.py tests/test_evaluate.py
+	$(RAY_BIN)/python -m pytest -q tests/test_vector_env.py tests/contracts $(GYM12_DESELECT)
 
 bench: $(VENV)/.installed-all
 	$(BIN)/python benchmarks/throughput.py
@@ -41,4 +64,4 @@ docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) build site *.egg-info
+	rm -rf $(VENV) $(RAY_VENV) build site *.egg-info

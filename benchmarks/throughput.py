@@ -1,10 +1,12 @@
 #!/usr/bin/env python
 """Every benchmark table of plume_multi in one run: the engine, then each front-end.
 
-    python benchmarks/throughput.py [--quick] [--only engine,single_agent,pettingzoo_api,vector]
+    python benchmarks/throughput.py [--quick] [--only engine,models,single_agent,pettingzoo_api,vector]
 
 * engine: ``Simulator.step`` at N·B in {1, 64, 4096, 65536, 1048576} beside a vectorized NumPy
   step doing the same work, reset cost, bytes of state per agent, peak RSS (``plume_multi.benchmark``).
+* models: each model family (oriented + antennae + wind, continuous, movie, random source) beside
+  a vectorized NumPy step doing the same work (``benchmarks/models.py``).
 * single_agent: ``PlumeSearchEnv.step`` on the default grid beside ``Simulator.step`` at N·B = 1.
 * pettingzoo_api: ``parallel_env().step`` at N in {8, 64, 1024} beside ``Simulator.step``, and
   PettingZoo's ``performance_benchmark``.
@@ -25,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TABLES = ("engine", "single_agent", "pettingzoo_api", "vector")
+TABLES = ("engine", "models", "single_agent", "pettingzoo_api", "vector")
 
 
 def main(argv=None) -> int:

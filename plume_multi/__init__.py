@@ -6,6 +6,7 @@ Front-ends over one engine of compiled kernels:
 * ``parallel_env()`` / ``env()`` — PettingZoo ``ParallelEnv`` / AEC over one world of N agents.
 * ``vector_env()`` — a Gymnasium ``VectorEnv`` of B single-agent worlds.
 * ``PlumeSearchEnv`` — the single-agent Gymnasium env, exactly as its contract says.
+* ``evaluate()`` — a policy on many seeded episodes at once (locally or on Ray): ``EvaluationResult``.
 
 The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
 registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``; the Dict observation)
@@ -31,6 +32,8 @@ _LAZY = {
     "raw_env": "plume_multi.envs.pettingzoo",
     "vector_env": "plume_multi.envs.vector",
     "multi_agent_vector_env": "plume_multi.envs.multi_vector",
+    "evaluate": "plume_multi.evaluate",
+    "EvaluationResult": "plume_multi.evaluate",
 }
 
 __all__ = [

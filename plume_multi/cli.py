@@ -3,6 +3,7 @@
     plume-multi demo   [...]   the README's demo: 64 searchers, results table and a picture
     plume-multi bench  [...]   the engine benchmark table
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
+    plume-multi eval   [...]   evaluate a policy on many seeded episodes: statistics, CSV, JSON, PNG
 
 ``plume-multi COMMAND --help`` tells each command's options. ``main(argv)`` returns the exit code
 (0 success, 2 failure, 130 interrupted) and never calls ``sys.exit`` itself. Every failure is one
@@ -27,7 +28,7 @@ from tqdm import tqdm
 from . import __version__
 from .errors import PlumeError, RenderingError, ValidationError
 
-__all__ = ["main", "load_policy", "ArgumentParser", "check_writable", "progress_bar"]
+__all__ = ["main", "load_policy", "parse_model", "ArgumentParser", "check_writable", "progress_bar"]
 
 PROG = "plume-multi"
 # Commands whose options belong to another module's own ``main(argv)``.
@@ -38,7 +39,10 @@ DELEGATES = {
 BUILTIN_POLICIES = ("random", "gradient")
 # Scenario fields and the flags that set them, so a Scenario error names the flag.
 _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
-                   "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours"}
+                   "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
+                   "plume": "--plume", "action_model": "--body", "sensors": "--sensors", "reward": "--reward",
+                   "Gaussian.source": "--plume", "Movie.source": "--plume", "Antennae": "--sensors",
+                   "Neighbours.k": "--sensors"}
 MAX_FRAMES = 300  # movie frames when --every is not given: long runs are subsampled to this
 
 POLICY_HELP = """\
@@ -52,7 +56,23 @@ MODULE is a module importable from the current folder or the installed packages 
 A policy is called every step with obs, an (N, D) float32 array (one row per agent:
 [concentration, x/(w-1), y/(h-1), then 2 numbers per sensed neighbour]), and returns N integer
 actions (0 UP, 1 RIGHT, 2 DOWN, 3 LEFT for the cardinal action model).
-Example: --policy plume_multi.policies:GradientClimber"""
+Example: --policy plume_multi.policies:GradientClimber
+`random` works with every body (uniform in a continuous body's box); `gradient` needs a
+cardinal or moore body.
+
+MODELS: --plume, --body, --sensors and --reward take NAME or NAME:KEY=VALUE,KEY=VALUE, NAME a
+model of plume_multi.models (plume: gaussian, movie; body: cardinal, moore, oriented, run_tumble,
+continuous; sensors: concentration, position, heading, binary, antennae, wind, neighbours;
+reward: sparse_goal, step_penalty) and each VALUE a Python literal (a bare word is a string; a
+comma-separated tail continues the value: source=10,20 is (10, 20)). Movie's `path` is its
+`frames`. Examples:
+  --plume gaussian:sigma=8,source=random   --plume movie:path=frames.npy,source=10,20
+  --body oriented:turn_degrees=45   --sensors concentration antennae:distance=2 wind heading
+  --reward step_penalty:step_penalty=0.01
+--scenario FILE.json instead gives the whole scenario as Scenario.metadata() writes it, e.g.
+  {"plume": {"model": "Gaussian", "sigma": 8}, "action_model": {"model": "Oriented"},
+   "sensors": [{"model": "Concentration"}, {"model": "Antennae"}], "n_agents": 8}
+(flags given beside it, such as --agents or --steps, override the file)."""
 
 
 class UsageError(Exception):
@@ -116,17 +136,25 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="random, gradient or MODULE:NAME (see below; default gradient)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="seeds the start positions and the policy (default 0)")
     g = render.add_argument_group("scenario")
-    g.add_argument("--agents", type=int, default=16, metavar="N", help="searchers in the world (default 16)")
-    g.add_argument("--grid", type=int, nargs=2, default=(128, 128), metavar=("WIDTH", "HEIGHT"),
-                   help="grid size in cells (default 128 128)")
+    g.add_argument("--scenario", default=None, metavar="FILE.json",
+                   help="the whole scenario from a JSON file (Scenario.metadata()'s shape; see below)")
+    g.add_argument("--agents", type=int, default=None, metavar="N", help="searchers in the world (default 16)")
+    g.add_argument("--grid", type=int, nargs=2, default=None, metavar=("WIDTH", "HEIGHT"),
+                   help="grid size in cells (default 128 128, or a movie's own size)")
     g.add_argument("--source", type=int, nargs=2, default=None, metavar=("X", "Y"),
-                   help="source cell (default the centre)")
-    g.add_argument("--sigma", type=float, default=12.0, metavar="S", help="plume spread in cells (default 12)")
-    g.add_argument("--steps", type=int, default=500, metavar="N", help="step limit of the episode (default 500)")
+                   help="source cell of the default plume (default the centre)")
+    g.add_argument("--sigma", type=float, default=None, metavar="S",
+                   help="spread of the default plume in cells (default 12)")
+    g.add_argument("--steps", type=int, default=None, metavar="N", help="step limit of the episode (default 500)")
     g.add_argument("--goal-radius", type=float, default=None, metavar="R",
                    help="distance to the source that counts as found (default: the source cell only)")
-    g.add_argument("--action-model", choices=("cardinal", "moore"), default="cardinal",
-                   help="4 moves, or 8 moves + stay (default cardinal)")
+    g.add_argument("--action-model", choices=("cardinal", "moore"), default=None,
+                   help="4 moves, or 8 moves + stay (default cardinal; --body takes any body)")
+    g.add_argument("--plume", default=None, metavar="MODEL", help="plume model, e.g. gaussian:sigma=8,source=random")
+    g.add_argument("--body", default=None, metavar="MODEL", help="body (action model), e.g. oriented:turn_degrees=45")
+    g.add_argument("--sensors", nargs="+", default=None, metavar="MODEL",
+                   help="the sensors, in order, e.g. concentration antennae:distance=2 wind heading")
+    g.add_argument("--reward", default=None, metavar="MODEL", help="reward model, e.g. step_penalty:step_penalty=0.01")
     g.add_argument("--neighbours", type=int, default=0, metavar="K",
                    help="each agent also senses its K nearest agents (default 0)")
     g.add_argument("--team", action="store_true", help="the first arrival ends the search for all")
@@ -142,6 +170,42 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--trail", type=int, default=12, metavar="K", help="steps of trail behind each agent in the movie (default 12)")
     g.add_argument("--scale", type=int, default=None, metavar="S",
                    help="movie pixels per cell (default: at least 256 pixels on the longer side)")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate a policy on many seeded episodes: statistics, CSV, JSON and a plot",
+        description="Run EPISODES episodes of a scenario (episode e seeded SEED + e) as parallel worlds, until\n"
+                    "every agent has arrived or the step limit; write per-episode results (CSV, JSON) and a\n"
+                    "plot of the search-time distribution (PNG).",
+        epilog=POLICY_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    g = ev.add_argument_group("evaluation")
+    g.add_argument("--policy", default="gradient", metavar="POLICY", help="random, gradient or MODULE:NAME (default gradient)")
+    g.add_argument("--episodes", type=int, default=1000, metavar="E", help="episodes (default 1000)")
+    g.add_argument("--seed", type=int, default=0, metavar="S", help="episode e is seeded S + e (default 0)")
+    g.add_argument("--worlds", type=int, default=None, metavar="B", help="worlds run at once (default min(E, 1024))")
+    g.add_argument("--until", choices=("first", "all"), default="first",
+                   help="search time: until the first agent arrives, or all (default first)")
+    g.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="shard the episodes across Ray tasks; ADDRESS of a running cluster (default: "
+                        "RAY_ADDRESS, else a local Ray)")
+    g.add_argument("--tasks", type=int, default=None, metavar="T", help="Ray tasks (default: 2 per cluster CPU)")
+    g = ev.add_argument_group("scenario")
+    g.add_argument("--agents", type=int, default=1, metavar="N", help="searchers per world (default 1)")
+    g.add_argument("--grid", type=int, nargs=2, default=(128, 128), metavar=("WIDTH", "HEIGHT"),
+                   help="grid size in cells (default 128 128)")
+    g.add_argument("--source", type=int, nargs=2, default=None, metavar=("X", "Y"), help="source cell (default the centre)")
+    g.add_argument("--sigma", type=float, default=12.0, metavar="S", help="plume spread in cells (default 12)")
+    g.add_argument("--steps", type=int, default=1000, metavar="N", help="step limit of an episode (default 1000)")
+    g.add_argument("--goal-radius", type=float, default=None, metavar="R", help="distance that counts as found")
+    g.add_argument("--action-model", choices=("cardinal", "moore"), default="cardinal")
+    g.add_argument("--neighbours", type=int, default=0, metavar="K", help="each agent senses its K nearest agents")
+    g.add_argument("--team", action="store_true", help="the first arrival ends the search for all")
+    g = ev.add_argument_group("output")
+    g.add_argument("--out", default="eval_output/eval", metavar="PREFIX",
+                   help="writes PREFIX.csv, PREFIX.json, PREFIX.png (default eval_output/eval)")
+    g.add_argument("--no-plot", action="store_true", help="no PNG (matplotlib not needed)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -189,7 +253,7 @@ def _is_factory(obj) -> bool:
 
 
 def _call_factory(factory, scenario, seed: int):
-    offered = {"scenario": scenario, "n_actions": scenario.n_actions, "seed": seed}
+    offered = {"scenario": scenario, "n_actions": None if scenario.continuous else scenario.n_actions, "seed": seed}
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
@@ -205,11 +269,19 @@ def load_policy(spec: str, scenario, seed: int = 0):
     Raises:
         UsageError: the spec is malformed, names nothing importable, or not a callable.
     """
-    from .policies import GradientClimber, RandomPolicy
+    from .policies import GradientClimber, RandomBoxPolicy, RandomPolicy
 
     if spec == "random":
+        if scenario.continuous:
+            body = scenario.action_model
+            return RandomBoxPolicy(body.low, body.high, seed=seed)
         return RandomPolicy(scenario.n_actions, seed=seed)
     if spec == "gradient":
+        from .models.actions import Cardinal, Moore
+
+        if not isinstance(scenario.action_model, (Cardinal, Moore)):
+            raise UsageError(f"--policy: gradient turns to a random one of the cardinal or moore moves; the body "
+                             f"{scenario.action_model.name} has other actions: use --policy random or MODULE:NAME")
         return GradientClimber(scenario.n_actions, seed=seed)
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
@@ -236,8 +308,13 @@ def load_policy(spec: str, scenario, seed: int = 0):
     return obj
 
 
-def _check_actions(actions, spec: str, n_agents: int, n_actions: int) -> np.ndarray:
+def _check_actions(actions, spec: str, n_agents: int, n_actions: int | None) -> np.ndarray:
     arr = np.asarray(actions)
+    if n_actions is None:  # a continuous body: (speed, turn) rows, clipped by the body
+        expected = f"{n_agents} rows of 2 finite numbers, shape ({n_agents}, 2)"
+        if arr.dtype.kind not in "fiu" or arr.shape != (n_agents, 2) or not np.isfinite(arr).all():
+            raise PlumeError(f"policy {spec!r} returned shape {arr.shape} dtype {arr.dtype}; expected {expected}")
+        return arr.astype(np.float64, copy=False)
     expected = f"{n_agents} integer actions in 0..{n_actions - 1}, shape ({n_agents},)"
     if arr.dtype.kind not in "iu" or arr.shape != (n_agents,):
         raise PlumeError(f"policy {spec!r} returned shape {arr.shape} dtype {arr.dtype}; expected {expected}")
@@ -269,13 +346,118 @@ def _check_extras(want_movie: bool) -> None:
             raise RenderingError(f"the movie needs imageio: {MOVIE_EXTRA}; or pass --no-movie") from exc
 
 
+def parse_model(spec: str, family: str, flag: str):
+    """The model of ``family`` that ``spec`` (``NAME`` or ``NAME:KEY=VALUE,...``) names.
+
+    Values are Python literals (``ast.literal_eval``); a value that is not one is a string; a
+    comma-separated part without ``=`` continues the previous value (``source=10,20``).
+
+    Raises:
+        UsageError: naming ``flag``: an unknown model or parameter, a malformed spec or a bad value.
+    """
+    import ast
+    import dataclasses
+
+    from .models.registry import model_class, model_names
+
+    name, _, rest = spec.partition(":")
+    try:
+        cls = model_class(family, name.strip())
+    except ValidationError:
+        raise UsageError(f"{flag}: got {name!r}; expected one of {model_names(family)}") from None
+    parts = []
+    for piece in rest.split(",") if rest.strip() else []:
+        if "=" in piece:
+            parts.append(list(piece.split("=", 1)))
+        elif parts:
+            parts[-1][1] += "," + piece
+        else:
+            raise UsageError(f"{flag}: got {spec!r}; expected {name}:KEY=VALUE,KEY=VALUE")
+    kwargs = {}
+    aliases = {"path": "frames"} if cls.__name__ == "Movie" else {}
+    fields = {f.name for f in dataclasses.fields(cls)}
+    for key, text in parts:
+        key = aliases.get(key.strip(), key.strip())
+        if key not in fields:
+            raise UsageError(f"{flag}: {cls.__name__} has no parameter {key!r}; expected some of {sorted(fields)}")
+        if key in kwargs:
+            raise UsageError(f"{flag}: the parameter {key!r} is given twice")
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = text.strip()
+        kwargs[key] = list(value) if isinstance(value, tuple) and key == "angles" else value
+    try:
+        return cls(**kwargs)
+    except ValidationError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def _scenario(args):
+    """The scenario the flags describe (or ``--scenario``'s file, with the flags given beside it)."""
+    from .scenario import Scenario
+
+    models = {"plume": args.plume, "action_model": args.body, "reward": args.reward}
+    if args.scenario is not None:
+        given = [flag for flag, value in (("--plume", args.plume), ("--body", args.body), ("--sensors", args.sensors),
+                                          ("--reward", args.reward), ("--source", args.source),
+                                          ("--sigma", args.sigma), ("--action-model", args.action_model)) if value]
+        if given:
+            raise UsageError(f"{given[0]}: got it with --scenario; the scenario file gives the models (edit it, or "
+                             "leave --scenario out)")
+        from .scenario_io import load_scenario
+
+        try:
+            scenario = load_scenario(args.scenario)
+        except ValidationError as exc:
+            raise UsageError(f"--scenario: {exc}") from None
+        changes = {field: value for field, value in (
+            ("grid_size", None if args.grid is None else tuple(args.grid)), ("n_agents", args.agents),
+            ("max_steps", args.steps), ("goal_radius", args.goal_radius),
+            ("n_neighbours", args.neighbours or None), ("team", args.team or None)) if value is not None}
+        return _scenario_errors(lambda: scenario.replace(**changes) if changes else scenario)
+    if args.body is not None and args.action_model is not None:
+        raise UsageError("--body: got it with --action-model; give one of them")
+    if args.plume is not None:
+        for flag, value in (("--sigma", args.sigma), ("--source", args.source)):
+            if value is not None:
+                raise UsageError(f"{flag}: got it with --plume; give the plume's parameters in --plume "
+                                 "(e.g. gaussian:sigma=8,source=10,20)")
+    kwargs = dict(grid_size=None if args.grid is None else tuple(args.grid),
+                  source_location=None if args.source is None else tuple(args.source), sigma=args.sigma,
+                  n_agents=16 if args.agents is None else args.agents,
+                  max_steps=500 if args.steps is None else args.steps,
+                  action_model=args.action_model or "cardinal", n_neighbours=args.neighbours, team=args.team)
+    families = {"plume": "plume", "action_model": "action", "reward": "reward"}
+    flags = {"plume": "--plume", "action_model": "--body", "reward": "--reward"}
+    for key, spec in models.items():
+        if spec is not None:
+            kwargs[key] = parse_model(spec, families[key], flags[key])
+    if args.sensors is not None:
+        kwargs["sensors"] = tuple(parse_model(spec, "sensor", "--sensors") for spec in args.sensors)
+    if args.goal_radius is not None:
+        kwargs["goal_radius"] = args.goal_radius
+    return _scenario_errors(lambda: Scenario(**kwargs))
+
+
+def _scenario_errors(build):
+    """``build()``, with a Scenario error turned into a UsageError naming its flag."""
+    try:
+        return build()
+    except ValidationError as exc:
+        message = str(exc)
+        field = message.split(":")[0].removeprefix("Scenario.")
+        flag = _SCENARIO_FLAGS.get(field)
+        raise UsageError(f"{flag} ({message})" if flag else message) from exc
+
+
 def _render(args) -> int:
     from .recording import TrajectoryRecorder
     from .scenario import Scenario
     from .simulator import MAX_SEED, Simulator
 
     for name in ("agents", "steps"):
-        if getattr(args, name) < 1:
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
     if not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed: got {args.seed}; expected an integer in 0..{MAX_SEED}")
@@ -290,18 +472,7 @@ def _render(args) -> int:
     png = _check_output(args.png, (".png",), "--png")
     movie = None if args.no_movie else _check_output(args.movie, (".gif", ".mp4"), "--movie")
 
-    kwargs = dict(grid_size=tuple(args.grid), source_location=None if args.source is None else tuple(args.source),
-                  sigma=args.sigma, n_agents=args.agents, max_steps=args.steps, action_model=args.action_model,
-                  n_neighbours=args.neighbours, team=args.team)
-    if args.goal_radius is not None:
-        kwargs["goal_radius"] = args.goal_radius
-    try:
-        scenario = Scenario(**kwargs)
-    except ValidationError as exc:
-        message = str(exc)
-        field = message.split(":")[0].removeprefix("Scenario.")
-        flag = _SCENARIO_FLAGS.get(field)
-        raise UsageError(f"{flag} ({message})" if flag else message) from exc
+    scenario = _scenario(args)
     _check_extras(movie is not None)
     policy = load_policy(args.policy, scenario, seed=args.seed)
 
@@ -310,8 +481,9 @@ def _render(args) -> int:
     recorder = TrajectoryRecorder.from_simulator(sim)
     n = scenario.n_agents
     w, h = scenario.grid_size
+    source = tuple(int(c) if float(c).is_integer() else float(c) for c in sim.sources[0])
     print(f"{args.policy}: {n} agent{'s' if n != 1 else ''} on a {w}x{h} grid, source at "
-          f"{scenario.source_location}, at most {scenario.max_steps} steps (seed {args.seed})")
+          f"{source}, at most {scenario.max_steps} steps (seed {args.seed})")
     steps = 0
     with progress_bar(scenario.max_steps, "render", quiet=args.quiet) as bar:
         for steps in range(1, scenario.max_steps + 1):
@@ -319,7 +491,8 @@ def _render(args) -> int:
                 raw = policy(obs.copy())
             except Exception as exc:  # the user's policy failed: say so in one line
                 raise PlumeError(f"policy {args.policy!r} raised {type(exc).__name__}: {exc}") from exc
-            obs, _, _, _ = sim.step(_check_actions(raw, args.policy, n, scenario.n_actions))
+            n_actions = None if scenario.continuous else scenario.n_actions
+            obs, _, _, _ = sim.step(_check_actions(raw, args.policy, n, n_actions))
             recorder.record()
             bar.set_postfix_str(f"finished {n - int(sim.active.sum())}/{n}", refresh=False)
             bar.update()
@@ -344,6 +517,73 @@ def _render(args) -> int:
             recorder.save_movie(movie, fps=args.fps, trail=args.trail, scale=args.scale, every=every,
                                 progress=lambda k, _total: bar.update(k - bar.n))
         print(f"wrote {movie} ({total} frames, one every {every} step{'s' if every != 1 else ''})")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------- eval
+def _eval(args) -> int:
+    """``plume-multi eval``: ``plume_multi.evaluate`` with a progress bar, then CSV, JSON and PNG."""
+    from .evaluate import evaluate
+    from .policies import GradientClimber, RandomPolicy
+    from .scenario import Scenario
+    from .simulator import MAX_SEED
+
+    for name in ("episodes", "agents", "steps"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
+    for name in ("worlds", "tasks"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise UsageError(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
+    if not 0 <= args.seed <= MAX_SEED - args.episodes + 1:
+        raise UsageError(f"--seed: got {args.seed}; expected an integer in 0..{MAX_SEED - args.episodes + 1}")
+    kwargs = dict(grid_size=tuple(args.grid), source_location=None if args.source is None else tuple(args.source),
+                  sigma=args.sigma, n_agents=args.agents, max_steps=args.steps, action_model=args.action_model,
+                  n_neighbours=args.neighbours, team=args.team)
+    if args.goal_radius is not None:
+        kwargs["goal_radius"] = args.goal_radius
+    try:
+        scenario = Scenario(**kwargs)
+    except ValidationError as exc:
+        field = str(exc).split(":")[0].removeprefix("Scenario.")
+        flag = _SCENARIO_FLAGS.get(field)
+        raise UsageError(f"{flag} ({exc})" if flag else str(exc)) from exc
+    if not args.no_plot:
+        _check_extras(False)
+    # Built-ins as factories, so every chunk of worlds gets its own seeded policy; MODULE:NAME as
+    # given (a factory is called per chunk, a plain policy copied per chunk).
+    builtin = {"random": RandomPolicy, "gradient": GradientClimber}
+    if args.policy in builtin:
+        policy = builtin[args.policy]
+    else:
+        load_policy(args.policy, scenario, seed=args.seed)  # check it now, with the CLI's messages
+        module_name, _, attr = args.policy.rpartition(":")
+        policy = _import_target(module_name)
+        for part in attr.split("."):
+            policy = getattr(policy, part)
+    executor = "local"
+    if args.ray is not None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise UsageError("--ray needs Ray: pip install 'plume-multi[rllib]'") from exc
+        ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
+        executor = "ray"
+    w, h = scenario.grid_size
+    print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {w}x{h} grid, at most "
+          f"{scenario.max_steps} steps (seeds {args.seed}..{args.seed + args.episodes - 1}, {executor})")
+    result = evaluate(policy, scenario, args.episodes, args.seed, num_worlds=args.worlds, executor=executor,
+                      progress=not args.quiet, until=args.until, tasks=args.tasks)
+    lo, hi = result.success_interval()
+    print(f"success: {result.success_rate:.1%} (95% interval {lo:.1%}..{hi:.1%})")
+    if result.success.any():
+        mlo, mhi = result.mean_interval()
+        pct = ", ".join(f"p{k} {v:g}" for k, v in result.percentiles().items())
+        print(f"steps until {'the first' if args.until == 'first' else 'every'} arrival: mean {result.mean:.1f} "
+              f"(95% interval {mlo:.1f}..{mhi:.1f}); {pct}")
+    out = Path(args.out)
+    for path in (result.to_csv(out.with_name(out.name + ".csv")), result.to_json(out.with_name(out.name + ".json")),
+                 *(() if args.no_plot else (result.plot(out.with_name(out.name + ".png")),))):
+        print(f"wrote {path}")
     return 0
 
 
@@ -410,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
               f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    return _one_line_errors(f"{PROG} {args.command}", lambda: _render(args))
+    return _one_line_errors(f"{PROG} {args.command}", lambda: _eval(args) if args.command == "eval" else _render(args))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RandomPolicy", "GradientClimber"]
+__all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber"]
 
 
 class RandomPolicy:
@@ -23,6 +23,24 @@ class RandomPolicy:
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         return self.rng.integers(0, self.n_actions, size=len(obs), dtype=np.int64)
+
+
+class RandomBoxPolicy:
+    """Uniformly random continuous actions: each row uniform in ``[low, high]`` (e.g. a
+    ``Continuous`` body's ``(speed, turn)`` box); returns ``(M, len(low))`` float64."""
+
+    def __init__(self, low, high, seed=None):
+        self.low = np.asarray(low, dtype=np.float64)
+        self.high = np.asarray(high, dtype=np.float64)
+        if self.low.shape != self.high.shape or self.low.ndim != 1 or not (self.low <= self.high).all():
+            raise ValueError(f"low, high: got {self.low} and {self.high}; expected 1-d arrays with low <= high")
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, mask=None) -> None:
+        """No memory to clear."""
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return self.rng.uniform(self.low, self.high, size=(len(obs), len(self.low)))
 
 
 class GradientClimber:
@@ -63,3 +81,4 @@ class GradientClimber:
         self._heading[turn] = self.rng.integers(0, self.n_actions, size=int(turn.sum()), dtype=np.int64)
         self._last[:] = conc
         return self._heading.copy()
+from .infotaxis import Infotaxis  # noqa: E402,F401  (after the baselines: no import cycle)

@@ -31,6 +31,7 @@ import numpy as np
 
 from .errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
+from .scene import world_overlays
 from .render import SOURCE_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
 
 __all__ = ["TrajectoryRecorder", "save_trajectory_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
@@ -290,7 +291,10 @@ class TrajectoryRecorder:
     records the start at once) and call ``record()`` after each ``sim.step``; or make one from a
     field and call ``record(positions, active)`` with arrays you hold (e.g. from an env).
 
-    It keeps positions only (``T x N x 2`` int32), and draws frames when a movie is written.
+    It keeps positions (``T x N x 2`` int32) and, bound to a simulator, what a picture of each
+    step shows besides (``scene.world_overlays``: headings, antenna points, the wind, and the
+    plume image when it is not one static field, e.g. a movie's frame: ``H x W`` float32 per
+    entry); it draws frames when a movie is written.
     One recorder holds one episode: with an autoresetting simulator, ``record()`` refuses to
     run across a reset (make a new recorder, or use ``autoreset="disabled"``).
 
@@ -305,6 +309,9 @@ class TrajectoryRecorder:
         self.source = _check_source(source, field.shape[1], field.shape[0])
         self._positions: list[np.ndarray] = []
         self._active: list[np.ndarray] = []
+        # per entry, from a bound simulator: (field or None when static, headings, points, wind)
+        self._overlays: list[tuple] = []
+        self._static_field = True
         self._sim = None
         self._rows = None
         self._world = 0
@@ -327,9 +334,12 @@ class TrajectoryRecorder:
         if not getattr(sim, "_ready", True):  # Simulator sets _ready on its first reset
             raise StateError("Cannot record before the simulator's reset(): call sim.reset() first, "
                              "then TrajectoryRecorder.from_simulator(sim)")
-        rec = cls(sim.field, sim.scenario.source_location)
+        rec = cls(sim.plume_image(int(world)), sim.sources[int(world)].round().astype(int))
         rec._sim = sim
         rec._world = int(world)
+        # a shared static field is drawn from self.field; any other plume (a movie, a random
+        # source) is kept per entry, so each frame shows that step's plume image
+        rec._static_field = sim._ctx.field is not None
         n = sim.n_agents
         rec._rows = slice(world * n, (world + 1) * n)
         rec.record()
@@ -359,6 +369,11 @@ class TrajectoryRecorder:
                 )
             positions = sim.positions[self._rows]
             active = sim.active[self._rows]
+            overlays = world_overlays(sim, self._world)
+            field = None if self._static_field else np.array(overlays["field"], dtype=np.float32)
+            entry = (field, overlays["headings"], overlays["points"], overlays["wind"])
+        else:
+            entry = None
         w, h = self.grid_size
         try:
             raw = np.asarray(positions)
@@ -388,6 +403,7 @@ class TrajectoryRecorder:
             self._last_t = t  # only once the entry is known to be valid
         self._positions.append(positions)
         self._active.append(active)
+        self._overlays.append(entry if entry is not None else (None, None, None, None))
 
     def __len__(self) -> int:
         """Entries recorded (the start plus one per step)."""
@@ -428,8 +444,10 @@ class TrajectoryRecorder:
         if trail > 0 and t > 0:
             trails = np.stack(self._positions[max(0, t - trail):t])
         active = self._active[t]
-        picture = render_frame(self.field, self._positions[t], source=self.source, active=active,
-                               trails=trails, scale=scale)
+        field, headings, points, wind = self._overlays[t]
+        picture = render_frame(self.field if field is None else field, self._positions[t], source=self.source,
+                               active=active, trails=trails, scale=scale, headings=headings, points=points,
+                               wind=wind)
         if not caption:
             return picture
         searching = int(active.sum())

@@ -34,6 +34,8 @@ __all__ = [
     "marker_radius",
     "SOURCE_COLOUR",
     "FINISHED_COLOUR",
+    "POINT_COLOUR",
+    "WIND_COLOUR",
 ]
 
 # viridis, sampled at 9 points; interpolated to a 256-entry table once at import.
@@ -48,6 +50,8 @@ _LUT = np.stack([
 
 SOURCE_COLOUR = np.array([255, 40, 40], dtype=np.uint8)
 FINISHED_COLOUR = np.array([255, 255, 255], dtype=np.uint8)
+POINT_COLOUR = np.array([255, 160, 0], dtype=np.uint8)  # sample points given without an agent axis
+WIND_COLOUR = np.array([255, 255, 255], dtype=np.uint8)
 
 MAX_SCALE = 64  # pixels per cell; beyond it a frame of even a small grid becomes huge
 DISPLAY_MIN_SIDE = 256  # pixels on the shorter side that display_scale aims for
@@ -213,8 +217,94 @@ def _stamp_squares(frame, rows, cols, colours, radius):
     pixels[flat] = np.asarray(colours)[:, None, :]
 
 
+def _check_headings(headings, m: int | None) -> np.ndarray | None:
+    """``headings`` as an ``(m,)`` float64 array of finite degrees (or None)."""
+    if headings is None:
+        return None
+    if m is None:
+        raise ValidationError("headings: got headings but no positions; pass positions (M, 2) with headings (M,)")
+    try:
+        arr = np.asarray(headings)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"headings: got {type(headings).__name__}; expected ({m},) degrees, one per agent") from exc
+    if arr.shape != (m,) or arr.dtype.kind not in "iuf":
+        raise ValidationError(f"headings: got shape {arr.shape} dtype {arr.dtype}; expected ({m},) degrees, one per agent")
+    if arr.size and not np.isfinite(arr).all():
+        raise ValidationError("headings: contains NaN or infinite values; expected finite degrees (0 = +x, 90 = +y)")
+    return arr.astype(np.float64)
+
+
+def _check_points(points, m: int | None) -> np.ndarray | None:
+    """``points`` as a float64 ``(K, 2)`` or ``(M, K, 2)`` array of finite ``(x, y)`` (or None)."""
+    if points is None:
+        return None
+    try:
+        arr = np.asarray(points)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"points: got {type(points).__name__} of uneven length; expected (K, 2) or (M, K, 2) "
+                              "float (x, y) in cells") from exc
+    if arr.ndim not in (2, 3) or arr.shape[-1] != 2 or arr.dtype.kind not in "iuf":
+        raise ValidationError(f"points: got shape {arr.shape} dtype {arr.dtype}; expected (K, 2) or (M, K, 2) float "
+                              "(x, y) in cells")
+    if arr.ndim == 3 and (m is None or arr.shape[0] != m):
+        expected = "positions" if m is None else f"({m}, K, 2), one row of points per agent of positions"
+        raise ValidationError(f"points: got shape {arr.shape}; expected {expected} (or (K, 2) points of no agent)")
+    if arr.size and not np.isfinite(arr).all():
+        raise ValidationError("points: contains NaN or infinite values; expected finite (x, y) in cells")
+    return arr.astype(np.float64)
+
+
+def _check_wind(wind):
+    """``wind`` as ``(u, v)`` finite floats (or None)."""
+    if wind is None:
+        return None
+    try:
+        arr = np.asarray(wind, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (2,) or not np.isfinite(arr).all():
+        raise ValidationError(f"wind: got {wind!r}; expected (u, v), two finite numbers in cells per step")
+    return float(arr[0]), float(arr[1])
+
+
+def _draw_line(frame, r0, c0, r1, c1, colour) -> None:
+    """Pixels on the segment from ``(r0, c0)`` to ``(r1, c1)`` (rows, cols; arrays of segments or
+    scalars), sampled every half pixel; pixels off the frame are skipped."""
+    r0, c0, r1, c1 = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (r0, c0, r1, c1))
+    if r0.size == 0:
+        return
+    n = int(np.ceil(2 * max(np.abs(r1 - r0).max(), np.abs(c1 - c0).max()))) + 1
+    f = np.linspace(0.0, 1.0, n)
+    rows = np.rint(r0[:, None] + (r1 - r0)[:, None] * f).astype(np.intp)
+    cols = np.rint(c0[:, None] + (c1 - c0)[:, None] * f).astype(np.intp)
+    colour = np.asarray(colour, dtype=np.uint8)
+    colours = np.broadcast_to(colour.reshape(-1, 1, 3) if colour.ndim == 2 else colour, rows.shape + (3,))
+    ph, pw = frame.shape[:2]
+    inside = (rows >= 0) & (rows < ph) & (cols >= 0) & (cols < pw)
+    frame[rows[inside], cols[inside]] = colours[inside]
+
+
+def _draw_wind(frame, wind) -> None:
+    """An arrow in the top-right corner pointing along ``(u, v)`` (y up); a dot when calm."""
+    ph, pw = frame.shape[:2]
+    size = max(4, min(ph, pw) // 10)
+    cr, cc = size + 1, pw - size - 2  # centre of the arrow
+    u, v = wind
+    norm = float(np.hypot(u, v))
+    if norm == 0.0:
+        frame[max(cr - 1, 0):cr + 2, max(cc - 1, 0):cc + 2] = WIND_COLOUR
+        return
+    du, dv = u / norm * size, -v / norm * size  # screen rows grow downward
+    tail_r, tail_c, head_r, head_c = cr - dv, cc - du, cr + dv, cc + du
+    _draw_line(frame, tail_r, tail_c, head_r, head_c, WIND_COLOUR)
+    angle = np.arctan2(dv, du)
+    for side in (2.5, -2.5):  # two barbs, 2.5 rad back from the direction
+        _draw_line(frame, head_r, head_c, head_r + 0.5 * size * np.sin(angle + side),
+                   head_c + 0.5 * size * np.cos(angle + side), WIND_COLOUR)
+
+
 def render_frame(field: np.ndarray, positions=None, *, source=None, active=None, trails=None,
-                 scale: int = 1) -> np.ndarray:
+                 scale: int = 1, headings=None, points=None, wind=None) -> np.ndarray:
     """An RGB picture of a world.
 
     Args:
@@ -228,14 +318,21 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             cells of the agent's colour, three quarters over the field (or None).
         scale: each cell becomes ``scale x scale`` pixels (an int in 1..64; ``display_scale(W, H)``
             gives one that makes the frame at least 256 pixels on its shorter side).
+        headings: ``(M,)`` degrees per agent of ``positions`` (0 = +x, 90 = +y, counter-clockwise):
+            a short line from each agent's marker in that direction, in its marker's colour.
+        points: ``(K, 2)`` or ``(M, K, 2)`` float ``(x, y)`` in cells (e.g. antenna sample
+            points): small dots, in each agent's colour when given per agent of ``positions``,
+            else orange. Points off the grid are not drawn.
+        wind: ``(u, v)`` in cells per step: an arrow in the top-right corner along the wind (a
+            dot when calm).
 
     Returns:
         ``(H * scale, W * scale, 3)`` uint8, row 0 at the top (the largest y).
 
     Raises:
         ValidationError: a field that is not a finite ``(H, W)`` array, cells that are not integer
-            ``(x, y)`` pairs inside the grid, ``active`` or ``trails`` that do not match
-            ``positions``, a bad ``source`` or ``scale``. Nothing is drawn.
+            ``(x, y)`` pairs inside the grid, ``active``, ``trails``, ``headings`` or ``points``
+            that do not match ``positions``, a bad ``source``, ``wind`` or ``scale``. Nothing is drawn.
     """
     field = _check_field(field)
     scale = _integer("scale", scale, 1, MAX_SCALE)
@@ -256,6 +353,10 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             raise ValidationError(
                 f"trails: got shape {trails.shape}; expected (T, {len(positions)}, 2), one trail per agent of positions"
             )
+    m = None if positions is None else len(positions)
+    headings = _check_headings(headings, m)
+    points = _check_points(points, m)
+    wind = _check_wind(wind)
     idx = np.clip(field[::-1] * 255.0, 0, 255).astype(np.uint8)
     if scale > 1:
         idx = np.repeat(np.repeat(idx, scale, axis=0), scale, axis=1)
@@ -288,6 +389,27 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             done = ~active
             _stamp_squares(frame, rows[done], cols[done], np.broadcast_to(FINISHED_COLOUR, (int(done.sum()), 3)), r)
             _stamp_squares(frame, rows[active], cols[active], colours[active], r)
+        if headings is not None:
+            line_colours = colours.copy()
+            if active is not None:
+                line_colours[~active] = FINISHED_COLOUR
+            rad = np.deg2rad(headings)
+            length = 2 * r + 2  # sticks out of the marker by r + 2 pixels
+            _draw_line(frame, rows, cols, rows - length * np.sin(rad), cols + length * np.cos(rad), line_colours)
+
+    if points is not None and points.size:
+        flat = points.reshape(-1, 2)
+        if points.ndim == 3:
+            point_colours = np.repeat(agent_colours(points.shape[0]), points.shape[1], axis=0)
+        else:
+            point_colours = np.broadcast_to(POINT_COLOUR, (len(flat), 3))
+        on_grid = (flat[:, 0] > -0.5) & (flat[:, 0] < w - 0.5) & (flat[:, 1] > -0.5) & (flat[:, 1] < h - 0.5)
+        prow = np.rint((h - 1 - flat[on_grid, 1]) * scale + scale // 2).astype(np.intp)
+        pcol = np.rint(flat[on_grid, 0] * scale + scale // 2).astype(np.intp)
+        _stamp_squares(frame, prow, pcol, point_colours[on_grid], max(0, r // 3))
+
+    if wind is not None:
+        _draw_wind(frame, wind)
     return frame
 
 

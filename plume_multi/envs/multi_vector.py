@@ -268,11 +268,16 @@ class MultiAgentVectorEnv(VectorEnv):
         if not self._ready:
             raise StateError("Cannot render before reset(): call reset() first")
         from ..render import render_frame
+        from ..scene import world_overlays
 
         N = self.n_agents
-        active, sources = self._sim.active, self._sim.sources
-        return tuple(render_frame(self._sim.plume_image(b), self._pos[b * N:(b + 1) * N], source=sources[b],
-                                  active=active[b * N:(b + 1) * N]) for b in range(self.num_worlds))
+        active = self._sim.active
+        frames = []
+        for b in range(self.num_worlds):
+            scene = world_overlays(self._sim, b)
+            frames.append(render_frame(scene.pop("field"), self._pos[b * N:(b + 1) * N],
+                                       active=active[b * N:(b + 1) * N], **scene))
+        return tuple(frames)
 
     # ------------------------------------------------------------------ extras
     def action_masks(self) -> np.ndarray:

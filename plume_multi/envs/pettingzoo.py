@@ -27,6 +27,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from .._registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
 from ..render import HumanWindow, display_scale, render_frame
+from ..scene import world_overlays
 from ..models.actions import BY_NAME
 from ..scenario import DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
@@ -513,7 +514,8 @@ class raw_env(ParallelEnv, EzPickle):
 
     def render(self):
         """``"rgb_array"``: a fresh ``(height * s, width * s, 3)`` uint8 frame (the field, the source as
-        a red cross, each searcher as a coloured square, finished ones white, y upward), each cell
+        a red cross, each searcher as a coloured square, finished ones white, y upward; with a heading
+        body a line along each heading, antenna sample points as dots, the wind as an arrow), each cell
         an ``s x s`` block with ``s = plume_multi.render.display_scale(width, height)`` (at least
         256 pixels on the shorter side where the grid allows). ``"human"``: show
         that frame in a window and return None. No render mode: warn and return None."""
@@ -526,8 +528,8 @@ class raw_env(ParallelEnv, EzPickle):
             raise StateError("Cannot render before reset(): call reset() first")
         sim = self._sim
         w, h = self._scenario.grid_size
-        frame = render_frame(sim.plume_image(0), sim.positions, source=sim.sources[0], active=sim.active,
-                             scale=display_scale(w, h))
+        scene = world_overlays(sim, 0)
+        frame = render_frame(scene.pop("field"), sim.positions, active=sim.active, scale=display_scale(w, h), **scene)
         if self.render_mode == "rgb_array":
             return frame
         self._window.show(frame)

@@ -370,17 +370,22 @@ class PlumeVectorEnv(VectorEnv):
         return obs, reward.copy(), terminated.copy(), truncated.copy(), infos
 
     def render(self):
-        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
+        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``): the world's
+        plume now, its source, the agent, and its heading, antenna points and the wind when the
+        scenario has them (``plume_multi.scene.world_overlays``)."""
         if self.render_mode is None:
             raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
         if not self._ready:
             raise StateError("Cannot render before reset(): call reset() first")
         from ..render import render_frame
+        from ..scene import world_overlays
 
-        field = self._sim.field
         active = self._sim.active
-        return tuple(render_frame(self._sim.plume_image(i), self._pos[i:i + 1], source=self._sim.sources[i], active=active[i:i + 1])
-                     for i in range(self.num_envs))
+        frames = []
+        for i in range(self.num_envs):
+            scene = world_overlays(self._sim, i)
+            frames.append(render_frame(scene.pop("field"), self._pos[i:i + 1], active=active[i:i + 1], **scene))
+        return tuple(frames)
 
     # ------------------------------------------------------------------ extras
     def action_masks(self) -> np.ndarray:

@@ -6,5 +6,6 @@ Public as ``plume_multi.plumes``, ``plume_multi.actions``, ``plume_multi.sensors
 
 from . import actions, plumes, rewards, sensors
 from .base import Model
+from .registry import from_metadata, model_class, model_names
 
-__all__ = ["Model", "plumes", "actions", "sensors", "rewards"]
+__all__ = ["Model", "plumes", "actions", "sensors", "rewards", "from_metadata", "model_class", "model_names"]

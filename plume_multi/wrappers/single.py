@@ -729,9 +729,14 @@ def _scenario(args: dict) -> Scenario:
 
 def compact_env(**kwargs) -> PlumeSearchEnv:
     """``PlumeSearchEnv(observation_model=CompactObservation(), **kwargs)``: the entry point of
-    ``PlumeSearchCompact-v0`` (a ``Box(0, 1, (3,), float32)`` observation)."""
+    ``PlumeSearchCompact-v0`` (a ``Box(0, 1, (3,), float32)`` observation). ``sigma=s`` is accepted
+    as ``plume_params={"sigma": s}``."""
     if kwargs.get("observation_model") is not None:
         raise ValidationError("observation_model: PlumeSearchCompact-v0 always uses CompactObservation(); "
                               "for another observation model use PlumeSearch-v0 or PlumeSearchEnv(...)")
     kwargs["observation_model"] = CompactObservation()
+    if "sigma" in kwargs:  # the vector env's spelling, so one set of options works in every mode
+        if kwargs.get("plume_params") is not None:
+            raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
+        kwargs["plume_params"] = {"sigma": kwargs.pop("sigma")}
     return PlumeSearchEnv(**kwargs)

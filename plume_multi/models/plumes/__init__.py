@@ -2,6 +2,7 @@
 
 from .gaussian import Gaussian
 from .movie import Movie
+from .poisson_hits import PoissonHits
 from .puffs import PuffPlume, Puffs, Wind, render_puffs
 
-__all__ = ["Gaussian", "Movie", "Puffs", "Wind", "PuffPlume", "render_puffs"]
+__all__ = ["Gaussian", "Movie", "PoissonHits", "Puffs", "Wind", "PuffPlume", "render_puffs"]

@@ -1,0 +1,573 @@
+"""Evaluate a policy on many seeded episodes at once, locally or sharded across Ray tasks.
+
+``evaluate(policy, scenario, episodes, seed)`` runs episode ``e`` (0-based) as a world of a
+``Simulator(scenario, num_worlds, autoreset="disabled")`` reset with seed ``seed + e``: the worlds are
+taken in chunks of ``num_worlds`` consecutive episodes, each chunk reset with the seed of its first
+episode (world ``i`` of a simulator reset with ``s`` is seeded ``s + i``). A chunk steps until every
+world is done (all agents arrived, or ``max_steps``), recording when each agent arrived.
+
+``sweep(policy, base_scenario, grid, episodes, seed)`` evaluates every combination of a grid of
+``Scenario`` fields and writes one table (CSV; Parquet too when pyarrow is installed) and a plot.
+
+The policy protocol (also ``plume-multi eval --policy``):
+
+* a callable ``policy(obs) -> actions``: ``obs`` ``(B*N, D)`` float32 (row ``b * N + n`` is agent
+  ``n`` of world ``b``), ``actions`` ``(B*N,)`` integers. Each chunk runs a deep copy of it, so a
+  stateful policy starts every chunk from the same state;
+* or a factory: a class, or a function with a ``scenario`` and/or ``simulator`` parameter. It is
+  called once per chunk (one simulator each) with those of ``scenario=``, ``simulator=``,
+  ``n_actions=``, ``seed=`` (the chunk's seed) that it accepts, and returns the callable policy.
+
+A chunk depends only on its first episode and its size, so the result for a seed is the same
+whatever the executor and the number of Ray tasks, bit for bit. It does not depend on
+``num_worlds`` either when the policy acts on each row alone (a deterministic function of that
+row's observations so far); a policy drawing from one generator for all rows (``RandomPolicy``,
+``GradientClimber``) sees different draws when the chunks change.
+
+This module is callable: ``plume_multi.evaluate(...)`` is ``plume_multi.evaluate.evaluate(...)``.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import dataclasses
+import inspect
+import itertools
+import json
+import math
+import numbers
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+
+from .errors import PlumeError, RenderingError, ValidationError
+from .scenario import Scenario
+from .simulator import MAX_SEED, Simulator
+
+__all__ = ["evaluate", "sweep", "EvaluationResult", "SweepResult", "EXECUTORS", "UNTIL"]
+
+EXECUTORS = ("local", "ray")
+UNTIL = ("first", "all")  # search time: until the first agent arrives, or until all have
+DEFAULT_CHUNK = 1024  # worlds per simulator when num_worlds is None
+PERCENTILES = (5, 25, 50, 75, 95)
+Z95 = 1.959963984540054  # two-sided 95 % normal quantile
+VIZ_EXTRA = "pip install 'plume-multi[viz]' (or pip install matplotlib)"
+RAY_EXTRA = "pip install 'plume-multi[rllib]' (or pip install 'ray[default]')"
+
+
+# ----------------------------------------------------------------------------------------- result
+@dataclasses.dataclass(frozen=True)
+class EvaluationResult:
+    """Per-episode outcomes of ``evaluate`` and their statistics.
+
+    Attributes:
+        scenario: the ``Scenario`` evaluated.
+        seed: episode ``e`` was seeded ``seed + e``.
+        until: ``"first"`` (search time = steps until the first agent arrives) or ``"all"``.
+        arrival_time: ``(E, N)`` int32, the step at which each agent reached the source (in team
+            mode: the step the team's first arrival ended its search), -1 if it never did.
+        episode_length: ``(E,)`` int32, steps until the episode ended (every agent arrived, or
+            ``max_steps``).
+    """
+
+    scenario: Scenario
+    seed: int
+    until: str
+    arrival_time: np.ndarray
+    episode_length: np.ndarray
+
+    # ---------------------------------------------------------------- per episode
+    @property
+    def episodes(self) -> int:
+        return int(self.arrival_time.shape[0])
+
+    @property
+    def episode_seed(self) -> np.ndarray:
+        """``(E,)`` int64: the seed of each episode, ``seed + e``."""
+        return self.seed + np.arange(self.episodes, dtype=np.int64)
+
+    @property
+    def success(self) -> np.ndarray:
+        """``(E,)`` bool: the first agent (``until="first"``) or every agent (``"all"``) arrived."""
+        arrived = self.arrival_time >= 0
+        return arrived.any(axis=1) if self.until == "first" else arrived.all(axis=1)
+
+    @property
+    def search_time(self) -> np.ndarray:
+        """``(E,)`` float64 steps until success (see ``until``); NaN where the episode failed."""
+        t = np.where(self.arrival_time >= 0, self.arrival_time, np.iinfo(np.int32).max).astype(np.float64)
+        time = t.min(axis=1) if self.until == "first" else np.where(self.arrival_time >= 0, t, np.inf).max(axis=1)
+        return np.where(self.success, time, np.nan)
+
+    # ---------------------------------------------------------------- statistics
+    @property
+    def success_rate(self) -> float:
+        return float(self.success.mean())
+
+    def success_interval(self) -> tuple[float, float]:
+        """95 % Wilson score interval of the success rate."""
+        n = self.episodes
+        p = self.success_rate
+        centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+        half = Z95 / (1 + Z95**2 / n) * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n))
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    @property
+    def mean(self) -> float:
+        """Mean search time of the successful episodes, in steps (NaN if none succeeded)."""
+        t = self.search_time[self.success]
+        return float(t.mean()) if t.size else math.nan
+
+    def mean_interval(self) -> tuple[float, float]:
+        """95 % normal interval of ``mean`` (``mean ± 1.96 s / sqrt(n)``; NaN with fewer than 2)."""
+        t = self.search_time[self.success]
+        if t.size < 2:
+            return math.nan, math.nan
+        half = Z95 * float(t.std(ddof=1)) / math.sqrt(t.size)
+        return self.mean - half, self.mean + half
+
+    def percentiles(self, q=PERCENTILES) -> dict:
+        """``{q: steps}``: percentiles of the search time of the successful episodes."""
+        t = self.search_time[self.success]
+        return {int(k) if float(k).is_integer() else float(k): (float(np.percentile(t, k)) if t.size else math.nan)
+                for k in q}
+
+    def cdf(self) -> tuple[np.ndarray, np.ndarray]:
+        """The arrival-time CDF: ``(steps, fraction)``, ``steps`` = 0..max_steps (int64) and
+        ``fraction[k]`` the share of all episodes that succeeded within ``steps[k]`` steps
+        (it ends at the success rate)."""
+        steps = np.arange(self.scenario.max_steps + 1, dtype=np.int64)
+        t = np.sort(self.search_time[self.success])
+        return steps, np.searchsorted(t, steps, side="right") / self.episodes
+
+    def summary(self) -> dict:
+        """The scalar statistics, JSON-able."""
+        lo, hi = self.success_interval()
+        mlo, mhi = self.mean_interval()
+        out = {"episodes": self.episodes, "seed": self.seed, "until": self.until, "n_agents": self.scenario.n_agents,
+               "success_rate": self.success_rate, "success_rate_ci95_low": lo, "success_rate_ci95_high": hi,
+               "mean_search_time": self.mean, "mean_search_time_ci95_low": mlo, "mean_search_time_ci95_high": mhi,
+               "mean_episode_length": float(self.episode_length.mean())}
+        out.update({f"p{k}_search_time": v for k, v in self.percentiles().items()})
+        return out
+
+    # ---------------------------------------------------------------- output
+    def to_csv(self, path) -> Path:
+        """One row per episode: episode, seed, success, search_time (empty if failed),
+        episode_length, arrival_0..arrival_{N-1} (-1 = never)."""
+        path = _out_path(path, ".csv")
+        n = self.arrival_time.shape[1]
+        with path.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["episode", "seed", "success", "search_time", "episode_length",
+                        *[f"arrival_{k}" for k in range(n)]])
+            for e, (s, ok, t, length) in enumerate(zip(self.episode_seed, self.success, self.search_time,
+                                                       self.episode_length)):
+                w.writerow([e, int(s), int(ok), "" if math.isnan(t) else int(t), int(length),
+                            *self.arrival_time[e].tolist()])
+        return path
+
+    def to_json(self, path) -> Path:
+        """``{"scenario", "summary", "episodes": {...per-episode lists}, "cdf"}`` (NaN written as null)."""
+        path = _out_path(path, ".json")
+        steps, frac = self.cdf()
+        doc = {
+            "scenario": _jsonable(self.scenario.metadata()),
+            "summary": _jsonable(self.summary()),
+            "episodes": {"seed": self.episode_seed.tolist(), "success": self.success.tolist(),
+                         "search_time": _jsonable(self.search_time.tolist()),
+                         "episode_length": self.episode_length.tolist(),
+                         "arrival_time": self.arrival_time.tolist()},
+            "cdf": {"steps": steps.tolist(), "fraction": frac.tolist()},
+        }
+        path.write_text(json.dumps(doc, indent=1))
+        return path
+
+    def plot(self, path, title: str | None = None) -> Path:
+        """PNG: histogram of the search times of successful episodes, and the arrival-time CDF."""
+        plt = _pyplot()
+        path = _out_path(path, ".png")
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        t = self.search_time[self.success]
+        if t.size:
+            ax1.hist(t, bins=min(50, max(5, int(np.sqrt(t.size)))), color="tab:blue")
+            ax1.axvline(self.mean, color="k", ls="--", label=f"mean {self.mean:.1f}")
+            ax1.legend()
+        ax1.set_xlabel(f"steps until {'the first' if self.until == 'first' else 'every'} arrival")
+        ax1.set_ylabel("episodes")
+        steps, frac = self.cdf()
+        ax2.step(steps, frac, where="post", color="tab:blue")
+        ax2.set_ylim(0, 1.02)
+        ax2.set_xlabel("steps")
+        ax2.set_ylabel("share of episodes found")
+        ax2.set_title(f"success {self.success_rate:.1%} of {self.episodes}")
+        fig.suptitle(title or _describe(self.scenario))
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return path
+
+
+def _describe(scenario: Scenario) -> str:
+    w, h = scenario.grid_size
+    return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {w}x{h} grid, sigma {scenario.sigma:g}, "
+            f"{scenario.max_steps} steps{', team' if scenario.team else ''}")
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _out_path(path, suffix: str) -> Path:
+    p = Path(path)
+    if p.suffix.lower() != suffix:
+        raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in {suffix}")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        if "matplotlib.pyplot" not in sys.modules:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise RenderingError(f"plots need matplotlib: {VIZ_EXTRA}") from exc
+    return plt
+
+
+# ----------------------------------------------------------------------------------------- running
+def _is_factory(obj) -> bool:
+    if inspect.isclass(obj):
+        return True
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return False
+    return "scenario" in params or "simulator" in params
+
+
+def _make_policy(policy, scenario: Scenario, simulator: Simulator, seed: int):
+    """The callable policy for one chunk: the factory's product, or a deep copy of ``policy``."""
+    if not _is_factory(policy):
+        return copy.deepcopy(policy)
+    offered = {"scenario": scenario, "simulator": simulator, "n_actions": scenario.n_actions, "seed": seed}
+    try:
+        params = inspect.signature(policy).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        made = policy(**offered)
+    else:
+        made = policy(**{k: v for k, v in offered.items() if k in params})
+    if not callable(made):
+        raise ValidationError(f"policy: the factory {policy!r} returned a {type(made).__name__}; expected a callable policy")
+    return made
+
+
+def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on_done=None):
+    """Episodes ``first .. first+count-1`` as ``count`` worlds of one simulator.
+
+    ``on_done(k)`` is told each time ``k`` more episodes have ended.
+    Returns ``(arrival_time (count, N) int32, episode_length (count,) int32)``.
+    """
+    sim = Simulator(scenario, count, autoreset="disabled")
+    chunk_seed = seed + first
+    act = _make_policy(policy, scenario, sim, chunk_seed)
+    obs = sim.reset(seed=chunk_seed)
+    n = scenario.n_agents
+    arrival = np.full(count * n, -1, dtype=np.int32)
+    length = np.full(count, scenario.max_steps, dtype=np.int32)
+    active = sim.active  # a live view
+    was_active = active.copy()
+    world_was_on = np.ones(count, dtype=np.bool_)
+    for t in range(1, scenario.max_steps + 1):
+        try:
+            actions = act(obs.copy())
+        except Exception as exc:
+            raise PlumeError(f"policy {policy!r} raised {type(exc).__name__}: {exc}") from exc
+        try:
+            obs, _, _, _ = sim.step(actions)
+        except ValidationError as exc:
+            raise ValidationError(f"policy {policy!r} returned invalid actions: {exc}") from exc
+        # An agent that stops being active has reached the source (or its team has): a world
+        # ends only when every agent has, or at max_steps, when this loop ends too.
+        arrival[was_active & ~active] = t
+        world_on = active.reshape(count, n).any(axis=1)
+        ended = world_was_on & ~world_on
+        length[ended] = t
+        if on_done is not None and ended.any():
+            on_done(int(ended.sum()))
+        if not world_on.any():
+            break
+        was_active[:] = active
+        world_was_on = world_on
+    if on_done is not None and world_on.any():
+        on_done(int(world_on.sum()))  # truncated at max_steps
+    return arrival.reshape(count, n), length
+
+
+def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_done=None):
+    """Run ``chunks`` (a list of ``(first, count)``) one after the other; concatenate the results."""
+    arrivals, lengths = [], []
+    for first, count in chunks:
+        a, length = _run_chunk(policy, scenario, seed, first, count, on_done)
+        arrivals.append(a)
+        lengths.append(length)
+    return np.concatenate(arrivals), np.concatenate(lengths)
+
+
+def _check_int(name: str, value, low: int, high: int | None = None) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) or value < low \
+            or (high is not None and value > high):
+        rule = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+        raise ValidationError(f"{name}: got {value!r}; expected {rule}")
+    return int(value)
+
+
+def _check_scenario(scenario) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        return Scenario(**scenario)
+    raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario or a dict of its fields")
+
+
+def _progress_bar(total: int, enabled: bool, desc: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="episode", disable=not enabled, leave=False, dynamic_ncols=True)
+
+
+def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int | None = None,
+             executor: str = "local", progress: bool = True, until: str = "first",
+             tasks: int | None = None) -> EvaluationResult:
+    """Run ``episodes`` seeded episodes of ``scenario`` under ``policy``; return their outcomes.
+
+    Args:
+        policy: a callable ``obs (B*N, D) float32 -> actions (B*N,) int``, or a factory of one
+            (a class, or a function with a ``scenario`` and/or ``simulator`` parameter); see the
+            module docstring.
+        scenario: a ``Scenario`` (or a dict of its fields).
+        episodes: E >= 1 episodes; episode ``e`` starts as ``Simulator.reset(seed=seed + e)``
+            starts world 0 (so as ``PlumeSearchEnv().reset(seed=seed + e)`` for one agent).
+        seed: the seed of episode 0.
+        num_worlds: worlds run at once in one simulator (the chunk size); default
+            ``min(episodes, 1024)``, whatever the executor, so both give the same result. Ray
+            runs one chunk per task at most: take ``num_worlds <= episodes / tasks`` to use them all.
+        executor: ``"local"`` (this process) or ``"ray"``: the chunks are shared out among Ray
+            tasks, each running its chunks one after the other. Uses the running Ray instance,
+            else ``ray.init()`` (which joins ``RAY_ADDRESS`` when set, else starts a local one).
+        progress: a tqdm bar over the episodes (on stderr), advanced as episodes end (locally)
+            or as Ray tasks complete.
+        until: ``"first"``: an episode succeeds when its first agent arrives; ``"all"``: when
+            every agent has.
+        tasks: Ray tasks (default: one per chunk, at most twice the cluster's CPUs). The result
+            does not depend on it.
+
+    Returns:
+        An ``EvaluationResult``.
+
+    Raises:
+        ValidationError: a bad argument (before anything runs), or a policy returning bad actions.
+        PlumeError: the policy raised.
+    """
+    scenario = _check_scenario(scenario)
+    episodes = _check_int("episodes", episodes, 1)
+    seed = _check_int("seed", seed, 0, MAX_SEED - episodes + 1)
+    num_worlds = min(episodes, DEFAULT_CHUNK) if num_worlds is None else _check_int("num_worlds", num_worlds, 1)
+    if executor not in EXECUTORS:
+        raise ValidationError(f"executor: got {executor!r}; expected one of {list(EXECUTORS)}")
+    if until not in UNTIL:
+        raise ValidationError(f"until: got {until!r}; expected one of {list(UNTIL)}")
+    if tasks is not None:
+        tasks = _check_int("tasks", tasks, 1)
+    if not callable(policy):
+        raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
+    chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
+    with _progress_bar(episodes, progress, "evaluate") as bar:
+        if executor == "local":
+            arrival, length = _run_chunks(policy, scenario, seed, chunks, on_done=bar.update)
+        else:
+            arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
+    return EvaluationResult(scenario, seed, until, arrival, length)
+
+
+def _run_ray(policy, scenario, seed, chunks, tasks, bar):
+    try:
+        import ray
+    except ImportError as exc:
+        raise PlumeError(f"executor='ray' needs Ray: {RAY_EXTRA}") from exc
+    if not ray.is_initialized():
+        ray.init(logging_level="ERROR", log_to_driver=False)
+    if tasks is None:
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        tasks = max(1, min(len(chunks), 2 * cpus))
+    tasks = min(tasks, len(chunks))
+    # contiguous groups of chunks, as even as possible
+    bounds = np.linspace(0, len(chunks), tasks + 1).round().astype(int)
+    groups = [chunks[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    run = ray.remote(num_cpus=1)(_run_chunks)
+    policy_ref = ray.put(policy)
+    refs = [run.remote(policy_ref, scenario, seed, group) for group in groups]
+    sizes = {ref: sum(count for _, count in group) for ref, group in zip(refs, groups)}
+    done = {}
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        for ref in ready:
+            done[ref] = ray.get(ref)
+            bar.update(sizes[ref])
+    arrival = np.concatenate([done[ref][0] for ref in refs])
+    length = np.concatenate([done[ref][1] for ref in refs])
+    return arrival, length
+
+
+# ----------------------------------------------------------------------------------------- sweep
+@dataclasses.dataclass(frozen=True)
+class SweepResult:
+    """``rows``: one dict per grid point (its fields, then ``EvaluationResult.summary()``);
+    ``results``: the ``EvaluationResult`` of each, in the same order; ``paths``: files written."""
+
+    rows: list
+    results: list
+    paths: dict
+
+
+def _grid_points(base: Scenario, grid: dict):
+    if not isinstance(grid, dict) or not grid:
+        raise ValidationError(f"grid: got {grid!r}; expected a non-empty dict {{Scenario field: [values]}}")
+    fields = {f.name for f in dataclasses.fields(Scenario)}
+    for key, values in grid.items():
+        if key not in fields:
+            raise ValidationError(f"grid: unknown Scenario field {key!r}; expected some of {sorted(fields)}")
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or len(list(values)) == 0:
+            raise ValidationError(f"grid[{key!r}]: got {values!r}; expected a non-empty list of values")
+    keys = list(grid)
+    points = []
+    for combo in itertools.product(*(list(grid[k]) for k in keys)):
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in zip(keys, combo)}
+        points.append((values, base.replace(**values)))  # validated here, before any run
+    return points
+
+
+def _cell(value):
+    if isinstance(value, tuple):
+        return "x".join(str(v) for v in value)
+    return value
+
+
+def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, num_worlds: int | None = None,
+          executor: str = "local", until: str = "first", out="sweep_output/sweep", progress: bool = True,
+          tasks: int | None = None) -> SweepResult:
+    """Evaluate ``policy`` at every combination of ``grid`` over ``base_scenario``.
+
+    Args:
+        policy: as for ``evaluate``.
+        base_scenario: the ``Scenario`` whose fields ``grid`` varies.
+        grid: ``{field: [values, ...]}``, e.g. ``{"n_agents": [1, 4, 16], "sigma": [4.0, 8.0]}``;
+            every combination (``itertools.product``, in the dict's order) is one evaluation.
+        episodes, seed, num_worlds, executor, until, tasks: as for ``evaluate``; every grid point
+            uses the same episode seeds.
+        out: path prefix of the files written: ``out.csv`` (one row per grid point),
+            ``out.parquet`` when pyarrow is installed, ``out.png`` (success rate and mean search
+            time against the first grid field, one line per combination of the others) when
+            matplotlib is; ``None`` writes nothing.
+
+    Returns:
+        A ``SweepResult``.
+    """
+    base = _check_scenario(base_scenario)
+    points = _grid_points(base, grid)
+    keys = list(grid)
+    rows, results = [], []
+    from tqdm.auto import tqdm
+
+    for values, scenario in tqdm(points, desc="sweep", unit="point", disable=not progress, leave=False):
+        result = evaluate(policy, scenario, episodes, seed, num_worlds=num_worlds, executor=executor,
+                          progress=progress, until=until, tasks=tasks)
+        rows.append({**{k: _cell(v) for k, v in values.items()}, **result.summary()})
+        results.append(result)
+    paths = {}
+    if out is not None:
+        prefix = Path(out)
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        paths["csv"] = prefix.with_name(prefix.name + ".csv")
+        with paths["csv"].open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            pass
+        else:
+            paths["parquet"] = prefix.with_name(prefix.name + ".parquet")
+            pq.write_table(pa.Table.from_pylist(rows), paths["parquet"])
+        try:
+            plt = _pyplot()
+        except RenderingError:
+            pass
+        else:
+            paths["png"] = prefix.with_name(prefix.name + ".png")
+            _plot_sweep(plt, rows, keys, paths["png"])
+    return SweepResult(rows, results, paths)
+
+
+def _plot_sweep(plt, rows, keys, path):
+    x_key, others = keys[0], keys[1:]
+    xs = list(dict.fromkeys(row[x_key] for row in rows))
+    numeric = all(isinstance(x, numbers.Real) for x in xs)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    for label in dict.fromkeys(tuple(row[k] for k in others) for row in rows):
+        sel = [row for row in rows if tuple(row[k] for k in others) == label]
+        x = [row[x_key] for row in sel] if numeric else [xs.index(row[x_key]) for row in sel]
+        name = ", ".join(f"{k}={v}" for k, v in zip(others, label)) or None
+        rate = np.array([row["success_rate"] for row in sel])
+        lo = np.array([row["success_rate_ci95_low"] for row in sel])
+        hi = np.array([row["success_rate_ci95_high"] for row in sel])
+        ax1.errorbar(x, rate, yerr=[rate - lo, hi - rate], marker="o", capsize=3, label=name)
+        mean = np.array([row["mean_search_time"] for row in sel], dtype=float)
+        mlo = np.array([row["mean_search_time_ci95_low"] for row in sel], dtype=float)
+        mhi = np.array([row["mean_search_time_ci95_high"] for row in sel], dtype=float)
+        ax2.errorbar(x, mean, yerr=[np.nan_to_num(mean - mlo), np.nan_to_num(mhi - mean)], marker="o", capsize=3,
+                     label=name)
+    for ax in (ax1, ax2):
+        ax.set_xlabel(x_key)
+        if not numeric:
+            ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+        if others:
+            ax.legend(fontsize="small")
+    ax1.set_ylabel("success rate (95 % interval)")
+    ax1.set_ylim(0, 1.02)
+    ax2.set_ylabel("mean search time, steps (95 % interval)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# ``plume_multi.evaluate`` is this module once imported as ``import plume_multi.evaluate``, and the
+# function when reached through ``plume_multi``'s lazy attributes; both are callable and both
+# reach ``sweep`` and ``EvaluationResult``.
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        return evaluate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+evaluate.sweep = sweep
+evaluate.evaluate = evaluate
+evaluate.EvaluationResult = EvaluationResult
+evaluate.SweepResult = SweepResult

@@ -1,0 +1,71 @@
+"""``Belief()``: the agent's posterior over the source cell, centred on the agent (``plumes.PoissonHits``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ...kernels import poisson as _kp
+from ..base import StateArray, check_bool, fail
+from .base import Sensor
+
+
+@dataclass(frozen=True)
+class Belief(Sensor):
+    """``(2H-1) * (2W-1)`` columns: the Bayesian posterior of the source cell given the hits
+    received, as an image centred on the agent (row-major ``(2H-1, 2W-1)``, entry
+    ``[dy + H-1, dx + W-1]`` for the cell at offset ``(dx, dy)``; 0 outside the grid): the input
+    of the deep-RL policies of the 2023 olfactory-search benchmark.
+
+    After a reset the belief is uniform over the cells but the first agent's, updated with the
+    world's first hit; after each step, with every active agent's hit (``p(x_a) = 0``,
+    ``p *= Pr(h | |x - x_a|)``, normalized). ``shared=True`` pools the hits of a world's agents
+    into one belief; ``None`` (default) follows ``Scenario.team``. The beliefs are kept in the
+    world state (``belief``: ``(B, H, W)`` shared, else ``(B*N, H, W)`` float64).
+    """
+
+    shared: object = None
+
+    kernel_module: ClassVar[str] = __name__
+    per_world: ClassVar[bool] = True
+    recomputable: ClassVar[bool] = False  # the belief is the history of hits
+
+    def __post_init__(self):
+        if self.shared is not None:
+            self._set("shared", check_bool("Belief", "shared", self.shared))
+
+    def is_shared(self, ctx) -> bool:
+        return bool(ctx.scenario.team) if self.shared is None else self.shared
+
+    def check(self, ctx) -> None:
+        from ..plumes.poisson_hits import PoissonHits
+
+        if not isinstance(ctx.plume, PoissonHits):
+            fail("Belief", "plume", ctx.plume, "a plumes.PoissonHits plume (the belief follows its likelihood)")
+
+    def columns(self, ctx) -> list:
+        w, h = ctx.grid_size
+        return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
+
+    def params(self, ctx) -> tuple:
+        return (self.is_shared(ctx),)
+
+    def state_spec(self, ctx) -> dict:
+        w, h = ctx.grid_size
+        return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent", (h, w), 0.0, 1.0)}
+
+    def emit_agent(self, ctx) -> str:
+        return ("if not first and active[i]:\n"
+                "    _g = b if SP{k}[0] else i\n"
+                "    s{k}.update(SS{k}[0][_g], plume.likelihood(PP), cx, cy,\n"
+                "                plume.hit(PP, PS, b, t, i - b * n_agents, seed, episode, cx, cy))")
+
+    def emit_world(self, ctx) -> str:
+        return ("s{k}.observe(SS{k}[0], plume.likelihood(PP), b, n_agents, SP{k}[0], first, world_done[b],\n"
+                "             plume.first_hit(PP, PS, b), pos, obs, {col})")
+
+
+update = _kp.update_belief
+observe = _kp.observe_beliefs

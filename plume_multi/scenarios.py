@@ -1,0 +1,32 @@
+"""Ready-made scenarios: ``poisson_search`` (infotaxis' source-tracking POMDP)."""
+
+from __future__ import annotations
+
+from .models.plumes.poisson_hits import PoissonHits
+from .models.sensors.belief import Belief
+from .models.sensors.hits import Hits
+from .scenario import Scenario
+
+__all__ = ["poisson_search"]
+
+
+def poisson_search(lambda_over_dx: float = 1.0, R_dt: float = 2.0, *, dims: int = 2, norm: str = "euclidean",
+                   n_hits=None, grid_size=None, n_agents: int = 1, team: bool = True, max_steps: int = 1000,
+                   sensors=None) -> Scenario:
+    """The olfactory search POMDP of infotaxis (Vergassola et al. 2007; Loisy & Eloy 2022):
+    ``plumes.PoissonHits`` on its own ``N x N`` domain (``N x 1`` in 1-D), every agent starting at
+    the centre, cardinal moves, 1.0 on finding the source, one episode per source.
+
+    Args:
+        lambda_over_dx, R_dt, dims, norm, n_hits, grid_size: the ``PoissonHits`` model.
+        n_agents: searchers per world.
+        team: the first agent on the source ends the episode for all, and ``sensors.Belief``
+            pools the team's hits into one belief.
+        max_steps: step cap.
+        sensors: default ``(Hits(), Belief())``.
+    """
+    plume = PoissonHits(lambda_over_dx, R_dt, dims=dims, norm=norm, n_hits=n_hits, grid_size=grid_size)
+    x0, y0 = plume.start
+    return Scenario(plume=plume, n_agents=n_agents, team=team, max_steps=max_steps,
+                    start_positions=((x0, y0),) * n_agents,
+                    sensors=(Hits(), Belief()) if sensors is None else sensors)

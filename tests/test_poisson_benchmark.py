@@ -1,0 +1,46 @@
+"""benchmarks/infotaxis.py and infotaxis_results.py run tiny, and their NumPy peers do the same work."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.models.plumes.poisson_hits import PoissonHits
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_numpy_peer_decides_as_the_kernel():
+    bench = _load("infotaxis")
+    plume = PoissonHits(1.0, 2.0)
+    beliefs, pos = bench.sample_agents(plume, 40, seed=3)
+    for space_aware in (False, True):
+        got = Infotaxis(space_aware, plume=plume).decide(beliefs, pos)
+        ref = [bench.numpy_decide(plume, beliefs[i], pos[i, 0], pos[i, 1], space_aware) for i in range(40)]
+        assert got.tolist() == ref
+
+
+def test_numpy_peer_episodes_equal_run_search():
+    bench = _load("infotaxis")
+    plume = PoissonHits(1.0, 2.0)
+    res = run_search(plume, 5, seed=0)
+    assert [bench.numpy_episode(plume, s)[0] for s in range(5)] == res.steps.tolist()
+
+
+def test_benchmark_scripts_run_tiny(capsys):
+    assert _load("infotaxis").main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "| 19x19 (L=1) | infotaxis |" in out and out.count("same steps: yes") == 2 and "NO" not in out
+    assert _load("infotaxis_results").main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "| 1 | 2 | 19x19 |" in out and "| 2 |" in out and "shared, believer" in out
