@@ -11,6 +11,8 @@ world is done (all agents arrived, or ``max_steps``), recording when each agent 
 
 The policy protocol (also ``plume-multi eval --policy``):
 
+* an object with ``act(simulator) -> actions`` (``policies.Infotaxis``: it reads the beliefs in the
+  simulator's state);
 * a callable ``policy(obs) -> actions``: ``obs`` ``(B*N, D)`` float32 (row ``b * N + n`` is agent
   ``n`` of world ``b``), ``actions`` ``(B*N,)`` integers. Each chunk runs a deep copy of it, so a
   stateful policy starts every chunk from the same state;
@@ -261,8 +263,9 @@ def _is_factory(obj) -> bool:
 def _make_policy(policy, scenario: Scenario, simulator: Simulator, seed: int):
     """The callable policy for one chunk: the factory's product, or a deep copy of ``policy``."""
     if not _is_factory(policy):
-        return copy.deepcopy(policy)
-    offered = {"scenario": scenario, "simulator": simulator, "n_actions": scenario.n_actions, "seed": seed}
+        return _as_callable(copy.deepcopy(policy), simulator, policy)
+    offered = {"scenario": scenario, "simulator": simulator,
+               "n_actions": None if scenario.continuous else scenario.n_actions, "seed": seed}
     try:
         params = inspect.signature(policy).parameters
     except (TypeError, ValueError):
@@ -271,9 +274,19 @@ def _make_policy(policy, scenario: Scenario, simulator: Simulator, seed: int):
         made = policy(**offered)
     else:
         made = policy(**{k: v for k, v in offered.items() if k in params})
-    if not callable(made):
-        raise ValidationError(f"policy: the factory {policy!r} returned a {type(made).__name__}; expected a callable policy")
-    return made
+    return _as_callable(made, simulator, policy)
+
+
+def _as_callable(made, simulator: Simulator, given):
+    """``made`` as ``obs -> actions``: an object with ``act(simulator)`` (a policy that reads the
+    simulator's state, such as ``policies.Infotaxis``) bound to the chunk's simulator; else a
+    callable as it is."""
+    if callable(getattr(made, "act", None)):
+        return lambda obs: made.act(simulator)
+    if callable(made):
+        return made
+    raise ValidationError(f"policy: {given!r} gave a {type(made).__name__}; expected a callable obs -> actions "
+                          "or an object with act(simulator)")
 
 
 def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on_done=None):

@@ -269,3 +269,16 @@ def test_progress_counts_every_episode_once_as_it_ends(capsys):
     np.testing.assert_array_equal(arrival, ref.arrival_time)
     err = capsys.readouterr().err
     assert "evaluate" in err and "/22" in err
+
+
+def test_a_policy_that_reads_the_simulator_runs_by_its_act_method():
+    """policies.Infotaxis decides from the beliefs in the simulator's state (act(sim)); its results
+    for a seed do not depend on how many worlds run at once."""
+    from plume_multi.policies import Infotaxis
+    from plume_multi.scenarios import poisson_search
+
+    sc = poisson_search(lambda_over_dx=1.0, R_dt=2.0, max_steps=200)
+    a = plume_multi.evaluate(Infotaxis(), sc, episodes=24, seed=3, num_worlds=24, progress=False)
+    b = plume_multi.evaluate(Infotaxis(), sc, episodes=24, seed=3, num_worlds=7, progress=False)
+    np.testing.assert_array_equal(a.episode_length, b.episode_length)
+    assert a.success_rate == 1.0 and 3 < a.mean < 40

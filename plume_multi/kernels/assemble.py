@@ -84,6 +84,7 @@ import {body} as body
 import {reward} as rew
 {sensor_imports}
 ONE_AGENT = {one_agent}
+HAS_WORLD_CODE = {has_world_code}
 NEXT_STEP = {next_step}
 SAME_STEP = {same_step}
 PARALLEL_CHUNKS = 64
@@ -127,7 +128,8 @@ def reset_world(b, seeded, clear_outputs, {args}):
     first = True
     for i in range(base, base + n_agents):
 {observe_reset}
-    observe_world(b, 0, seed, episode, pw, True, n_agents, width, height, {args})
+    if HAS_WORLD_CODE:
+        observe_world(b, 0, seed, episode, pw, True, n_agents, width, height, {args})
 
 
 @njit
@@ -184,7 +186,8 @@ def advance(b_start, b_stop, actions, {args}):
                     terminated[i] = True
                     reward[i] = rew.goal(RP)
             n_active = 0
-        observe_world(b, t, seed, episode, pw, False, n_agents, width, height, {args})
+        if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
+            observe_world(b, t, seed, episode, pw, False, n_agents, width, height, {args})
         done = trunc or n_active == 0
         world_done[b] = done
         if mode == SAME_STEP and done:
@@ -235,7 +238,8 @@ def observe_all({args}):
         first = t == 0
         for i in range(b * n_agents, (b + 1) * n_agents):
 {observe_all}
-        observe_world(b, t, seed, episode, pw, t == 0, n_agents, width, height, {args})
+        if HAS_WORLD_CODE:
+            observe_world(b, t, seed, episode, pw, first, n_agents, width, height, {args})
 
 
 @njit
@@ -280,7 +284,7 @@ def source(layout: Layout) -> str:
         observe_reset=_indent(_AGENT_PRELUDE + agent_code, 2),
         observe_step=_indent(_AGENT_PRELUDE + agent_code, 3),
         observe_all=_indent(_AGENT_PRELUDE + agent_code, 3),
-        world_code=_indent(world_code),
+        world_code=_indent(world_code), has_world_code=bool(world_code.strip()),
         C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM, C_WIDTH=C_WIDTH, C_HEIGHT=C_HEIGHT, C_MAX_STEPS=C_MAX_STEPS,
         F_GOAL_D2=F_GOAL_D2,
     )
