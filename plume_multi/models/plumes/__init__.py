@@ -3,5 +3,6 @@
 from .gaussian import Gaussian
 from .movie import Movie
 from .poisson_hits import PoissonHits
+from .puffs import PuffPlume, Puffs, Wind, render_puffs
 
-__all__ = ["Gaussian", "Movie", "PoissonHits"]
+__all__ = ["Gaussian", "Movie", "PoissonHits", "Puffs", "Wind", "PuffPlume", "render_puffs"]

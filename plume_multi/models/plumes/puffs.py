@@ -1,0 +1,476 @@
+"""Puff plume in a meandering wind (Farrell, Murlis, Long, Li & Cardé 2002), as pompy implements it.
+
+``Wind`` and ``Puffs`` are frozen, validated configurations with pompy's parameter names and
+defaults; ``PuffPlume`` runs B independent worlds of the model through the compiled kernels of
+``plume_multi.kernels.puffs`` (standalone: tests, benchmarks, pictures); ``render_puffs`` draws one
+world.
+
+Conventions: ``region = ((x_min, x_max), (y_min, y_max))`` is the physical rectangle (pompy's
+``PlumeModel`` default), and the wind grid spans the same region. The cell grid covers the region
+from its corner: cell ``(i, j)`` has its centre at ``(x_min + (i + 1/2) cell_size,
+y_min + (j + 1/2) cell_size)``; ``cell_size`` defaults to the region width / grid width. The
+source is given in cells like every plume. Each step the plume advances one ``dt``; the
+concentration is read at height 0, times ``conc_scale``; the wind is reported in cells per step.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, replace
+from typing import ClassVar, Optional, Tuple, Union
+
+import numpy as np
+
+from ...errors import ValidationError
+from ...kernels import puffs as K
+from ..base import Model, StateArray
+
+__all__ = ["Wind", "Puffs", "PuffPlume", "render_puffs", "REACH_RADII"]
+
+REACH_RADII = K.REACH_RADII
+MAX_WIND_GRID = 512
+MAX_PUFFS = 1 << 20
+
+
+def _real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+
+
+def _int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _fail(cls: str, name: str, value, expected: str):
+    raise ValidationError(f"{cls}.{name}: got {value!r}; expected {expected}")
+
+
+@dataclass(frozen=True)
+class Wind:
+    """A meandering 2-D wind: pompy's ``WindModel`` over the plume's region.
+
+    Args:
+        u, v: mean velocity (length / time).
+        k_x, k_y: diffusivities of the advection-diffusion update (length^2 / time), >= 0.
+        noise_gain, noise_damp, noise_bandwidth: the second-order coloured-noise filter that
+            drives the corner velocities (gain dimensionless >= 0, damping ratio >= 0,
+            bandwidth 1 / time >= 0); ``noise_gain=0`` gives a steady uniform wind.
+        grid: ``(n_x, n_y)`` grid points over the region, corners included (each 2..512).
+        interpolation: velocity between grid points: ``"bilinear"`` (fast; the plume statistics
+            match pompy's) or ``"spline"``, pompy's bicubic interpolating spline (SciPy's
+            ``RectBivariateSpline``; grid >= 4 x 4; about 1.6x the cost of a step).
+    """
+
+    u: float = 1.0
+    v: float = 0.0
+    k_x: float = 20.0
+    k_y: float = 20.0
+    noise_gain: float = 2.0
+    noise_damp: float = 0.1
+    noise_bandwidth: float = 0.2
+    grid: Tuple[int, int] = (21, 21)
+    interpolation: str = "bilinear"
+
+    def __post_init__(self):
+        for name in ("u", "v"):
+            if not _real(getattr(self, name)):
+                _fail("Wind", name, getattr(self, name), "a finite real number (length / time)")
+        for name in ("k_x", "k_y", "noise_gain", "noise_damp", "noise_bandwidth"):
+            value = getattr(self, name)
+            if not _real(value) or value < 0:
+                _fail("Wind", name, value, "a finite real number >= 0")
+        try:
+            nx, ny = self.grid
+        except (TypeError, ValueError):
+            _fail("Wind", "grid", self.grid, "(n_x, n_y), two integers in 2..512")
+        if not (_int(nx) and _int(ny) and 2 <= nx <= MAX_WIND_GRID and 2 <= ny <= MAX_WIND_GRID):
+            _fail("Wind", "grid", self.grid, "(n_x, n_y), two integers in 2..512")
+        object.__setattr__(self, "grid", (int(nx), int(ny)))
+        if self.interpolation not in ("bilinear", "spline"):
+            _fail("Wind", "interpolation", self.interpolation, "'bilinear' or 'spline'")
+        if self.interpolation == "spline" and min(nx, ny) < 4:
+            _fail("Wind", "grid", self.grid, "at least 4 x 4 points for interpolation='spline'")
+        for name in ("u", "v", "k_x", "k_y", "noise_gain", "noise_damp", "noise_bandwidth"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+    def metadata(self) -> dict:
+        """JSON-able description."""
+        return {"model": "wind", "u": self.u, "v": self.v, "k_x": self.k_x, "k_y": self.k_y,
+                "noise_gain": self.noise_gain, "noise_damp": self.noise_damp,
+                "noise_bandwidth": self.noise_bandwidth, "grid": list(self.grid),
+                "interpolation": self.interpolation}
+
+
+@dataclass(frozen=True)
+class Puffs(Model):
+    """The puff plume: odour puffs released at a source, carried by the wind, spreading.
+
+    Args:
+        source: ``(x, y)`` in cells (floats allowed); its physical point must lie in ``region``.
+        wind: a ``Wind``, or a constant ``(u, v)`` (length / time).
+        centre_rel_diff_scale: std of the centre-line-relative puff velocity (length / time^0.5
+            in pompy's docs; applied as a velocity N(0, scale^2) per step, times dt, as pompy's
+            code does): a scalar or one value per axis (x, y, and z when ``model_z_disp``).
+        puff_init_rad: initial puff radius (length) > 0.
+        puff_spread_rate: growth of r^2 (length^2 / time) >= 0.
+        puff_release_rate: mean puffs released per unit time (Poisson) >= 0; 0 releases only
+            the ``init_num_puffs`` at reset.
+        init_num_puffs: puffs at the source at reset, <= ``max_num_puffs``.
+        max_num_puffs: capacity of a world (releases are capped by the free slots).
+        dt: time per step (time) > 0.
+        region: ``((x_min, x_max), (y_min, y_max))`` (length); puffs leaving it are removed.
+        cell_size: length of a cell side; None: region width / grid width.
+        model_z_disp: puffs also wander vertically (the agent reads at height 0).
+        puff_mol_amount: amount of odour per puff (> 0).
+        conc_scale: the concentration reported is ``conc_scale`` x the model's (> 0, not clipped).
+        spin_up_steps: steps run at reset before the episode starts (0: pompy's initial state,
+            ``init_num_puffs`` at the source and a uniform wind).
+    """
+
+    source: Tuple[float, float]
+    wind: Union[Wind, Tuple[float, float]] = Wind()
+    centre_rel_diff_scale: Union[float, Tuple[float, ...]] = 2.0
+    puff_init_rad: float = 0.0316
+    puff_spread_rate: float = 0.001
+    puff_release_rate: float = 10.0
+    init_num_puffs: int = 10
+    max_num_puffs: int = 1000
+    dt: float = 0.01
+    region: Tuple[Tuple[float, float], Tuple[float, float]] = ((0.0, 50.0), (-12.5, 12.5))
+    cell_size: Optional[float] = None
+    model_z_disp: bool = True
+    puff_mol_amount: float = 1.0
+    conc_scale: float = 1.0
+    spin_up_steps: int = 0
+
+    family: ClassVar[str] = "plume"
+    kernel_module: ClassVar[str] = K.__name__
+
+    def __post_init__(self):
+        c = "Puffs"
+        try:
+            sx, sy = self.source
+        except (TypeError, ValueError):
+            _fail(c, "source", self.source, "(x, y) in cells, two finite numbers")
+        if not (_real(sx) and _real(sy)):
+            _fail(c, "source", self.source, "(x, y) in cells, two finite numbers")
+        object.__setattr__(self, "source", (float(sx), float(sy)))
+        wind = self.wind
+        if not isinstance(wind, Wind):
+            try:
+                wu, wv = wind
+            except (TypeError, ValueError):
+                _fail(c, "wind", wind, "a plumes.Wind or a constant (u, v) of finite numbers")
+            if not (_real(wu) and _real(wv)):
+                _fail(c, "wind", wind, "a plumes.Wind or a constant (u, v) of finite numbers")
+            object.__setattr__(self, "wind", (float(wu), float(wv)))
+        for name in ("dt", "puff_init_rad", "puff_mol_amount", "conc_scale"):
+            value = getattr(self, name)
+            if not _real(value) or value <= 0:
+                _fail(c, name, value, "a finite real number > 0")
+            object.__setattr__(self, name, float(value))
+        for name in ("puff_spread_rate", "puff_release_rate"):
+            value = getattr(self, name)
+            if not _real(value) or value < 0:
+                _fail(c, name, value, "a finite real number >= 0")
+            object.__setattr__(self, name, float(value))
+        if self.puff_release_rate * self.dt > 500:
+            _fail(c, "puff_release_rate", self.puff_release_rate,
+                  f"at most 500 / dt = {500 / self.dt:g} (the mean release per step is capped at 500)")
+        if not isinstance(self.model_z_disp, (bool, np.bool_)):
+            _fail(c, "model_z_disp", self.model_z_disp, "True or False")
+        object.__setattr__(self, "model_z_disp", bool(self.model_z_disp))
+        axes = 3 if self.model_z_disp else 2
+        scale = self.centre_rel_diff_scale
+        if _real(scale):
+            if scale < 0:
+                _fail(c, "centre_rel_diff_scale", scale, "a finite real number >= 0, or one per axis")
+            object.__setattr__(self, "centre_rel_diff_scale", float(scale))
+        else:
+            try:
+                values = tuple(scale)
+            except TypeError:
+                values = ()
+            if len(values) != axes or not all(_real(s) and s >= 0 for s in values):
+                _fail(c, "centre_rel_diff_scale", scale,
+                      f"a finite real number >= 0, or {axes} of them (x, y{', z' if axes == 3 else ''})")
+            object.__setattr__(self, "centre_rel_diff_scale", tuple(float(s) for s in values))
+        if not _int(self.max_num_puffs) or not 1 <= self.max_num_puffs <= MAX_PUFFS:
+            _fail(c, "max_num_puffs", self.max_num_puffs, f"an integer in 1..{MAX_PUFFS}")
+        if not _int(self.init_num_puffs) or not 0 <= self.init_num_puffs <= self.max_num_puffs:
+            _fail(c, "init_num_puffs", self.init_num_puffs, f"an integer in 0..max_num_puffs ({self.max_num_puffs})")
+        if not _int(self.spin_up_steps) or self.spin_up_steps < 0:
+            _fail(c, "spin_up_steps", self.spin_up_steps, "an integer >= 0")
+        for name in ("max_num_puffs", "init_num_puffs", "spin_up_steps"):
+            object.__setattr__(self, name, int(getattr(self, name)))
+        try:
+            (x0, x1), (y0, y1) = self.region
+        except (TypeError, ValueError):
+            _fail(c, "region", self.region, "((x_min, x_max), (y_min, y_max)) with x_min < x_max, y_min < y_max")
+        if not all(_real(v) for v in (x0, x1, y0, y1)) or not (x0 < x1 and y0 < y1):
+            _fail(c, "region", self.region, "((x_min, x_max), (y_min, y_max)) with x_min < x_max, y_min < y_max")
+        object.__setattr__(self, "region", ((float(x0), float(x1)), (float(y0), float(y1))))
+        if self.cell_size is not None:
+            if not _real(self.cell_size) or self.cell_size <= 0:
+                _fail(c, "cell_size", self.cell_size, "None or a finite real number > 0 (length)")
+            object.__setattr__(self, "cell_size", float(self.cell_size))
+            self._check_source(self.cell_size)
+        if isinstance(self.wind, Wind):
+            self._check_wind_stability()
+
+    # --- geometry -----------------------------------------------------------------------------
+
+    def resolved_cell_size(self, grid_size) -> float:
+        """The cell size on a ``(width, height)`` grid (length), checked to fit the region."""
+        w, h = _grid(grid_size)
+        (x0, x1), (y0, y1) = self.region
+        cell = self.cell_size if self.cell_size is not None else (x1 - x0) / w
+        tol = 1e-9 * max(x1 - x0, y1 - y0)
+        if w * cell > (x1 - x0) + tol or h * cell > (y1 - y0) + tol:
+            what = "cell_size" if self.cell_size is not None else "grid_size"
+            raise ValidationError(
+                f"Puffs.{what}: a {w}x{h} grid of cells {cell:g} wide covers {w * cell:g} x {h * cell:g}; "
+                f"expected it to fit the region {x1 - x0:g} x {y1 - y0:g}")
+        return cell
+
+    def source_position(self, cell: float) -> Tuple[float, float]:
+        """Physical ``(x, y)`` of the source for a cell size."""
+        (x0, _), (y0, _) = self.region
+        return x0 + (self.source[0] + 0.5) * cell, y0 + (self.source[1] + 0.5) * cell
+
+    def _check_source(self, cell: float) -> None:
+        (x0, x1), (y0, y1) = self.region
+        px, py = self.source_position(cell)
+        if not (x0 <= px <= x1 and y0 <= py <= y1):
+            raise ValidationError(
+                f"Puffs.source: got {self.source} (cells of {cell:g}: the point ({px:g}, {py:g})); "
+                f"expected a point inside the region {self.region}")
+
+    def _check_wind_stability(self) -> None:
+        # pompy's explicit update diverges (to inf / nan) past these bounds
+        w = self.wind
+        (x0, x1), (y0, y1) = self.region
+        dx = (x1 - x0) / (w.grid[0] - 1)
+        dy = (y1 - y0) / (w.grid[1] - 1)
+        diffusion = self.dt * (w.k_x / dx ** 2 + w.k_y / dy ** 2)
+        if diffusion > 1.0:
+            raise ValidationError(
+                f"Puffs.dt: got {self.dt:g}; the wind's explicit diffusion update needs "
+                f"dt * (k_x / dx^2 + k_y / dy^2) <= 1 (here {diffusion:.3g}): use a smaller dt, "
+                f"smaller diffusivities or a coarser wind grid")
+
+    def wind_grid(self) -> Tuple[int, int]:
+        """``(n_x, n_y)`` of the wind grid (2 x 2, unused, for a constant wind)."""
+        return self.wind.grid if isinstance(self.wind, Wind) else (2, 2)
+
+    def params(self, grid_size) -> "K.PuffParams":
+        """The kernels' scalars for a ``(width, height)`` cell grid, or the engine's context (its
+        ``grid_size``); checks that the grid fits the region."""
+        grid_size = getattr(grid_size, "grid_size", grid_size)
+        cell = self.resolved_cell_size(grid_size)
+        self._check_source(cell)
+        (x0, x1), (y0, y1) = self.region
+        sx, sy = self.source_position(cell)
+        scale = self.centre_rel_diff_scale
+        sc = (scale,) * 3 if isinstance(scale, float) else tuple(scale) + (0.0,) * (3 - len(scale))
+        wind = self.wind
+        if isinstance(wind, Wind):
+            nx, ny = wind.grid
+            bw = wind.noise_bandwidth
+            grid_wind, u, v, kx, ky = 1, wind.u, wind.v, wind.k_x, wind.k_y
+            na, nb, nc = bw ** 2, 2.0 * wind.noise_damp * bw, wind.noise_gain * bw ** 2
+        else:
+            nx, ny = 2, 2
+            grid_wind, (u, v), kx, ky, na, nb, nc = 0, wind, 0.0, 0.0, 0.0, 0.0, 0.0
+        return K.PuffParams(
+            dt=self.dt, x_min=x0, x_max=x1, y_min=y0, y_max=y1, cell=cell,
+            src_x=sx, src_y=sy, src_z=0.0, r0_sq=self.puff_init_rad ** 2,
+            spread=self.puff_spread_rate, release_mean=self.puff_release_rate * self.dt,
+            init_puffs=self.init_num_puffs, scale_x=sc[0], scale_y=sc[1], scale_z=sc[2],
+            model_z=int(self.model_z_disp),
+            amp=self.puff_mol_amount / math.sqrt(8.0 * math.pi ** 3) * self.conc_scale,
+            grid_wind=grid_wind, u_av=float(u), v_av=float(v), k_x=kx, k_y=ky,
+            wdx=(x1 - x0) / (nx - 1), wdy=(y1 - y0) / (ny - 1),
+            noise_a=na, noise_b=nb, noise_c=nc,
+            spline=int(isinstance(wind, Wind) and wind.interpolation == "spline"),
+            spin_up=self.spin_up_steps, src_cx=self.source[0], src_cy=self.source[1],
+            width=int(grid_size[0]), height=int(grid_size[1]),
+        )
+
+    # --- the engine's plume interface (docs/developing-models.md) ---------------------------------
+
+    @property
+    def random_source(self) -> bool:
+        return False
+
+    @property
+    def spline(self) -> bool:
+        return isinstance(self.wind, Wind) and self.wind.interpolation == "spline"
+
+    def bind(self, grid_size) -> "Puffs":
+        """This plume on a ``(width, height)`` grid: the grid must fit the region and the source lie
+        in it; ``cell_size`` is fixed to its value on this grid."""
+        cell = self.resolved_cell_size(grid_size)
+        self._check_source(cell)
+        return self if self.cell_size == cell else replace(self, cell_size=cell)
+
+    def fixed_source(self):
+        return self.source
+
+    def concentration_bounds(self) -> tuple:
+        return 0.0, math.inf
+
+    def field(self, grid_size):
+        return None  # no shared field: every world has its own puffs
+
+    def state_spec(self, scenario) -> dict:
+        nx, ny = self.wind_grid()
+        return {name: StateArray(dtype, "world", tail)
+                for name, (dtype, tail) in K.world_arrays(self.max_num_puffs, nx, ny, self.spline).items()}
+
+    def state_tuple(self, arrays: dict) -> "K.PuffState":
+        nx, ny = self.wind_grid()
+        return K.make_state(arrays, nx, ny, self.spline)
+
+    def image(self, params, state, b: int, t: int) -> np.ndarray:
+        """``(H, W)`` float32 concentration of world ``b`` at every cell centre."""
+        w, h = params.width, params.height
+        out = np.empty((h, w))
+        K.field_image(int(b), h, w, params, state, out)
+        return out.astype(np.float32)
+
+    def sources(self, params, state, num_worlds: int) -> np.ndarray:
+        return np.tile(np.array([params.src_cx, params.src_cy]), (num_worlds, 1))
+
+    def metadata(self) -> dict:
+        """JSON-able description."""
+        wind = self.wind.metadata() if isinstance(self.wind, Wind) else {"model": "constant", "u": self.wind[0], "v": self.wind[1]}
+        scale = self.centre_rel_diff_scale
+        return {
+            "family": "plume", "model": "Puffs", "source": list(self.source), "wind": wind,
+            "centre_rel_diff_scale": scale if isinstance(scale, float) else list(scale),
+            "puff_init_rad": self.puff_init_rad, "puff_spread_rate": self.puff_spread_rate,
+            "puff_release_rate": self.puff_release_rate, "init_num_puffs": self.init_num_puffs,
+            "max_num_puffs": self.max_num_puffs, "dt": self.dt,
+            "region": [list(self.region[0]), list(self.region[1])], "cell_size": self.cell_size,
+            "model_z_disp": self.model_z_disp, "puff_mol_amount": self.puff_mol_amount,
+            "conc_scale": self.conc_scale, "spin_up_steps": self.spin_up_steps,
+        }
+
+
+def _grid(grid_size) -> Tuple[int, int]:
+    try:
+        w, h = grid_size
+    except (TypeError, ValueError):
+        raise ValidationError(f"grid_size: got {grid_size!r}; expected (width, height), two integers >= 1") from None
+    if not (_int(w) and _int(h) and w >= 1 and h >= 1):
+        raise ValidationError(f"grid_size: got {grid_size!r}; expected (width, height), two integers >= 1")
+    return int(w), int(h)
+
+
+class PuffPlume:
+    """B independent worlds of a ``Puffs`` model on a ``(width, height)`` cell grid.
+
+    ``reset(seed)`` seeds world ``b`` with ``seed + b``; ``step()`` advances every world by one
+    ``dt``; ``sample(cells)`` reads the concentration and the wind at agents' cells. The state is
+    ``self.state`` (``kernels.puffs.PuffState``), the scalars ``self.params``.
+
+    ``parallel``: run worlds on Numba's threads (a ``prange`` over worlds; results are identical
+    either way); None: only from ``PARALLEL_FROM_WORLDS`` worlds, below which waking the threads
+    costs more than it saves.
+    """
+
+    PARALLEL_FROM_WORLDS = 16
+
+    def __init__(self, config: Puffs, grid_size, num_worlds: int = 1, parallel: Optional[bool] = None):
+        if not isinstance(config, Puffs):
+            raise ValidationError(f"config: got {type(config).__name__}; expected a plumes.Puffs")
+        if not _int(num_worlds) or num_worlds < 1:
+            raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
+        self.config = config
+        self.grid_size = _grid(grid_size)
+        self.params = config.params(self.grid_size)
+        nx, ny = config.wind_grid()
+        self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=config.spline)
+        self.num_worlds = int(num_worlds)
+        if parallel is None:
+            parallel = self.num_worlds >= self.PARALLEL_FROM_WORLDS
+        self.parallel = bool(parallel)
+        suffix = "" if self.parallel else "_serial"
+        self._reset = getattr(K, "reset_all" + suffix)
+        self._advance = getattr(K, "advance_all" + suffix)
+        self._sample = getattr(K, "sample_all" + suffix)
+        self._step = getattr(K, "step_all" + suffix)
+
+    def reset(self, seed: int = 0, episode: int = 0) -> None:
+        """World ``b`` restarts from seed ``seed + b`` (then ``spin_up_steps`` advances)."""
+        if not _int(seed) or seed < 0 or seed + self.num_worlds > 2 ** 63:
+            raise ValidationError(f"seed: got {seed!r}; expected an integer in 0..2**63 - num_worlds")
+        if not _int(episode) or episode < 0:
+            raise ValidationError(f"episode: got {episode!r}; expected an integer >= 0")
+        seeds = np.arange(self.num_worlds, dtype=np.int64) + np.int64(seed)
+        self._reset(seeds, np.int64(episode), np.int64(self.config.spin_up_steps), self.params, self.state)
+
+    def step(self) -> None:
+        """Advance every world by one ``dt``."""
+        self._advance(self.params, self.state)
+
+    def _cells(self, cells) -> np.ndarray:
+        arr = np.asarray(cells, dtype=np.float64)
+        if arr.ndim == 2:
+            arr = np.broadcast_to(arr, (self.num_worlds,) + arr.shape)
+        if arr.ndim != 3 or arr.shape[0] != self.num_worlds or arr.shape[2] != 2 or not np.isfinite(arr).all():
+            raise ValidationError(f"cells: got shape {np.shape(cells)}; expected finite (B={self.num_worlds}, M, 2) or (M, 2) cells (x, y)")
+        return np.ascontiguousarray(arr)
+
+    def sample(self, cells):
+        """Concentration ``(B, M)`` and wind ``(B, M, 2)`` (cells per step) at cells ``(B, M, 2)``."""
+        arr = self._cells(cells)
+        conc = np.empty(arr.shape[:2])
+        wind = np.empty(arr.shape)
+        self._sample(arr, self.params, self.state, conc, wind)
+        return conc, wind
+
+    def step_and_sample(self, cells):
+        """``step()`` then ``sample(cells)`` in one compiled call."""
+        arr = self._cells(cells)
+        conc = np.empty(arr.shape[:2])
+        wind = np.empty(arr.shape)
+        self._step(arr, self.params, self.state, conc, wind)
+        return conc, wind
+
+    def puffs(self, b: int = 0) -> np.ndarray:
+        """World ``b``'s live puffs ``(n, 4)`` [x, y, z, r^2] (physical), oldest first (a copy)."""
+        return self.state.puffs[b, :self.state.n_live[b]].copy()
+
+    def wind_grid(self, b: int = 0) -> np.ndarray:
+        """World ``b``'s wind at the grid points ``(2, n_x, n_y)`` (u, v; length / time; a copy)."""
+        return self.state.wind[b, :, 1:-1, 1:-1].copy()
+
+    def field_image(self, b: int = 0) -> np.ndarray:
+        """World ``b``'s concentration at every cell centre, ``(H, W)`` float64 indexed [y, x]."""
+        w, h = self.grid_size
+        out = np.empty((h, w))
+        K.field_image(int(b), h, w, self.params, self.state, out)
+        return out
+
+
+def render_puffs(plume: PuffPlume, b: int = 0, positions=None, *, scale: int = 1,
+                 decades: float = 3.0, vmax: Optional[float] = None) -> np.ndarray:
+    """An RGB picture ``(H * scale, W * scale, 3)`` uint8 of world ``b`` (source as a red cross).
+
+    The concentration is drawn on a log scale over ``decades`` decades below ``vmax`` (default:
+    the frame's maximum), so the thin, intermittent puff trail stays visible.
+    """
+    from ...render import render_frame
+
+    field = plume.field_image(b)
+    top = float(field.max()) if vmax is None else float(vmax)
+    if top > 0:
+        img = (np.log10(np.maximum(field, top * 10.0 ** -decades) / top) + decades) / decades
+    else:
+        img = np.zeros_like(field)
+    w, h = plume.grid_size
+    sx, sy = plume.config.source
+    source = (min(max(int(round(sx)), 0), w - 1), min(max(int(round(sy)), 0), h - 1))
+    return render_frame(np.clip(img, 0.0, 1.0), positions, source=source, scale=scale)

@@ -1,0 +1,425 @@
+"""The puff plume (plumes.Puffs) against pompy, step by step, and against plain NumPy references."""
+
+import json
+import math
+
+import numba
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from plume_multi import ValidationError
+from plume_multi.kernels import puffs as K
+from plume_multi.models.plumes import PuffPlume, Puffs, Wind, render_puffs
+from plume_multi.models.plumes.puffs import REACH_RADII
+
+from pompy_reference import pompy_concentration, pompy_models, pompy_step
+from test_rng_draws import ref_key, ref_u64
+
+GRID = (100, 50)  # cells of 0.5 over pompy's default region (50 x 25)
+
+
+def _run_both(config, steps, seed, probe_every=25):
+    """Run our world 0 and pompy (fed our draws) side by side; yield both puff arrays and the
+    concentrations at a few probe cells every ``probe_every`` steps."""
+    ours = PuffPlume(config, GRID, num_worlds=1)
+    ours.reset(seed=seed)
+    wind, plume = pompy_models(config, GRID, seed=seed)
+    cells = np.array([[40.0, 25.0], [78.0, 26.0], [86.0, 27.0], [94.0, 28.0], [99.0, 0.0]])  # 3 on the drift line
+    xs = ours.params.x_min + (cells[:, 0] + 0.5) * ours.params.cell
+    ys = ours.params.y_min + (cells[:, 1] + 0.5) * ours.params.cell
+    for step in range(1, steps + 1):
+        ours.step()
+        pompy_step(wind, plume, config.dt)
+        if step % probe_every == 0 or step == steps:
+            conc, _ = ours.sample(cells)
+            yield step, ours, wind, plume, conc[0], pompy_concentration(plume, xs, ys)
+
+
+def _assert_same_concentration(ours, c_ours, c_pompy, step, rtol):
+    # binning leaves out puffs beyond REACH_RADII radii: each of them weighs < exp(-12.5) x its peak
+    r2 = ours.puffs(0)[:, 3]
+    left_out = math.exp(-REACH_RADII ** 2 / 2) * (ours.params.amp / r2 ** 1.5).sum()
+    np.testing.assert_allclose(c_ours, c_pompy, rtol=rtol, atol=left_out + 1e-300, err_msg=f"step {step}")
+
+
+def _assert_same_puffs(ours, plume, step):
+    mine = ours.puffs(0)
+    theirs = plume.puff_array.reshape(-1, 4)
+    assert mine.shape == theirs.shape, f"step {step}: {len(mine)} puffs, pompy {len(theirs)}"
+    np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10, err_msg=f"step {step}")
+
+
+def test_noise_off_fixed_release_equals_pompy():
+    """No wind noise, no centre-line noise, only the 10 puffs of t = 0: the same positions,
+    radii and concentrations as pompy over 500 steps."""
+    config = Puffs(source=(70, 25), wind=Wind(u=4.0, v=0.5, noise_gain=0.0), centre_rel_diff_scale=0.0,
+                   puff_release_rate=0.0, dt=0.01)
+    probes = 0
+    for step, ours, wind, plume, c_ours, c_pompy in _run_both(config, 500, seed=3):
+        _assert_same_puffs(ours, plume, step)
+        _assert_same_concentration(ours, c_ours, c_pompy, step, rtol=1e-9)
+        probes += int((c_pompy > 1e-6).any())
+    assert probes > 0  # the probes saw the puffs pass
+    assert ours.state.n_live[0] == 0  # they left the region at x = 50, as pompy's did
+
+
+def test_poisson_release_and_centre_line_noise_equal_pompy_given_the_same_draws():
+    """Steady wind, Poisson releases and the random walk of every puff: with pompy drawing our
+    numbers, every puff is where pompy puts it (releases, removals and order included)."""
+    config = Puffs(source=(70, 25), wind=Wind(u=4.0, v=0.5, noise_gain=0.0), centre_rel_diff_scale=2.0,
+                   puff_release_rate=40.0, max_num_puffs=120, dt=0.01)
+    counts = []
+    for step, ours, wind, plume, c_ours, c_pompy in _run_both(config, 500, seed=11):
+        _assert_same_puffs(ours, plume, step)
+        _assert_same_concentration(ours, c_ours, c_pompy, step, rtol=1e-8)
+        counts.append(len(plume.puffs))
+    assert max(counts) == 120  # the cap was reached and released puffs were removed
+    assert min(counts[5:]) < 120
+
+
+def test_wind_field_equals_pompy_given_the_same_noise():
+    """The coloured-noise boundary and the advection-diffusion update of the wind grid match
+    pompy's ``WindModel`` point for point over 500 steps (noise on, same draws)."""
+    config = Puffs(source=(10, 25), wind=Wind(noise_gain=2.0, noise_bandwidth=2.0), puff_release_rate=0.0,
+                   init_num_puffs=0)
+    ours = PuffPlume(config, GRID)
+    ours.reset(seed=5)
+    wind, plume = pompy_models(config, GRID, seed=5)
+    spread = 0.0
+    for step in range(1, 501):
+        ours.step()
+        pompy_step(wind, plume, config.dt)
+        theirs = np.stack([wind._u_int, wind._v_int])
+        np.testing.assert_allclose(ours.wind_grid(0), theirs, rtol=1e-10, atol=1e-12, err_msg=f"step {step}")
+        np.testing.assert_allclose(ours.state.noise[0], wind.noise_gen.state, rtol=1e-10, atol=1e-14)
+        spread = max(spread, float(np.ptp(theirs[1])))
+    assert spread > 0.05  # the field did meander
+
+
+def test_full_model_with_spline_wind_equals_pompy_given_the_same_draws():
+    """Every noise on and pompy's bicubic spline for the wind at the puffs: with pompy drawing our
+    numbers, every puff is where pompy puts it over 500 steps (the whole model, exactly)."""
+    config = Puffs(source=(20, 25), wind=Wind(noise_bandwidth=1.0, interpolation="spline"),
+                   puff_release_rate=40.0, max_num_puffs=300)
+    for step, ours, wind, plume, c_ours, c_pompy in _run_both(config, 500, seed=2, probe_every=50):
+        _assert_same_puffs(ours, plume, step)
+        _assert_same_concentration(ours, c_ours, c_pompy, step, rtol=1e-8)
+    assert np.ptp(ours.puffs(0)[:, 1]) > 0.5  # the plume spread across the wind
+
+
+def test_spline_wind_equals_scipy_rect_bivariate_spline():
+    from scipy.interpolate import RectBivariateSpline
+
+    plume = PuffPlume(Puffs(source=(10, 25), wind=Wind(interpolation="spline", noise_bandwidth=2.0, grid=(9, 13))), GRID)
+    plume.reset(seed=0)
+    for _ in range(300):
+        plume.step()
+    grid = plume.wind_grid(0)
+    xs, ys = np.linspace(0, 50, 9), np.linspace(-12.5, 12.5, 13)
+    pts = np.concatenate([np.random.default_rng(0).uniform([0, -12.5], [50, 12.5], (300, 2)),
+                          [[0, -12.5], [50, 12.5], [25, 0], [12.5, 6.25], [60, 20]]])  # grid points, edges, outside
+    ref = np.stack([RectBivariateSpline(xs, ys, grid[c]).ev(np.clip(pts[:, 0], 0, 50), np.clip(pts[:, 1], -12.5, 12.5))
+                    for c in range(2)], -1)
+    mine = np.array([K.wind_velocity(0, x, y, plume.params, plume.state) for x, y in pts])
+    np.testing.assert_allclose(mine, ref, rtol=1e-12, atol=1e-12)
+    assert np.ptp(ref[:, 1]) > 0.1
+
+
+def _pompy_stats(config, grid, steps, seed, xs, ys, every):
+    wind, plume = pompy_models(config, grid, seed=("numpy", seed))
+    profiles = []
+    for step in range(steps):
+        pompy_step(wind, plume, config.dt)
+        if step % every == 0 and step >= steps // 10:
+            profiles.append(pompy_concentration(plume, xs.ravel(), ys.ravel()).reshape(xs.shape))
+    return np.array(profiles)
+
+
+def _batched(series, batches=10):
+    """Means and their standard errors by batch means (the series are autocorrelated)."""
+    parts = np.array_split(series, batches)
+    means = np.array([p.mean(axis=0) for p in parts])
+    return series.mean(axis=0), means.std(axis=0, ddof=1) / math.sqrt(batches)
+
+
+def test_plume_statistics_match_pompy():
+    """With every noise on, the time-averaged concentration across the plume at three distances
+    downwind, the plume's centroid and width there, and the intermittency (fraction of time
+    above a threshold) on the centre line match pompy's over long runs, within the statistical
+    error (batch means). A small region and a fast meander keep pompy's run to a few seconds."""
+    config = Puffs(source=(1, 20), wind=Wind(u=2.0, k_x=5.0, k_y=5.0, noise_gain=1.0, noise_damp=0.5,
+                                              noise_bandwidth=2.0, grid=(11, 11)),
+                   region=((0.0, 20.0), (-5.0, 5.0)), puff_release_rate=5.0, dt=0.05,
+                   centre_rel_diff_scale=0.5, puff_spread_rate=0.01, cell_size=0.25)
+    grid = (80, 40)
+    xs_phys = np.array([5.0, 10.0, 15.0])
+    ys_phys = np.linspace(-4.5, 4.5, 19)
+    xs, ys = np.meshgrid(xs_phys, ys_phys, indexing="ij")  # (3, 19)
+    steps, every, threshold = 8000, 4, 0.05
+    theirs = _pompy_stats(config, grid, steps, 1, xs, ys, every)
+
+    worlds = 16
+    ours = PuffPlume(config, grid, num_worlds=worlds, parallel=False)  # a small job: threads only add overhead
+    ours.reset(seed=100)
+    cells = np.stack([(xs - 0.0) / 0.25 - 0.5, (ys + 5.0) / 0.25 - 0.5], axis=-1).reshape(-1, 2)
+    mine = []
+    for step in range(steps // 4):
+        ours.step()
+        if step % every == 0 and step >= steps // 40:
+            conc, _ = ours.sample(cells)
+            mine.append(conc.reshape((worlds,) + xs.shape))
+    mine = np.concatenate(np.array(mine).swapaxes(0, 1))  # worlds one after the other
+
+    def summaries(profiles):
+        dy = ys_phys[1] - ys_phys[0]
+        mass = profiles.sum(axis=2) * dy  # (T, 3): integral across the plume
+        centroid = (profiles * ys_phys).sum(axis=2) * dy
+        second = (profiles * ys_phys ** 2).sum(axis=2) * dy
+        above = (profiles[:, :, len(ys_phys) // 2] > threshold).astype(float)
+        return mass, centroid, second, above
+
+    for name, a, b in zip(("mass", "centroid", "second moment", "intermittency"), summaries(theirs), summaries(mine)):
+        ma, sa = _batched(a)
+        mb, sb = _batched(b)
+        err = 4.0 * np.sqrt(sa ** 2 + sb ** 2)
+        assert np.all(np.abs(ma - mb) <= err + 0.02 * np.abs(ma)), f"{name}: pompy {ma} +- {sa}, ours {mb} +- {sb}"
+    # the comparison has power: the plume is intermittent and spreads downwind
+    mass, _, second, above = summaries(mine)
+    assert 0.05 < above.mean(axis=0)[0] < 0.95
+    width = np.sqrt(second.mean(axis=0) / mass.mean(axis=0))
+    assert width[2] > width[0]
+
+
+# --- the binned concentration against a plain NumPy sum over all puffs ------------------------
+
+def reference_concentration(puffs, x, y, amp):
+    """Sum over all puffs of amp / r^3 exp(-|p - p_puff|^2 / (2 r^2)) at height 0."""
+    px, py, pz, r2 = puffs.T
+    d2 = (x[:, None] - px) ** 2 + (y[:, None] - py) ** 2 + pz ** 2
+    terms = amp / r2 ** 1.5 * np.exp(-d2 / (2 * r2))
+    return terms.sum(axis=1), (amp / r2 ** 1.5).sum()
+
+
+@pytest.mark.parametrize("steps", [0, 1, 300, 3000])
+def test_binned_concentration_matches_all_puffs(steps):
+    config = Puffs(source=(10, 50), puff_release_rate=40.0, conc_scale=3.0)
+    plume = PuffPlume(config, (200, 100), num_worlds=2)
+    plume.reset(seed=7)
+    for _ in range(steps):
+        plume.step()
+    rng = np.random.default_rng(steps)
+    cells = np.concatenate([rng.uniform(-0.5, 199.5, (300, 2)) * [1, 0.5],
+                            plume.puffs(1)[:200, :2] * 4 + [0, 50]])  # on and near the puffs
+    conc, _ = plume.sample(np.broadcast_to(cells, (2,) + cells.shape))
+    p = plume.params
+    x = p.x_min + (cells[:, 0] + 0.5) * p.cell
+    y = p.y_min + (cells[:, 1] + 0.5) * p.cell
+    for b in range(2):
+        full, peaks = reference_concentration(plume.puffs(b), x, y, p.amp)
+        # a puff left out is more than REACH_RADII of its radius away
+        bound = math.exp(-REACH_RADII ** 2 / 2) * peaks
+        assert np.all(np.abs(conc[b] - full) <= bound + 1e-12 * full)
+    assert (full > 1e-6).sum() >= 5  # the probes do sit in the plume
+
+
+def test_field_image_is_the_concentration_at_cell_centres():
+    config = Puffs(source=(4, 5), region=((0.0, 10.0), (-2.5, 2.5)), puff_release_rate=50.0,
+                   wind=Wind(grid=(6, 6)))
+    plume = PuffPlume(config, (20, 10))
+    plume.reset(seed=0)
+    for _ in range(200):
+        plume.step()
+    img = plume.field_image(0)
+    assert img.shape == (10, 20)
+    jj, ii = np.mgrid[0:10, 0:20]
+    full, _ = reference_concentration(plume.puffs(0), (ii.ravel() + 0.5) * 0.5, -2.5 + (jj.ravel() + 0.5) * 0.5, plume.params.amp)
+    np.testing.assert_allclose(img.ravel(), full, rtol=1e-6, atol=1e-9)
+
+
+def test_wind_sensor_reports_cells_per_step():
+    config = Puffs(source=(10, 10), wind=(2.0, -0.5), dt=0.05)
+    plume = PuffPlume(config, (100, 50))  # cells of 0.5
+    plume.reset(seed=0)
+    _, wind = plume.sample(np.array([[3.0, 4.0]]))
+    np.testing.assert_allclose(wind[0, 0], [2.0 * 0.05 / 0.5, -0.5 * 0.05 / 0.5])
+
+
+# --- draws ---------------------------------------------------------------------------------------
+
+def test_std_normal_matches_a_python_reference_and_the_normal_law():
+    key = ref_key(9, 2, K.STREAM_PUFFS)
+    values = np.array([K.std_normal(np.uint64(key), 4, i) for i in range(2000)])
+    uniforms = np.array([((ref_u64(key, 4, i) >> 11) + 0.5) / 2.0 ** 53 for i in range(2000)])
+    np.testing.assert_allclose(values, norm.ppf(uniforms), rtol=2e-9, atol=2e-9)
+    grid = np.concatenate([np.linspace(1e-12, 0.03, 500), np.linspace(0.02, 0.98, 500), np.linspace(0.97, 1 - 1e-12, 500)])
+    approx = np.array([K.inverse_normal_cdf(q) for q in grid])
+    np.testing.assert_allclose(approx, norm.ppf(grid), rtol=1.2e-9, atol=1e-12)
+
+
+# --- seeding and threads -------------------------------------------------------------------------
+
+def _trajectory(config, seed, worlds, steps=150, parallel=None):
+    plume = PuffPlume(config, GRID, num_worlds=worlds, parallel=parallel)
+    plume.reset(seed=seed)
+    cells = np.array([[20.0, 25.0], [40.0, 20.0]])
+    out = []
+    for _ in range(steps):
+        conc, wind = plume.step_and_sample(cells)
+        out.append((conc.copy(), wind.copy()))
+    return plume, out
+
+
+def test_world_i_of_seed_s_is_world_0_of_seed_s_plus_i():
+    config = Puffs(source=(10, 25), puff_release_rate=30.0)
+    batch, out = _trajectory(config, 40, worlds=3)
+    single, out1 = _trajectory(config, 42, worlds=1)
+    np.testing.assert_array_equal(batch.puffs(2), single.puffs(0))
+    np.testing.assert_array_equal(np.array([c[2] for c, _ in out]), np.array([c[0] for c, _ in out1]))
+    assert not np.array_equal(batch.puffs(0), batch.puffs(1))
+
+
+def test_same_results_whatever_the_thread_count():
+    config = Puffs(source=(10, 25), puff_release_rate=30.0)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        a, out_a = _trajectory(config, 0, worlds=5, parallel=True)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        b, out_b = _trajectory(config, 0, worlds=5, parallel=True)
+    finally:
+        numba.set_num_threads(before)
+    c, out_c = _trajectory(config, 0, worlds=5, parallel=False)
+    for other, out in ((b, out_b), (c, out_c)):
+        for name in a.state._fields:
+            np.testing.assert_array_equal(getattr(a.state, name), getattr(other.state, name), err_msg=name)
+        for (ca, wa), (cb, wb) in zip(out_a, out):
+            np.testing.assert_array_equal(ca, cb)
+            np.testing.assert_array_equal(wa, wb)
+
+
+def test_spin_up_equals_stepping_after_reset_and_episode_changes_the_draws():
+    plain = PuffPlume(Puffs(source=(10, 25)), GRID)
+    plain.reset(seed=4)
+    for _ in range(50):
+        plain.step()
+    warm = PuffPlume(Puffs(source=(10, 25), spin_up_steps=50), GRID)
+    warm.reset(seed=4)
+    np.testing.assert_array_equal(plain.puffs(0), warm.puffs(0))
+    warm.reset(seed=4, episode=1)
+    assert not np.array_equal(plain.puffs(0), warm.puffs(0))
+
+
+def test_release_is_capped_by_free_slots():
+    plume = PuffPlume(Puffs(source=(10, 25), puff_release_rate=400.0, max_num_puffs=50, init_num_puffs=50), GRID)
+    plume.reset(seed=0)
+    for _ in range(100):
+        plume.step()
+        assert plume.state.n_live[0] <= 50
+    assert plume.state.n_live[0] == 50
+
+
+# --- configuration -------------------------------------------------------------------------------
+
+def test_metadata_is_json():
+    config = Puffs(source=(3.5, 2), wind=(1.0, 0.5), centre_rel_diff_scale=(1.0, 2.0, 0.5))
+    meta = json.loads(json.dumps(config.metadata()))
+    assert meta["model"] == "Puffs" and meta["family"] == "plume" and meta["wind"] == {"model": "constant", "u": 1.0, "v": 0.5}
+    assert json.loads(json.dumps(Puffs(source=(1, 1)).metadata()))["wind"]["grid"] == [21, 21]
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(source=(1,)), "source"),
+    (dict(source=(1, float("nan"))), "source"),
+    (dict(source=(1, 1), wind="north"), "wind"),
+    (dict(source=(1, 1), dt=0.0), "dt"),
+    (dict(source=(1, 1), dt=1.0), "dt"),  # the explicit wind update would diverge
+    (dict(source=(1, 1), puff_init_rad=-1.0), "puff_init_rad"),
+    (dict(source=(1, 1), puff_spread_rate=-0.1), "puff_spread_rate"),
+    (dict(source=(1, 1), puff_release_rate=-1.0), "puff_release_rate"),
+    (dict(source=(1, 1), puff_release_rate=1e6), "puff_release_rate"),
+    (dict(source=(1, 1), init_num_puffs=20, max_num_puffs=10), "init_num_puffs"),
+    (dict(source=(1, 1), max_num_puffs=0), "max_num_puffs"),
+    (dict(source=(1, 1), max_num_puffs=10.0), "max_num_puffs"),
+    (dict(source=(1, 1), centre_rel_diff_scale=(1.0, 2.0)), "centre_rel_diff_scale"),
+    (dict(source=(1, 1), centre_rel_diff_scale=-1.0), "centre_rel_diff_scale"),
+    (dict(source=(1, 1), model_z_disp=False, centre_rel_diff_scale=(1.0, 2.0, 3.0)), "centre_rel_diff_scale"),
+    (dict(source=(1, 1), region=((0.0, 0.0), (0.0, 1.0))), "region"),
+    (dict(source=(1, 1), cell_size=-1.0), "cell_size"),
+    (dict(source=(500, 1), cell_size=0.5), "source"),
+    (dict(source=(1, 1), model_z_disp=1), "model_z_disp"),
+    (dict(source=(1, 1), conc_scale=0.0), "conc_scale"),
+    (dict(source=(1, 1), spin_up_steps=-1), "spin_up_steps"),
+])
+def test_bad_configuration_names_the_field(kwargs, field):
+    with pytest.raises(ValidationError, match=rf"Puffs\.{field}"):
+        Puffs(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(u=float("inf")), "u"), (dict(k_x=-1.0), "k_x"), (dict(noise_gain=-2.0), "noise_gain"),
+    (dict(noise_damp="x"), "noise_damp"), (dict(grid=(1, 21)), "grid"), (dict(grid=(21,)), "grid"),
+    (dict(interpolation="cubic"), "interpolation"), (dict(grid=(3, 21), interpolation="spline"), "grid"),
+])
+def test_bad_wind_names_the_field(kwargs, field):
+    with pytest.raises(ValidationError, match=rf"Wind\.{field}"):
+        Wind(**kwargs)
+
+
+def test_grid_must_fit_the_region_and_hold_the_source():
+    with pytest.raises(ValidationError, match="cell_size"):
+        PuffPlume(Puffs(source=(1, 1), cell_size=1.0), (60, 10))
+    with pytest.raises(ValidationError, match="source"):
+        PuffPlume(Puffs(source=(150, 1)), (100, 50))
+    with pytest.raises(ValidationError, match="grid_size"):
+        PuffPlume(Puffs(source=(1, 1)), (0, 50))
+    assert PuffPlume(Puffs(source=(1, 1)), (200, 100)).params.cell == 0.25
+
+
+def test_render_draws_the_plume():
+    plume = PuffPlume(Puffs(source=(10, 50), spin_up_steps=1500), (200, 100))
+    plume.reset(seed=0)
+    frame = render_puffs(plume, positions=np.array([[100, 50]]), scale=2)
+    assert frame.shape == (200, 400, 3) and frame.dtype == np.uint8
+    assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 20  # a field, not a flat colour
+
+
+# --- any configuration: the binned concentration against the NumPy sum --------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(
+    width=st.integers(8, 60), height=st.integers(4, 40), cell=st.floats(0.1, 2.0),
+    wind_u=st.floats(-2.0, 2.0), wind_v=st.floats(-1.0, 1.0), scale=st.floats(0.0, 3.0),
+    init_rad=st.floats(0.01, 1.0), spread=st.floats(0.0, 0.05), rate=st.floats(0.0, 200.0),
+    model_z=st.booleans(), steps=st.integers(0, 60), seed=st.integers(0, 2**40),
+    fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
+)
+def test_any_config_binned_concentration_matches_numpy(width, height, cell, wind_u, wind_v, scale, init_rad,
+                                                        spread, rate, model_z, steps, seed, fx, fy):
+    region = ((-1.0, width * cell + 0.5), (-3.0, -3.0 + height * cell))
+    config = Puffs(source=(fx * (width - 1), fy * (height - 1)), wind=(wind_u, wind_v), centre_rel_diff_scale=scale,
+                   puff_init_rad=init_rad, puff_spread_rate=spread, puff_release_rate=rate, max_num_puffs=200,
+                   dt=0.05, region=region, cell_size=cell, model_z_disp=model_z)
+    plume = PuffPlume(config, (width, height), num_worlds=1)
+    plume.reset(seed=seed)
+    for _ in range(steps):
+        plume.step()
+    puffs = plume.puffs(0)
+    assert np.all(puffs[:, 3] > 0)
+    assert np.all((puffs[:, 0] >= region[0][0]) & (puffs[:, 0] <= region[0][1]))
+    rng = np.random.default_rng(seed % 2**32)
+    cells = np.concatenate([rng.uniform(-1, [width, height], (40, 2)),
+                            (puffs[:20, :2] - [region[0][0], region[1][0]]) / cell - 0.5])
+    conc, wind = plume.sample(cells)
+    p = plume.params
+    x = p.x_min + (cells[:, 0] + 0.5) * cell
+    y = p.y_min + (cells[:, 1] + 0.5) * cell
+    if len(puffs):
+        full, peaks = reference_concentration(puffs, x, y, p.amp)
+    else:
+        full, peaks = np.zeros(len(cells)), 0.0
+    assert np.all(np.abs(conc[0] - full) <= math.exp(-REACH_RADII ** 2 / 2) * peaks + 1e-12 * full)
+    np.testing.assert_allclose(wind[0], np.broadcast_to([wind_u * 0.05 / cell, wind_v * 0.05 / cell], wind[0].shape))
