@@ -40,38 +40,6 @@ def register_gymnasium() -> None:
             # The env enforces call order itself, raising StateError with the contract's messages.
             order_enforce=False,
         )
-    if COMPACT_ID not in gymnasium.registry:
-        gymnasium.register(
-            id=COMPACT_ID,
-            entry_point="plume_multi._registration:compact_env",
-            vector_entry_point="plume_multi._registration:compact_vector_env",
-            max_episode_steps=None,
-            order_enforce=False,
-        )
-
-
-def compact_env(*, sigma=None, **options):
-    """``PlumeSearchEnv`` with ``CompactObservation()``: the entry point of ``COMPACT_ID``.
-
-    Takes ``PlumeSearchEnv``'s keywords, plus ``sigma=s`` (as ``vector_env`` spells it) for
-    ``plume_params={"sigma": s}``, so the same keywords work in every vectorization mode.
-    """
-    from .errors import ValidationError
-    from .wrappers.components import CompactObservation
-    from .wrappers.single import PlumeSearchEnv
-
-    if sigma is not None:
-        if options.get("plume_params") is not None:
-            raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
-        options["plume_params"] = {"sigma": sigma}
-    return PlumeSearchEnv(observation_model=CompactObservation(), **options)
-
-
-def compact_vector_env(num_envs: int = 1, **options):
-    """``vector_env(num_envs, obs_type="compact", ...)``: the vector entry point of ``COMPACT_ID``."""
-    from .envs.vector import vector_env
-
-    return vector_env(num_envs, obs_type="compact", **options)
 
 
 def register_pettingzoo() -> bool:

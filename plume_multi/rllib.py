@@ -26,7 +26,8 @@ import uuid
 import gymnasium as gym
 import numpy as np
 
-from ._registration import COMPACT_ID, compact_vector_env
+from ._registration import COMPACT_ID
+from .envs.vector import compact_vector_env
 from .scenario import Scenario
 from .simulator import Simulator
 
