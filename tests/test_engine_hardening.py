@@ -199,7 +199,6 @@ def _make_read_only(path: Path):
         p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 
 
-@pytest.mark.skipif(os.geteuid() == 0 and sys.platform != "linux", reason="needs permission checks")
 def test_imports_and_runs_from_a_read_only_install_with_no_writable_cache(tmp_path):
     site = tmp_path / "site"
     _copy_package(site)
