@@ -17,14 +17,12 @@ Nothing here runs per step: the driver generated for a scenario's combination of
 from __future__ import annotations
 
 import dataclasses
-import math
-import numbers
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ..errors import ValidationError
+from ..checks import check_bool, check_choice, check_heading, check_int, check_real, fail, is_int, is_real
 
 __all__ = ["Model", "StateArray", "check_real", "check_int", "check_choice", "check_bool",
            "check_heading", "is_int", "is_real", "fail"]
@@ -43,59 +41,6 @@ class StateArray:
     def shape(self, num_worlds: int, n_agents: int) -> tuple:
         lead = num_worlds * n_agents if self.per == "agent" else num_worlds
         return (lead, *self.tail)
-
-
-def is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def fail(owner: str, name: str, value, expected: str):
-    raise ValidationError(f"{owner}.{name}: got {value!r}; expected {expected}")
-
-
-def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, low_open=False,
-               high_open=False) -> float:
-    """A finite real number in the interval; returned as a Python float."""
-    lo = "(" if low_open else "["
-    hi = ")" if high_open else "]"
-    expected = f"a finite number in {lo}{low}, {high}{hi}"
-    if not is_real(value):
-        fail(owner, name, value, expected)
-    try:
-        v = float(value)
-    except (OverflowError, ValueError):
-        fail(owner, name, value, expected)
-    if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
-        fail(owner, name, value, expected)
-    return v
-
-
-def check_heading(owner: str, name: str, value) -> float:
-    """A heading in degrees, finite and within +-1e6, wrapped into [0, 360)."""
-    h = check_real(owner, name, value, -1e6, 1e6) % 360.0
-    return h if h < 360.0 else 0.0  # a tiny negative angle wraps to 360.0 in floating point
-
-
-def check_int(owner: str, name: str, value, low: int, high: int) -> int:
-    if not is_int(value) or not low <= value <= high:
-        fail(owner, name, value, f"an integer in {low}..{high}")
-    return int(value)
-
-
-def check_bool(owner: str, name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        fail(owner, name, value, "True or False")
-    return bool(value)
-
-
-def check_choice(owner: str, name: str, value, choices) -> str:
-    if not isinstance(value, str) or value not in choices:
-        fail(owner, name, value, f"one of {list(choices)}")
-    return value
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""The package's validators: every check of a user's value goes through these.
+
+Each raises ``ValidationError`` naming what was given and what was expected, before any state
+changes. "An integer" never includes ``bool`` (``True`` is not a count, a seed or an action).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .errors import ValidationError
+
+__all__ = ["shown", "is_int", "is_integer", "is_real", "fail", "check_real", "check_int", "check_bool",
+           "check_choice", "check_heading", "check_seed"]
+
+
+def shown(value, limit: int = 80, typed: bool = False) -> str:
+    """``repr(value)`` shortened to about ``limit`` characters for a message; with ``typed``,
+    followed by its type name in brackets."""
+    try:
+        text = repr(value)
+    except Exception:  # a user object whose repr fails still gets a message
+        text = f"<{type(value).__name__} object>"
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{text} ({type(value).__name__})" if typed else text
+
+
+def is_int(value) -> bool:
+    """Python int or NumPy integer; not bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+is_integer = is_int
+
+
+def is_real(value) -> bool:
+    """A real number (int, float, NumPy scalar); not bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def fail(owner: str, name: str, value, expected: str):
+    """Raise ``ValidationError("owner.name: got VALUE; expected EXPECTED")``."""
+    raise ValidationError(f"{owner}.{name}: got {shown(value, 200)}; expected {expected}")
+
+
+def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, low_open=False,
+               high_open=False) -> float:
+    """A finite real number in the interval; returned as a Python float."""
+    lo = "(" if low_open else "["
+    hi = ")" if high_open else "]"
+    expected = f"a finite number in {lo}{low}, {high}{hi}"
+    if not is_real(value):
+        fail(owner, name, value, expected)
+    try:
+        v = float(value)
+    except (OverflowError, ValueError):
+        fail(owner, name, value, expected)
+    if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
+        fail(owner, name, value, expected)
+    return v
+
+
+def check_heading(owner: str, name: str, value) -> float:
+    """A heading in degrees, finite and within +-1e6, wrapped into [0, 360)."""
+    h = check_real(owner, name, value, -1e6, 1e6) % 360.0
+    return h if h < 360.0 else 0.0  # a tiny negative angle wraps to 360.0 in floating point
+
+
+def check_int(owner: str, name: str, value, low: int, high: int) -> int:
+    """An integer (not bool) in ``low..high``; returned as a Python int."""
+    if not is_int(value) or not low <= value <= high:
+        fail(owner, name, value, f"an integer in {low}..{high}")
+    return int(value)
+
+
+def check_bool(owner: str, name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        fail(owner, name, value, "True or False")
+    return bool(value)
+
+
+def check_choice(owner: str, name: str, value, choices) -> str:
+    if not isinstance(value, str) or value not in choices:
+        fail(owner, name, value, f"one of {list(choices)}")
+    return value
+
+
+def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
+    """``None``, or ``seed`` as a Python int with ``0 <= seed`` and ``seed + num_worlds - 1 <= max_seed``.
+
+    Every integer type is accepted (Python ``int``, NumPy integers); ``bool`` is not.
+    """
+    if seed is None:
+        return None
+    if not is_int(seed):
+        raise ValidationError(f"{name}: got {shown(seed, typed=True)}; expected None or an integer with 0 <= {name} <= "
+                              f"{max_seed - num_worlds + 1}")
+    value = int(seed)
+    if value < 0 or value + num_worlds - 1 > max_seed:
+        extra = f" (world i is seeded {name} + i, for {num_worlds} worlds)" if num_worlds > 1 else ""
+        raise ValidationError(f"{name}: got {value}; expected None or an integer with 0 <= {name} <= "
+                              f"{max_seed - num_worlds + 1}{extra}")
+    return value
