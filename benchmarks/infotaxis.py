@@ -27,8 +27,8 @@ import numpy as np
 
 from plume_multi import Simulator
 from plume_multi.infotaxis import Infotaxis, run_search
-from plume_multi.kernels import poisson as kp
-from plume_multi.kernels import rng
+from plume_multi.models.plumes.poisson_hits import kernels as kp
+from plume_multi.engine import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.scenarios import poisson_search
 

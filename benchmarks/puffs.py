@@ -36,7 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from plume_multi.kernels import puffs as K
+from plume_multi.models.plumes.puffs import physics as K
 from plume_multi.models.plumes import PuffPlume, Puffs, Wind
 
 GRID = (200, 100)  # cells of 0.25 over pompy's default region (50 x 25)

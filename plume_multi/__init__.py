@@ -18,7 +18,7 @@ from importlib import import_module
 from . import errors
 from ._registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
-from .models import actions, plumes, rewards, sensors
+from .models import actions, bodies, plumes, rewards, sensors
 from .scenario import Scenario
 from .simulator import Simulator
 from .world import WorldState
@@ -38,6 +38,7 @@ _LAZY = {
 
 __all__ = [
     "plumes",
+    "bodies",
     "actions",
     "sensors",
     "rewards",

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PlumeError", "ValidationError", "StateError", "ComponentError", "RenderingError"]
+__all__ = ["PlumeError", "ValidationError", "StateError", "ComponentError", "RenderingError", "ModelError"]
 
 
 class PlumeError(Exception):
@@ -27,3 +27,8 @@ class ComponentError(PlumeError):
 
 class RenderingError(PlumeError):
     """Rendering failed or its optional dependency is missing."""
+
+
+class ModelError(ComponentError):
+    """A model's compiled functions do not compile (an undefined name, a wrong type, ...): the
+    message names the model, its file and line, with Numba's own message below."""

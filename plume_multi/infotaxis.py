@@ -8,7 +8,7 @@ each assuming the earlier ones receive their most likely hit (``team_rule="belie
 ``run_search`` plays whole episodes of the protocol of ``PoissonHits`` (first hit, belief,
 source drawn from it, then infotaxis until the source is found or ``max_steps``), many worlds in
 parallel, and returns the search times. The compiled pieces live in
-``plume_multi.kernels.poisson``, so the engine can step the same model one step at a time.
+``plume_multi.models.plumes.poisson_hits.kernels``, so the engine can step the same model one step at a time.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from .errors import StateError, ValidationError
-from .kernels import poisson as kp
+from .models.plumes.poisson_hits import kernels as kp
 from .models.plumes.poisson_hits import PoissonHits
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES"]

@@ -8,7 +8,6 @@ the agents' headings when the body has one, the antenna sample points when the s
 
 from __future__ import annotations
 
-import importlib
 
 import numpy as np
 
@@ -57,13 +56,13 @@ def wind_at_source(sim, world: int) -> tuple:
     """``(u, v)`` of the plume's wind at world ``world``'s source now (the plume model's own
     ``wind_at``, so a movie's wind follows its frame)."""
     plume = sim.scenario.plume
-    module = importlib.import_module(plume.kernel_module)
+    kernels = plume.kernels
     params = sim._params["plume"]
     state = sim._model_state(sim.state, "plume")
     t = int(sim.state.world_t[world])
-    pw = module.world_view(params, state, world, t)
+    pw = kernels.view(params, state, world, t)
     sx, sy = sim.sources[world]
-    u, v = module.wind_at(params, state, pw, float(sx), float(sy))
+    u, v = kernels.wind_at(params, state, pw, float(sx), float(sy))
     return float(u), float(v)
 
 

@@ -1,7 +1,7 @@
 """Simulator: the array API over the kernels.
 
 ``Simulator(scenario, num_worlds=B)`` owns one ``WorldState`` and advances all ``B x N`` agents in
-one kernel call, assembled for the scenario's models (``kernels/assemble.py``). Arrays returned by
+one kernel call, assembled for the scenario's models (``engine/assemble.py``). Arrays returned by
 ``reset`` and ``step`` are *views of its buffers*, valid until the next call: copy them if you keep
 them (the PettingZoo and Gymnasium front-ends do).
 """
@@ -17,7 +17,9 @@ import numba
 import numpy as np
 
 from .errors import StateError, ValidationError
-from .kernels import assemble as A
+from .engine import api
+from .engine import assemble as A
+from .engine.compile import compile_entry
 from .scenario import Scenario, _Context
 from .world import WorldState
 
@@ -146,7 +148,10 @@ class Simulator:
         fcfg = np.zeros(A.FCFG_SIZE, dtype=np.float64)
         fcfg[A.F_GOAL_D2] = sc.goal_d2()
         self._cfg, self._fcfg = cfg, fcfg
-        self._driver = A.assemble(self._layout())
+        widths = [sensor.width(ctx) for sensor in sc.sensors]
+        self._cols = np.array(np.cumsum([0] + widths[:-1]) if widths else [], dtype=np.int64)
+        self._layout = self._make_layout()
+        self._driver = A.assemble(self._layout)
         self._args = self._args_for(self.state)
 
         self._action_shape = (B * N, 2) if sc.continuous else (B * N,)
@@ -155,6 +160,10 @@ class Simulator:
             parallel = numba.get_num_threads() > 1 and B > 1 and B * N >= PARALLEL_MIN_AGENTS
         self.parallel = bool(parallel)
         self._step_kernel = self._driver.step_parallel if self.parallel else self._driver.step
+        # compile (or load from the cache) what this simulator runs now: a model that cannot
+        # compile fails here, named, not at the first reset()
+        self._compile(self._driver.reset, (self._all_worlds, np.int64(0), *self._args), "reset")
+        self._compile(self._step_kernel, (self._dummy_actions(), *self._args), "step")
         self._ready = False
         self.seed = None
         # the base of each world's seed (world_seed = base + b); validate() checks against it
@@ -164,11 +173,11 @@ class Simulator:
     @staticmethod
     def _make_field(sc: Scenario, field):
         if field is None:
-            made = sc.plume.field(sc.grid_size) if hasattr(sc.plume, "field") else None
+            made = sc.plume.field(sc.grid_size)
             if made is not None:
                 made.flags.writeable = False
             return made
-        if not hasattr(sc.plume, "field") or sc.plume.fixed_source() is None:
+        if sc.plume.fixed_source() is None or sc.plume.field(sc.grid_size) is None:
             raise ValidationError(f"field: a field replaces a static plume's; the plume {sc.plume.name} has none")
         w, h = sc.grid_size
         try:
@@ -184,19 +193,49 @@ class Simulator:
         out.flags.writeable = False
         return out
 
-    def _layout(self) -> A.Layout:
-        ctx = self._ctx
-        sensors = []
-        col = 0
-        for k, sensor in enumerate(self.scenario.sensors):
-            def bind(code, k=k, col=col):
-                return code.replace("{col}", str(col)).replace("{k}", str(k))
-            sensors.append((sensor.kernel_module, sensor.inner_module, bind(sensor.emit_agent(ctx)),
-                            bind(sensor.emit_world(ctx))))
-            col += sensor.width(ctx)
+    def _make_layout(self) -> A.Layout:
         sc = self.scenario
-        return A.Layout(plume=sc.plume.kernel_module, body=sc.action_model.kernel_module,
-                        reward=sc.reward.kernel_module, sensors=tuple(sensors), one_agent=sc.n_agents == 1, continuous=sc.continuous)
+        roles = []
+        for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
+                                                          "advance", "view", "wind_at")),
+                                     ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
+                                                                "heading")),
+                                     ("reward", sc.reward, ("goal", "step"))):
+            kernels = model.kernels
+            owner = f"{type(model).__name__} ({model.family} model)"
+            if kernels is None or any(getattr(kernels, k, None) is None for k in kinds):
+                raise ValidationError(f"{owner}: kernels: got {kernels!r}; expected its family's Kernels record with "
+                                      f"every compiled function ({', '.join(kinds)})")
+            roles.append(tuple((k, A.function_ref(getattr(kernels, k), owner, k)) for k in kinds))
+        sensors = []
+        for sensor in sc.sensors:
+            owner = f"{type(sensor).__name__} (sensor model)"
+            kernels = sensor.kernels
+            if kernels is None:
+                raise ValidationError(f"{owner}: kernels: got None; expected a SensorKernels record")
+            agent = None if kernels.observe_agent is api.no_sensor else \
+                A.function_ref(kernels.observe_agent, owner, "observe_agent")
+            world = None if kernels.observe_world is api.no_sensor else \
+                A.function_ref(kernels.observe_world, owner, "observe_world")
+            inner = None
+            if sensor.wraps is not None:
+                inner = A.function_ref(sensor.wraps.kernels.observe_agent, f"{type(sensor.wraps).__name__} (sensor model)",
+                                       "observe_agent")
+            sensors.append((agent, world, inner))
+        label = " + ".join(type(m).__name__ for m in (sc.plume, sc.action_model, *sc.sensors))
+        return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
+                        one_agent=sc.n_agents == 1, label=label)
+
+    def _models(self) -> list:
+        sc = self.scenario
+        inner = [s.wraps for s in sc.sensors if s.wraps is not None]
+        return [sc.plume, sc.action_model, sc.reward, *sc.sensors, *inner]
+
+    def _compile(self, fn, args, what: str) -> None:
+        compile_entry(fn, args, what=what, label=self._layout.label, models=self._models())
+
+    def _dummy_actions(self) -> np.ndarray:
+        return np.zeros(self._action_shape, np.float64 if self.scenario.continuous else np.int64)
 
     def _model_state(self, state: WorldState, role: str) -> tuple:
         prefix = role + "."
@@ -207,9 +246,10 @@ class Simulator:
         P = self._params
         args = [P["plume"], self._model_state(state, "plume"), P["body"], self._model_state(state, "body"),
                 P["reward"]]
-        for k in range(len(self.scenario.sensors)):
-            args += [P[f"sensor{k}"], self._model_state(state, f"sensor{k}")]
-        args += [self._cfg, self._fcfg, self._starts, state.pos, state.active, state.terminated,
+        for k, sensor in enumerate(self.scenario.sensors):
+            inner = sensor.wraps.params(self._ctx) if sensor.wraps is not None else ()
+            args += [P[f"sensor{k}"], self._model_state(state, f"sensor{k}"), inner]
+        args += [self._cols, self._cfg, self._fcfg, self._starts, state.pos, state.active, state.terminated,
                  state.truncated, state.obs, state.reward, state.ep_length, state.world_t,
                  state.world_done, state.world_episode, state.world_seed, state.final_obs,
                  state.final_length]
@@ -518,13 +558,14 @@ class Simulator:
                              ("pos", "active", "terminated", "truncated", "obs", "reward", "ep_length",
                               "world_t", "world_done", "world_episode", "world_seed", "final_obs",
                               "final_length")})
-        self._driver.observe_all(*self._args_for(copy))
+        args = self._args_for(copy)
+        self._compile(self._driver.observe_all, args, "validation")
+        self._driver.observe_all(*args)
         return copy.obs
 
     def _distance2_to_source(self, state: WorldState) -> np.ndarray:
         body = self.scenario.action_model
-        loc = body.locations(self._params["body"], self._model_state(state, "body"), state.pos) \
-            if hasattr(body, "locations") else state.pos.astype(np.float64)
+        loc = body.locations(self._params["body"], self._model_state(state, "body"), state.pos)
         src = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
         d = loc - np.repeat(src, self.n_agents, axis=0)
         return (d * d).sum(axis=1)

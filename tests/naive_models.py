@@ -4,7 +4,7 @@ Written from the models' docstrings (plume_multi/models/**) and docs/developing-
 independently of the kernels and of the generated step drivers:
 
 * trigonometry, exponentials and logarithms per element with ``math`` (the libm the kernels call);
-* counter-based draws from a Python-int transcription of ``plume_multi/kernels/rng.py``'s hash;
+* counter-based draws from a Python-int transcription of ``plume_multi/engine/rng.py``'s hash;
 * start cells from ``numpy.random.default_rng`` (episode 0) and ``tests/naive.py``'s counter starts.
 
 The second half holds the Hypothesis strategies and fixed scenarios the tests/test_models_*.py

@@ -14,8 +14,8 @@ import numpy as np
 import pompy.models as pm
 import pompy.processors as pp
 
-from plume_multi.kernels import puffs as K
-from plume_multi.kernels import rng
+from plume_multi.models.plumes.puffs import physics as K
+from plume_multi.engine import rng
 
 
 def patched_velocity_at_pos(self, x, y):

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from plume_multi import Scenario, Simulator
 from plume_multi.models.plumes.gaussian import gaussian_field
-from plume_multi.kernels.rng import counter_starts, pcg64_starts
+from plume_multi.engine.rng import counter_starts, pcg64_starts
 
 from naive import NaiveWorld, counter_starts as naive_counter_starts, gaussian, numpy_starts
 from strategies import scenarios

@@ -72,11 +72,11 @@ def test_simulator_matches_reference(plume_kind, body_kind, data, num_worlds, se
 
 
 def test_reference_draws_are_the_kernels_draws():
-    """The Python transcription of the hash equals plume_multi.kernels.rng, word for word."""
+    """The Python transcription of the hash equals plume_multi.engine.rng, word for word."""
     from numba import njit
 
     from naive_models import normal, stream_key, uniform
-    from plume_multi.kernels import rng
+    from plume_multi.engine import rng
 
     @njit
     def draws(seed, episode, stream, a, b):

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import norm
 
 from plume_multi import ValidationError
-from plume_multi.kernels import puffs as K
+from plume_multi.models.plumes.puffs import physics as K
 from plume_multi.models.plumes import PuffPlume, Puffs, Wind, render_puffs
 from plume_multi.models.plumes.puffs import REACH_RADII
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from plume_multi import Scenario, Simulator, ValidationError
-from plume_multi.kernels import puffs as K
+from plume_multi.models.plumes.puffs import physics as K
 from plume_multi.models.plumes import PuffPlume, Puffs, Wind
 
 GRID = (100, 50)  # cells of 0.5 over pompy's default region

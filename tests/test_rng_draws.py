@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from plume_multi.kernels import rng
+from plume_multi.engine import rng
 
 M64 = (1 << 64) - 1
 

@@ -2,19 +2,21 @@
 
 The engine's step is one compiled loop over worlds and agents. Which plume, body, sensors and
 reward it runs is known only at run time, and a loop that switches between every model at run
-time is 2-3x slower than one written for the models at hand. So for each combination of models
-(and a few structural flags) this module writes a small Python module (the *driver*) that calls
-the chosen models' compiled functions directly, imports it, and returns its entry points.
-Numba inlines the models' functions (``inline="always"``) into the driver, so it runs as fast as
-a hand-written loop, and caches it like any other kernel (``jit.py``: the cache folder changes
-with the package source, so a driver never runs an old version of a model).
+time is 2-3x slower than one written for the models at hand. So for each combination of model
+*kinds* this module writes a small Python module (the *driver*) that imports the chosen models'
+compiled functions by name (their ``kernels`` records, ``plume_multi.models.base``) and calls
+them; Numba inlines them, so it runs as fast as a hand-written loop, and caches it. The driver's
+text names functions only: no model hands it source code.
 
-The driver's text depends only on the models' *kinds* and on the flags, never on their numbers:
-a new grid size or plume width reuses the same compiled driver. Its arguments are, in order:
-``PP, PS`` (plume parameters and state tuples), ``AP, AS`` (body), ``RP`` (reward), then
-``SP0, SS0, SP1, SS1, ...`` (sensors), then the core arrays (``CORE_ARGS``).
+Numbers (grid size, agents, parameters, column offsets) are arguments, so they never change the
+driver and never recompile it; the one structural flag is one agent per world (then the agent
+loop is compiled away). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
+state), ``AP, AS`` (body), ``RP`` (reward), then ``SP0, SS0, IP0, SP1, SS1, IP1, ...`` (sensors:
+parameters, state, and the wrapped sensor's parameters for a wrapper, else ``()``), then the core
+arrays (``CORE_ARGS``).
 
-What a model module provides is listed in docs/developing-models.md.
+Its compiled code is cached keyed on the source of every module it reaches (``jit.py``): editing
+a model recompiles exactly the drivers that use it.
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ import hashlib
 import importlib.util
 import sys
 import textwrap
+import types
 from dataclasses import dataclass
 
-from .jit import CACHE_DIR, SOURCE_HASH
+from ..errors import ValidationError
+from .jit import CACHE_DIR, module_files
 
-__all__ = ["Layout", "assemble", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT", "C_MAX_STEPS",
-           "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "CFG_SIZE", "F_GOAL_D2", "FCFG_SIZE",
-           "AUTORESET_DISABLED", "AUTORESET_NEXT_STEP", "AUTORESET_SAME_STEP",
+__all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
+           "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "CFG_SIZE",
+           "F_GOAL_D2", "FCFG_SIZE", "AUTORESET_DISABLED", "AUTORESET_NEXT_STEP", "AUTORESET_SAME_STEP",
            "START_DRAW", "START_FIXED"]
 
 C_N_AGENTS, C_WIDTH, C_HEIGHT, C_MAX_STEPS, C_START_MODE, C_X0, C_Y0, C_X1, C_Y1, C_AUTORESET, C_TEAM = range(11)
@@ -39,50 +43,73 @@ FCFG_SIZE = 1
 START_DRAW, START_FIXED = 0, 1
 AUTORESET_DISABLED, AUTORESET_NEXT_STEP, AUTORESET_SAME_STEP = 0, 1, 2
 
-CORE_ARGS = ("cfg", "fcfg", "starts", "pos", "active", "terminated", "truncated", "obs", "reward",
-             "ep_length", "world_t", "world_done", "world_episode", "world_seed", "final_obs",
-             "final_length")
+CORE_ARGS = ("cols", "cfg", "fcfg", "starts", "pos", "active", "terminated", "truncated", "obs", "reward",
+             "ep_length", "world_t", "world_done", "world_episode", "world_seed", "final_obs", "final_length")
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """A compiled function the driver imports: ``from module import name``."""
+
+    module: str
+    name: str
+
+    def resolve(self):
+        return getattr(sys.modules[self.module], self.name)
+
+
+def function_ref(fn, owner: str, role: str) -> FunctionRef:
+    """Where ``fn`` (a model's compiled function for ``role``) can be imported from; a
+    ``ValidationError`` naming ``owner`` when it is not a module-level Numba function."""
+    py_func = getattr(fn, "py_func", None)
+    if py_func is None:
+        raise ValidationError(f"{owner}: kernels.{role} is {fn!r}; expected a function compiled with "
+                              "plume_multi.engine.jit.njit (or numba.njit), inline='always'")
+    module, name = py_func.__module__, py_func.__qualname__
+    if sys.modules.get(module) is None or getattr(sys.modules[module], name, None) is not fn:
+        raise ValidationError(f"{owner}: kernels.{role} is {name} of {module}; expected a function defined at the "
+                              "top level of its module (the step driver imports it by name)")
+    return FunctionRef(module, name)
 
 
 @dataclass(frozen=True)
 class Layout:
-    """What a driver is generated for.
+    """What a driver is generated for: every model's compiled functions by role.
 
-    ``plume``, ``body``, ``reward``: dotted names of the model modules. ``sensors``: one
-    ``(module, inner module or "", agent_code, world_code)`` per sensor, the code already bound to its slot and
-    columns. ``continuous``: the body has float positions. Flags: autoreset mode, team, and
-    whether worlds hold one agent (then the agent loop is compiled away). The autoreset mode
-    and team flag are read from ``cfg`` at run time: they cost nothing measurable there, and
-    compiling a driver per mode would multiply compile time.
+    ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
+    ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``one_agent``:
+    worlds hold one agent. ``label``: the models' names, for messages.
     """
 
-    plume: str
-    body: str
-    reward: str
+    plume: tuple
+    body: tuple
+    reward: tuple
     sensors: tuple
     one_agent: bool
-    continuous: bool
+    label: str = ""
 
     def args(self) -> str:
-        sensor_args = "".join(f"SP{k}, SS{k}, " for k in range(len(self.sensors)))
+        sensor_args = "".join(f"SP{k}, SS{k}, IP{k}, " for k in range(len(self.sensors)))
         return "PP, PS, AP, AS, RP, " + sensor_args + ", ".join(CORE_ARGS)
+
+    def refs(self) -> list:
+        refs = [r for _, r in self.plume + self.body + self.reward]
+        for agent, world, inner in self.sensors:
+            refs += [r for r in (agent, world, inner) if r is not None]
+        return refs
 
 
 _TEMPLATE = '''\
-# Generated by plume_multi.kernels.assemble. Do not edit: it is written again whenever the
-# package source changes (package source hash {source_hash}).
-# plume {plume} | body {body} | reward {reward} | sensors {sensor_names}
-# one agent per world {one_agent} | continuous {continuous}
+# Generated by plume_multi.engine.assemble for {label}. Do not edit.
+{source_lines}
 import numpy as np
 from numba import prange
 
-from plume_multi.kernels.jit import njit
-from plume_multi.kernels import rng as _rng
-from plume_multi.kernels import engine as _engine
-import {plume} as plume
-import {body} as body
-import {reward} as rew
-{sensor_imports}
+from plume_multi.engine.jit import njit
+from plume_multi.engine.api import AgentView, InnerSensor, PlumeView, WorldView, no_sensor
+from plume_multi.engine.shared import place_starts
+{imports}
+
 ONE_AGENT = {one_agent}
 HAS_WORLD_CODE = {has_world_code}
 NEXT_STEP = {next_step}
@@ -92,9 +119,9 @@ COUNT_MAX = 2147483647
 
 
 @njit
-def observe_world(b, t, seed, episode, pw, first, n_agents, width, height, {args}):
-    base = b * n_agents
-{world_code}
+def observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args}):
+    world = WorldView(b, t, first, world_done[b], seed, episode, n_agents, b * n_agents, width, height, pos, active)
+{world_calls}
 
 
 @njit
@@ -109,12 +136,12 @@ def reset_world(b, seeded, clear_outputs, {args}):
         world_episode[b] += 1
     seed = world_seed[b]
     episode = world_episode[b]
-    _engine.place_starts(b, n_agents, cfg, starts, pos, seed, episode)
+    place_starts(b, n_agents, cfg, starts, pos, seed, episode)
     world_t[b] = 0
     if clear_outputs:
         world_done[b] = False
-    plume.world_reset(PP, PS, b, seed, episode, pos, base, n_agents)
-    pw = plume.world_view(PP, PS, b, 0)
+    plume_reset_world(PP, PS, b, seed, episode, pos, base, n_agents)
+    pv = PlumeView(PP, PS, plume_view(PP, PS, b, 0), plume_sample_cell, plume_sample_at, plume_wind_at)
     for n in range(n_agents):
         i = base + n
         active[i] = True
@@ -123,13 +150,13 @@ def reset_world(b, seeded, clear_outputs, {args}):
             terminated[i] = False
             truncated[i] = False
             reward[i] = 0.0
-        body.reset_agent(AP, AS, i, n, pos, seed, episode)
+        body_reset_agent(AP, AS, i, n, pos, seed, episode)
     t = 0
     first = True
     for i in range(base, base + n_agents):
-{observe_reset}
+{observe_agent_2}
     if HAS_WORLD_CODE:
-        observe_world(b, 0, seed, episode, pw, True, n_agents, width, height, {args})
+        observe_world(b, 0, seed, episode, pv, True, n_agents, width, height, {args})
 
 
 @njit
@@ -150,26 +177,26 @@ def advance(b_start, b_stop, actions, {args}):
         trunc = t >= max_steps
         seed = world_seed[b]
         episode = world_episode[b]
-        plume.world_advance(PP, PS, b, t, seed, episode)
-        pw = plume.world_view(PP, PS, b, t)
-        sx, sy = plume.source(PP, PS, b)
+        plume_advance(PP, PS, b, t, seed, episode)
+        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t), plume_sample_cell, plume_sample_at, plume_wind_at)
+        sx, sy = plume_source(PP, PS, b)
         arrived = False
         n_active = 0
         base = b * n_agents
         for i in range(base, base + n_agents):
             if active[i]:
-                body.move(AP, AS, i, actions, pos, width, height, seed, episode, t)
+                body_move(AP, AS, i, actions, pos, width, height, seed, episode, t)
                 ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
-                ax, ay = body.location(AP, AS, i, pos)
+                ax, ay = body_location(AP, AS, i, pos)
                 dx = ax - sx
                 dy = ay - sy
                 if dx * dx + dy * dy <= goal_d2:
-                    reward[i] = rew.goal(RP)
+                    reward[i] = reward_goal(RP)
                     active[i] = False
                     terminated[i] = True
                     arrived = True
                 else:
-                    reward[i] = rew.step(RP)
+                    reward[i] = reward_step(RP)
                     terminated[i] = False
             else:
                 reward[i] = 0.0
@@ -177,17 +204,17 @@ def advance(b_start, b_stop, actions, {args}):
             truncated[i] = trunc
             n_active += active[i]
             first = False
-{observe_step}
+{observe_agent_3}
         if team and arrived:
             # the first arrival ends the episode of every agent of the world; all share the reward
             for i in range(base, base + n_agents):
                 if active[i]:
                     active[i] = False
                     terminated[i] = True
-                    reward[i] = rew.goal(RP)
+                    reward[i] = reward_goal(RP)
             n_active = 0
         if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
-            observe_world(b, t, seed, episode, pw, False, n_agents, width, height, {args})
+            observe_world(b, t, seed, episode, pv, False, n_agents, width, height, {args})
         done = trunc or n_active == 0
         world_done[b] = done
         if mode == SAME_STEP and done:
@@ -202,7 +229,7 @@ def advance(b_start, b_stop, actions, {args}):
 def step(actions, {args}):
     """Check every action, then advance every world one step. Returns -1, or the index of the
     first invalid action (then nothing changed)."""
-    bad = body.first_invalid(AP, actions)
+    bad = body_first_invalid(AP, actions)
     if bad >= 0:
         return bad
     advance(0, world_t.shape[0], actions, {args})
@@ -213,7 +240,7 @@ def step(actions, {args}):
 def step_parallel(actions, {args}):
     """``step`` with chunks of worlds on threads; each world writes only its own rows, so the
     result is identical to ``step``'s whatever the thread count."""
-    bad = body.first_invalid(AP, actions)
+    bad = body_first_invalid(AP, actions)
     if bad >= 0:
         return bad
     n_worlds = world_t.shape[0]
@@ -234,12 +261,13 @@ def observe_all({args}):
         t = world_t[b]
         seed = world_seed[b]
         episode = world_episode[b]
-        pw = plume.world_view(PP, PS, b, t)
+        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t), plume_sample_cell, plume_sample_at, plume_wind_at)
         first = t == 0
-        for i in range(b * n_agents, (b + 1) * n_agents):
-{observe_all}
+        base = b * n_agents
+        for i in range(base, base + n_agents):
+{observe_agent_3}
         if HAS_WORLD_CODE:
-            observe_world(b, t, seed, episode, pw, first, n_agents, width, height, {args})
+            observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args})
 
 
 @njit
@@ -255,46 +283,51 @@ def reset(mask, seed, {args}):
 
 _loaded: dict = {}
 
-
-def _indent(code: str, depth: int = 1) -> str:
-    code = textwrap.dedent(code).strip("\n")
-    return textwrap.indent(code, "    " * depth) if code else "    " * depth + "pass"
-
-
-# What every sensor's agent code may read (sensors/base.py lists the names).
-_AGENT_PRELUDE = """\
-cx = pos[i, 0]
-cy = pos[i, 1]
-ax, ay = body.location(AP, AS, i, pos)
-hd = body.heading(AP, AS, i)
-"""
+# The agent loops' sensor block (pasted where the template says: a call of an inlined function with
+# more than 30 arguments is one Numba cannot inline), then one line per sensor.
+_AGENT_VIEW = [
+    "ax, ay = body_location(AP, AS, i, pos)",
+    "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, ax, ay, pos[i, 0], pos[i, 1],",
+    "                  body_heading(AP, AS, i), width, height, n_agents)",
+]
 
 
 def source(layout: Layout) -> str:
     """The driver module's text for ``layout``."""
-    imports = "".join(f"import {mod} as s{k}\n" + (f"import {inner} as s{k}_inner\n" if inner else "")
-                      for k, (mod, inner, _, _) in enumerate(layout.sensors))
-    agent_code = "\n".join(code for _, _, code, _ in layout.sensors if code.strip())
-    world_code = "\n".join(code for _, _, _, code in layout.sensors if code.strip())
+    imports = []
+    for prefix, roles in (("plume", layout.plume), ("body", layout.body), ("reward", layout.reward)):
+        imports += [f"from {ref.module} import {ref.name} as {prefix}_{role}" for role, ref in roles]
+    agent_calls, world_calls = [], []
+    for k, (agent, world, inner) in enumerate(layout.sensors):
+        inner_name = f"InnerSensor(no_sensor, IP{k})"
+        if inner is not None:
+            imports.append(f"from {inner.module} import {inner.name} as s{k}_inner")
+            inner_name = f"InnerSensor(s{k}_inner, IP{k})"
+        if agent is not None:
+            imports.append(f"from {agent.module} import {agent.name} as s{k}_agent")
+            agent_calls.append(f"s{k}_agent(SP{k}, SS{k}, obs, cols[{k}], pv, agent, {inner_name})")
+        if world is not None:
+            imports.append(f"from {world.module} import {world.name} as s{k}_world")
+            world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, cols[{k}], pv, world, {inner_name})")
+    agent_block = "\n".join(_AGENT_VIEW + agent_calls) if agent_calls else "pass"
+    modules = [sys.modules[ref.module] for ref in layout.refs()]
+    files = sorted(set(module_files(modules).values()))
     return _TEMPLATE.format(
-        source_hash=SOURCE_HASH, plume=layout.plume, body=layout.body, reward=layout.reward,
-        sensor_names=", ".join(mod.rsplit(".", 1)[-1] for mod, _, _, _ in layout.sensors) or "none",
-        sensor_imports=imports, one_agent=layout.one_agent, continuous=layout.continuous,
-        next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
-        observe_reset=_indent(_AGENT_PRELUDE + agent_code, 2),
-        observe_step=_indent(_AGENT_PRELUDE + agent_code, 3),
-        observe_all=_indent(_AGENT_PRELUDE + agent_code, 3),
-        world_code=_indent(world_code), has_world_code=bool(world_code.strip()),
-        C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM, C_WIDTH=C_WIDTH, C_HEIGHT=C_HEIGHT, C_MAX_STEPS=C_MAX_STEPS,
-        F_GOAL_D2=F_GOAL_D2,
+        label=layout.label, source_lines="\n".join(f"# source: {f}" for f in files), imports="\n".join(imports),
+        one_agent=layout.one_agent, next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
+        observe_agent_2=textwrap.indent(agent_block, " " * 8), observe_agent_3=textwrap.indent(agent_block, " " * 12),
+        world_calls="\n".join(world_calls) or "    pass",
+        has_world_code=bool(world_calls), C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM,
+        C_WIDTH=C_WIDTH, C_HEIGHT=C_HEIGHT, C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2,
     )
 
 
 def assemble(layout: Layout):
-    """The driver module for ``layout`` (written once per package version, imported once per process).
+    """The driver module for ``layout`` (written once, imported once per process).
 
-    It has ``step(actions, *args)``, ``step_parallel(actions, *args)`` and
-    ``reset(mask, seed, *args)``, ``args`` in ``Layout.args()`` order.
+    It has ``step(actions, *args)``, ``step_parallel(actions, *args)``, ``reset(mask, seed,
+    *args)`` and ``observe_all(*args)``, ``args`` in ``Layout.args()`` order. Nothing is compiled
+    here: each entry point compiles (or loads from the cache) at its first use.
     """
     module = _loaded.get(layout)
     if module is not None:
@@ -315,8 +348,6 @@ def assemble(layout: Layout):
         sys.modules[name] = module
         spec.loader.exec_module(module)
     else:  # no writable folder: compile from memory (Numba cannot cache it then)
-        import types
-
         module = types.ModuleType(name)
         module.__file__ = f"<{name}>"
         sys.modules[name] = module

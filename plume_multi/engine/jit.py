@@ -1,46 +1,40 @@
 """``njit`` for every kernel of the package: Numba's, with a cache that is never stale and never
 fails to import.
 
-Numba keys a cached function on its own source file only. A kernel that calls (or inlines) a
-function from another file keeps running the old code after that file changes. So every compiled
-function of plume_multi is cached under ``<cache root>/<numba version>-<hash of the package's compiled
-source>/`` (every file that uses ``njit``): editing any of them starts a fresh cache, and two checkouts of different
-versions never overwrite each other's.
+Numba keys a cached function on its own source file only: a kernel that calls (or inlines) a
+function from another file would keep running the old code after that file changed. Here every
+cached function of plume_multi, and every generated step driver, is keyed on the source of every
+module it can reach: its own file and, transitively, the files of the modules and functions its
+module's globals refer to (the package's, and the user's own modules; not installed third-party
+libraries). Editing a model recompiles exactly the kernels and drivers that use it; a user's
+model edited in its own file gives the new behaviour on the next run.
 
 The cache root, first that is writable: ``$PLUME_MULTI_CACHE_DIR``; ``$NUMBA_CACHE_DIR/plume_multi``;
-``$XDG_CACHE_HOME/plume_multi`` (default ``~/.cache/plume_multi``); a new temporary folder. If none
-is (a read-only container), caching is off, with one warning: kernels then compile in each process.
-Generated step drivers (``assemble.py``) are written under the same folder.
+``$XDG_CACHE_HOME/plume_multi`` (default ``~/.cache/plume_multi``); a new temporary folder. Under it,
+``numba<version>-py<version>/`` holds ``drivers/`` (generated step drivers) and ``numba/`` (compiled
+code). If no folder is writable (a read-only container), caching is off, with one warning.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 import sys
+import sysconfig
 import tempfile
+import types
 import warnings
 from pathlib import Path
 
 import numba
 from numba.core import caching
 
-__all__ = ["njit", "CACHE_DIR", "CACHING", "PACKAGE_DIR", "SOURCE_HASH"]
+__all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-
-def _source_hash() -> str:
-    digest = hashlib.sha1()
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        text = path.read_bytes()
-        if b"njit" in text:  # only files with compiled code can make a cached kernel stale
-            digest.update(str(path.relative_to(PACKAGE_DIR)).encode())
-            digest.update(text)
-    return digest.hexdigest()[:16]
-
-
-SOURCE_HASH = _source_hash()
+VERSION = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
 
 
 def _writable(path: Path) -> bool:
@@ -52,7 +46,7 @@ def _writable(path: Path) -> bool:
         return False
 
 
-def _choose_cache_dir() -> Path | None:
+def _choose_cache_dir() -> tuple[Path | None, Path | None]:
     roots = []
     if os.environ.get("PLUME_MULTI_CACHE_DIR"):
         roots.append(Path(os.environ["PLUME_MULTI_CACHE_DIR"]))
@@ -60,10 +54,9 @@ def _choose_cache_dir() -> Path | None:
         roots.append(Path(os.environ["NUMBA_CACHE_DIR"]) / "plume_multi")
     xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     roots.append(Path(xdg) / "plume_multi")
-    version = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}-{SOURCE_HASH}"
     for root in roots:
-        if _writable(root / version):
-            return root / version
+        if _writable(root / VERSION):
+            return root, root / VERSION
     try:
         tmp = Path(tempfile.mkdtemp(prefix="plume_multi-cache-"))
     except OSError:
@@ -72,38 +65,134 @@ def _choose_cache_dir() -> Path | None:
         warnings.warn(f"plume_multi: no writable cache folder (tried {', '.join(map(str, roots))}); "
                       f"compiled kernels are cached in {tmp} for this process only. Set "
                       "PLUME_MULTI_CACHE_DIR to a writable folder to keep them.", RuntimeWarning, stacklevel=2)
-        return tmp
+        return None, tmp
     warnings.warn("plume_multi: no writable folder for Numba's cache; kernels compile in every process. "
                   "Set PLUME_MULTI_CACHE_DIR to a writable folder.", RuntimeWarning, stacklevel=2)
-    return None
+    return None, None
 
 
-CACHE_DIR = _choose_cache_dir()
+CACHE_ROOT, CACHE_DIR = _choose_cache_dir()
 CACHING = CACHE_DIR is not None
 
 
+# ----------------------------------------------------------------------------- what a kernel reaches
+_INSTALLED = tuple(str(Path(p).resolve()) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib",
+                                                                                       "purelib", "platlib")})
+
+
+def _own_file(module) -> str | None:
+    """The source file of ``module`` when it is the package's or the user's own code, else None
+    (installed libraries and the standard library never make a kernel stale)."""
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return None
+    path = str(Path(path).resolve())
+    name = getattr(module, "__name__", "")
+    if name == "plume_multi" or name.startswith("plume_multi."):
+        return path
+    if path.startswith(_INSTALLED):
+        return None
+    return path
+
+
+def _referenced_module(value):
+    if isinstance(value, types.ModuleType):
+        return value
+    py_func = getattr(value, "py_func", None)  # a Numba dispatcher
+    name = getattr(py_func if py_func is not None else value, "__module__", None)
+    if not isinstance(name, str):
+        return None
+    return sys.modules.get(name)
+
+
+def module_files(modules) -> dict:
+    """``{module name: source file}`` of ``modules`` and of every own module their globals reach."""
+    seen: dict = {}
+    stack = list(modules)
+    while stack:
+        module = stack.pop()
+        name = getattr(module, "__name__", None)
+        if name in seen:
+            continue
+        path = _own_file(module)
+        if path is None:
+            continue
+        seen[name] = path
+        for value in list(vars(module).values()):
+            other = _referenced_module(value)
+            if other is not None and other.__name__ not in seen:
+                stack.append(other)
+            # records of compiled functions (a model's ``kernels``) and classes hold functions too
+            for item in _members(value):
+                other = _referenced_module(item)
+                if other is not None and other.__name__ not in seen:
+                    stack.append(other)
+    return seen
+
+
+def _members(value):
+    if isinstance(value, type):
+        mod = value.__dict__.get("__module__")
+        own = [v for v in value.__dict__.values()]
+        return own if isinstance(mod, str) else []
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None and not isinstance(value, type):
+        return [getattr(value, f, None) for f in fields]
+    return []
+
+
+_file_hashes: dict = {}
+
+
+def _file_hash(path: str) -> str:
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    digest = _file_hashes.get(key)
+    if digest is None:
+        digest = hashlib.sha1(Path(path).read_bytes()).hexdigest()
+        _file_hashes[key] = digest
+    return digest
+
+
+def source_digest(modules) -> str:
+    """A hash of the source of ``modules`` and of every own module they reach (``module_files``)."""
+    digest = hashlib.sha1()
+    for name, path in sorted(module_files(modules).items()):
+        digest.update(f"{name}\0{path}\0{_file_hash(path)}\0".encode())
+    return digest.hexdigest()[:20]
+
+
+# ----------------------------------------------------------------------------- Numba's cache
 class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Numba cache locator for plume_multi's files and its generated drivers: ``CACHE_DIR/<subpath>``."""
+    """Numba cache locator for plume_multi's files, generated drivers and the user's own models:
+    ``CACHE_DIR/numba/<subpath>``, valid while no source the function can reach has changed."""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
+        self._module = sys.modules.get(py_func.__module__)
         path = Path(py_file).resolve()
         try:
-            sub = path.parent.relative_to(PACKAGE_DIR)
+            sub = Path("package") / path.parent.relative_to(PACKAGE_DIR)
         except ValueError:
-            sub = Path("drivers")
+            try:
+                sub = Path(path.parent.relative_to(CACHE_DIR))
+            except ValueError:  # a user's module: one folder per source folder
+                sub = Path("user") / hashlib.sha1(str(path.parent).encode()).hexdigest()[:16]
         self._cache_path = str(CACHE_DIR / "numba" / sub)
 
     def get_cache_path(self):
         return self._cache_path
 
+    def get_source_stamp(self):
+        stamp = super().get_source_stamp()
+        if self._module is None:
+            return stamp
+        return (stamp, source_digest([self._module]))
+
     @classmethod
     def from_function(cls, py_func, py_file):
         if CACHE_DIR is None or not os.path.exists(py_file):
-            return None
-        path = Path(py_file).resolve()
-        if PACKAGE_DIR not in path.parents and CACHE_DIR not in path.parents:
             return None
         return super().from_function(py_func, py_file)
 
@@ -117,3 +206,40 @@ def njit(*args, **kwargs):
     """``numba.njit`` with ``cache=True`` unless no cache folder is writable (see the module doc)."""
     kwargs["cache"] = CACHING and kwargs.get("cache", True)
     return numba.njit(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- pruning
+_LEGACY = re.compile(r"^numba[0-9.]+-py[0-9]+-[0-9a-f]{16}$")
+
+
+def prune() -> list:
+    """Remove cache folders no current source can use: the per-package-version folders of
+    earlier releases (``numba<v>-py<v>-<hash>``), and generated drivers (with their compiled code)
+    whose model files no longer exist. Returns the removed paths."""
+    removed = []
+    if CACHE_ROOT is not None and CACHE_ROOT.is_dir():
+        for entry in CACHE_ROOT.iterdir():
+            if entry.is_dir() and _LEGACY.match(entry.name):
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+    if CACHE_DIR is None:
+        return removed
+    drivers = CACHE_DIR / "drivers"
+    if drivers.is_dir():
+        for path in drivers.glob("plume_multi_driver_*.py"):
+            try:
+                head = path.read_text().split("\n", 40)[:40]
+            except OSError:
+                continue
+            files = [line[len("# source: "):] for line in head if line.startswith("# source: ")]
+            if files and not all(os.path.exists(f) for f in files):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        compiled = CACHE_DIR / "numba" / "drivers"
+        if compiled.is_dir():
+            alive = {p.stem for p in drivers.glob("plume_multi_driver_*.py")}
+            for path in compiled.iterdir():
+                if path.name.split(".", 1)[0] not in alive:
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
+    return removed

@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from ..kernels.jit import njit
+from ..engine.jit import njit
 
 from ..errors import StateError, ValidationError
 from ..models.actions import Cardinal

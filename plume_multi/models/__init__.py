@@ -1,11 +1,13 @@
-"""The model library: plumes, actions (bodies), sensors and rewards, one file per model.
+"""The model library: plumes, bodies, sensors and rewards, one file (or folder) per model.
 
-Public as ``plume_multi.plumes``, ``plume_multi.actions``, ``plume_multi.sensors`` and
-``plume_multi.rewards``. How to add a model: docs/developing-models.md.
+Public as ``plume_multi.plumes``, ``plume_multi.bodies`` (alias ``plume_multi.actions``),
+``plume_multi.sensors`` and ``plume_multi.rewards``. How to add a model: docs/developing-models.md.
 """
 
-from . import actions, plumes, rewards, sensors
-from .base import Model
+from . import bodies, plumes, rewards, sensors
+from .base import Body, Model, Plume, Reward, Sensor
 from .registry import from_metadata, model_class, model_names
 
-__all__ = ["Model", "plumes", "actions", "sensors", "rewards", "from_metadata", "model_class", "model_names"]
+actions = bodies  # the family's former name
+
+__all__ = ["Model", "Plume", "Body", "Sensor", "Reward", "plumes", "bodies", "actions", "sensors", "rewards", "from_metadata", "model_class", "model_names"]

@@ -1,41 +1,43 @@
-"""What every model of the four families (plumes, actions, sensors, rewards) is made of.
+"""What every model is made of: the base classes ``Plume``, ``Body``, ``Sensor`` and ``Reward``.
 
-A model is a frozen dataclass: its fields are its configuration, checked in ``__post_init__``
-(``ValidationError`` naming the field). The engine asks it for
+A model is a frozen dataclass whose fields are its configuration, checked in ``__post_init__``
+(``ValidationError`` naming the field). Its behaviour in the step is a few compiled functions
+(``@njit(inline="always")``, module-level, in the model's own file), one fixed signature per role,
+listed in its family's ``Kernels`` record and given to the class as ``kernels = ...Kernels(...)``.
+The step driver generated for a scenario (``plume_multi/engine/assemble.py``) imports those
+functions by name and calls them; Numba inlines them, so the step runs as fast as a hand-written
+loop. In every signature ``P`` is the model's parameters (``params()``: a named tuple, or a plain
+tuple) and ``S`` its state (``state_tuple()``: the arrays of ``state_spec()``).
 
-* ``params(scenario)``: a tuple of read-only arrays and numbers its compiled functions read;
-* ``state_spec(scenario)``: the arrays it keeps per agent or per world (``StateArray``), added to
-  the ``WorldState`` and so to snapshots, restores and validation;
-* its compiled functions, in the module named by ``kernel_module`` (a fixed set of names per
-  family, see docs/developing-models.md); sensors also give a few lines of code (``emit``) that
-  the step driver pastes into its agent loop.
-
-Nothing here runs per step: the driver generated for a scenario's combination of models does
-(``plume_multi/kernels/assemble.py``).
+Python members (shapes, bounds, pictures) have defaults here; a model overrides what it needs.
+How to write one: docs/developing-models.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..checks import check_bool, check_choice, check_heading, check_int, check_real, fail, is_int, is_real
+from ..engine import api
 
-__all__ = ["Model", "StateArray", "check_real", "check_int", "check_choice", "check_bool",
+__all__ = ["Model", "StateArray", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
+           "SensorKernels", "RewardKernels", "check_real", "check_int", "check_choice", "check_bool",
            "check_heading", "is_int", "is_real", "fail"]
 
 
 @dataclass(frozen=True)
 class StateArray:
-    """An array a model keeps: ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B)."""
+    """An array a model keeps: ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B).
+    ``validate()`` checks that its values are finite and lie in ``[low, high]`` (when given)."""
 
     dtype: type
     per: str
     tail: tuple = ()
-    low: float | None = None  # validate(): values must lie in [low, high] and be finite
+    low: float | None = None
     high: float | None = None
 
     def shape(self, num_worlds: int, n_agents: int) -> tuple:
@@ -43,12 +45,88 @@ class StateArray:
         return (lead, *self.tail)
 
 
+# ----------------------------------------------------------------------------- compiled roles
+@dataclass(frozen=True)
+class PlumeKernels:
+    """A plume's compiled functions (``pw`` is the world view ``view`` returns).
+
+    Required:
+        source(P, S, b) -> (x, y): world ``b``'s source, float cells.
+        sample_cell(P, S, pw, ix, iy) -> float32: concentration at an integer cell inside the grid.
+        sample_at(P, S, pw, x, y) -> float32: concentration at a float position; 0 off the grid.
+    Optional (default):
+        reset_world(P, S, b, seed, episode, pos, base, n_agents): draw world ``b``'s new episode
+            (agents are placed already, rows ``base .. base + n_agents``). Default: nothing.
+        advance(P, S, b, t, seed, episode): move world ``b`` to step ``t``. Default: nothing.
+        view(P, S, b, t) -> pw: what the samplers need to find world ``b`` at step ``t`` (a frame
+            index, ...). Default: ``b``.
+        wind_at(P, S, pw, x, y) -> (u, v): wind in cells per step. Default: calm.
+    """
+
+    source: Any
+    sample_cell: Any
+    sample_at: Any
+    reset_world: Any = api.plume_reset_world
+    advance: Any = api.plume_advance
+    view: Any = api.plume_view
+    wind_at: Any = api.calm
+
+
+@dataclass(frozen=True)
+class BodyKernels:
+    """A body's compiled functions (``i``: the agent's row, ``n``: its index in its world).
+
+    Required:
+        first_invalid(P, actions) -> int: row of the first invalid action, or -1.
+        move(P, S, i, actions, pos, width, height, seed, episode, t): apply ``actions[i]``,
+            writing the agent's cell ``pos[i]`` (clamped into the grid).
+    Optional (default):
+        reset_agent(P, S, i, n, pos, seed, episode): set the agent's own state at a reset (its
+            cell is placed already). Default: nothing.
+        location(P, S, i, pos) -> (x, y): float position. Default: the cell.
+        heading(P, S, i) -> degrees. Default: 0 (+x).
+    """
+
+    first_invalid: Any
+    move: Any
+    reset_agent: Any = api.body_reset_agent
+    location: Any = api.body_location
+    heading: Any = api.body_heading
+
+
+@dataclass(frozen=True)
+class SensorKernels:
+    """A sensor's compiled functions; each writes its columns ``col ..`` of ``obs`` (B*N, D) float32.
+
+    observe_agent(P, S, obs, col, plume, agent, inner): one agent, after it moved (also after a
+        reset, with ``agent.first``); ``plume`` a ``PlumeView``, ``agent`` an ``AgentView``
+        (``plume_multi.engine.api``).
+    observe_world(P, S, obs, col, plume, world, inner): once per world, after all its agents moved;
+        ``world`` a ``WorldView``. Sensors that need the other agents (``Neighbours``) use it.
+    ``inner``: the wrapped sensor's ``observe_agent`` for a wrapper (``History``), else a no-op.
+    Both default to nothing; a sensor defines at least one.
+    """
+
+    observe_agent: Any = api.no_sensor
+    observe_world: Any = api.no_sensor
+
+
+@dataclass(frozen=True)
+class RewardKernels:
+    """A reward's compiled functions: ``goal(P)`` on arrival, ``step(P)`` on every other step
+    (float32)."""
+
+    goal: Any
+    step: Any
+
+
+# ----------------------------------------------------------------------------- the bases
 @dataclass(frozen=True)
 class Model:
     """Base of every model. Subclasses are frozen dataclasses of their parameters."""
 
     family: ClassVar[str] = ""
-    kernel_module: ClassVar[str] = ""  # dotted module holding the compiled functions
+    kernels: ClassVar[Any] = None  # the family's Kernels record of compiled functions
 
     def _set(self, name: str, value) -> None:
         object.__setattr__(self, name, value)
@@ -64,16 +142,122 @@ class Model:
             out[f.name] = _jsonable(getattr(self, f.name))
         return out
 
-    def params(self, scenario) -> tuple:
+    def params(self, ctx) -> tuple:
+        """What the compiled functions read as ``P``: a named tuple of numbers and read-only arrays.
+        ``ctx`` tells the scenario (``grid_size``, ``n_agents``, ``plume``, ``body``, ...)."""
         return ()
 
-    def state_spec(self, scenario) -> dict:
+    def state_spec(self, ctx) -> dict:
+        """The arrays this model keeps (name -> ``StateArray``): part of the world state, so of
+        snapshots, restores and ``validate()``. ``ctx`` may be None (asked before a scenario)."""
         return {}
 
     def state_tuple(self, arrays: dict) -> tuple:
-        """The state arrays as the compiled functions receive them (``arrays``: this model's
-        arrays by the names of ``state_spec``, in its order)."""
+        """``S`` as the compiled functions receive it, from this model's arrays (by the names of
+        ``state_spec``, in its order)."""
         return tuple(arrays.values())
+
+    def check(self, ctx) -> None:
+        """Raise ``ValidationError`` when this model cannot run with the scenario's other models."""
+
+
+@dataclass(frozen=True)
+class Plume(Model):
+    """What the agents smell. Compiled functions: ``PlumeKernels``."""
+
+    family: ClassVar[str] = "plume"
+
+    def bind(self, grid_size) -> "Plume":
+        """This plume on a ``(width, height)`` grid (resolving defaults that depend on it); raise
+        ``ValidationError`` when it cannot be on that grid."""
+        return self
+
+    def natural_grid_size(self) -> tuple | None:
+        """The grid this plume is defined on (a movie's frame size), or None (any grid)."""
+        return None
+
+    def fixed_source(self):
+        """The source cell ``(x, y)`` when every world has the same, else None."""
+        return None
+
+    def concentration_bounds(self) -> tuple:
+        """``(low, high)`` of what ``sample_*`` return (the observation space's bounds)."""
+        return 0.0, 1.0
+
+    def field(self, grid_size) -> np.ndarray | None:
+        """A static ``(H, W)`` float32 field shared by every world, or None."""
+        return None
+
+    def image(self, params, state, b: int, t: int) -> np.ndarray:
+        """``(H, W)`` float32 concentration of world ``b`` at step ``t``, for pictures."""
+        raise NotImplementedError(f"{self.name}.image: this plume draws no picture")
+
+    def sources(self, params, state, num_worlds: int) -> np.ndarray:
+        """``(B, 2)`` float64: every world's source."""
+        raise NotImplementedError(f"{self.name}.sources")
+
+
+@dataclass(frozen=True)
+class Body(Model):
+    """How agents move. Compiled functions: ``BodyKernels``. (In metadata the family is called
+    ``"action"``, its name before bodies were called bodies.)"""
+
+    family: ClassVar[str] = "action"
+    continuous: ClassVar[bool] = False  # float positions and Box actions
+    oriented: ClassVar[bool] = False  # has a heading
+    ACTION_NAMES: ClassVar[tuple] = ()
+
+    @property
+    def n_actions(self) -> int:
+        """Number of discrete actions."""
+        return len(self.ACTION_NAMES)
+
+    def locations(self, params, state, pos) -> np.ndarray:
+        """``(B*N, 2)`` float64 positions (the cells, for grid bodies)."""
+        return pos.astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Sensor(Model):
+    """What an agent observes: a fixed number of observation columns. Compiled functions:
+    ``SensorKernels``."""
+
+    family: ClassVar[str] = "sensor"
+    # True when the columns are a pure function of the current state (validate() recomputes them)
+    recomputable: ClassVar[bool] = True
+
+    @property
+    def per_world(self) -> bool:
+        """True when the sensor writes once per world (``observe_world``)."""
+        return self.kernels is not None and self.kernels.observe_world is not api.no_sensor
+
+    @property
+    def wraps(self) -> "Sensor | None":
+        """The sensor this one wraps (its ``observe_agent`` is passed as ``inner``), or None."""
+        return None
+
+    def columns(self, ctx) -> list:
+        """The names of the columns, in order."""
+        raise NotImplementedError(f"{self.name}.columns")
+
+    def width(self, ctx) -> int:
+        return len(self.columns(ctx))
+
+    def bounds(self, ctx) -> tuple:
+        """``(low, high)``: per-column float32 arrays of the observation space."""
+        n = self.width(ctx)
+        return np.zeros(n, np.float32), np.ones(n, np.float32)
+
+
+@dataclass(frozen=True)
+class Reward(Model):
+    """What agents earn. Compiled functions: ``RewardKernels``."""
+
+    family: ClassVar[str] = "reward"
+
+    def values(self) -> tuple:
+        """Every reward this model can give: ``(on arrival, on another step)``."""
+        raise NotImplementedError(f"{self.name}.values")
 
 
 def _jsonable(value):

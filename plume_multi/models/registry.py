@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import ValidationError
-from . import actions, plumes, rewards, sensors
+from . import bodies, plumes, rewards, sensors
 from .base import Model
 
 __all__ = ["FAMILIES", "model_class", "model_names", "from_metadata"]
 
-FAMILIES = {"plume": plumes, "action": actions, "sensor": sensors, "reward": rewards}
+FAMILIES = {"plume": plumes, "action": bodies, "sensor": sensors, "reward": rewards}
 
 
 def _key(name: str) -> str:
@@ -27,7 +27,7 @@ def _classes(family: str) -> dict:
     out = {}
     for attr in module.__all__:
         cls = getattr(module, attr)
-        if isinstance(cls, type) and issubclass(cls, Model) and cls.family == family and cls.kernel_module:
+        if isinstance(cls, type) and issubclass(cls, Model) and cls.family == family and cls.kernels is not None:
             out[_key(cls.__name__)] = cls
     return out
 

@@ -7,20 +7,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import Model
+from ..base import Body
+from . import table
 
 
 @dataclass(frozen=True)
-class Cardinal(Model):
+class Cardinal(Body):
     """``Discrete(4)``: 0 UP ``(0, +1)``, 1 RIGHT ``(+1, 0)``, 2 DOWN ``(0, -1)``, 3 LEFT ``(-1, 0)``;
     the moved cell is clamped into the grid."""
 
-    family: ClassVar[str] = "action"
-    kernel_module: ClassVar[str] = "plume_multi.models.actions.table"
+    kernels: ClassVar = table.KERNELS
     MOVES: ClassVar[tuple] = ((0, 1), (1, 0), (0, -1), (-1, 0))
     ACTION_NAMES: ClassVar[tuple] = ("UP", "RIGHT", "DOWN", "LEFT")
-    continuous: ClassVar[bool] = False
-    oriented: ClassVar[bool] = False
 
     @property
     def n_actions(self) -> int:
@@ -30,4 +28,4 @@ class Cardinal(Model):
         return np.array(self.MOVES, dtype=np.int32)
 
     def params(self, ctx) -> tuple:
-        return (self.moves(), self.n_actions)
+        return table.Params(self.moves(), self.n_actions)

@@ -2,66 +2,23 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels import rng
-from ...kernels.engine import first_nonfinite_row
-from ...kernels.jit import njit
-from ..base import Model, StateArray, check_heading, check_real
+from ...engine import rng
+from ...engine.jit import njit
+from ...engine.shared import first_nonfinite_row
+from ..base import Body, BodyKernels, StateArray, check_heading, check_real
 
 STREAM = 0x510E527F
+# initial_heading < 0: drawn uniformly per agent
+Params = namedtuple("ContinuousParams", "max_speed max_turn_degrees initial_heading")
 
 
-@dataclass(frozen=True)
-class Continuous(Model):
-    """``Box(2)``: ``(speed, turn)``, speed in ``[0, max_speed]`` cells per step, turn in
-    ``[-max_turn_degrees, +max_turn_degrees]``; values outside the box are clipped, NaN and
-    infinities are refused. Each step turns first, then moves ``speed`` along the new heading.
-
-    The position ``(x, y)`` is a float in ``[0, W-1] x [0, H-1]`` (clamped), in cell units: cell
-    ``(i, j)`` is centred on ``(i, j)`` and the agent's cell is ``(round(x), round(y))``. Sensors
-    read the plume bilinearly at the float position. Agents start on their start cell's centre.
-    """
-
-    max_speed: float = 1.0
-    max_turn_degrees: float = 30.0
-    initial_heading: float | None = None
-
-    family: ClassVar[str] = "action"
-    kernel_module: ClassVar[str] = __name__
-    continuous: ClassVar[bool] = True
-    oriented: ClassVar[bool] = True
-
-    def __post_init__(self):
-        self._set("max_speed", check_real(self.name, "max_speed", self.max_speed, 0.0, 2048.0, low_open=True))
-        self._set("max_turn_degrees", check_real(self.name, "max_turn_degrees", self.max_turn_degrees, 0.0, 180.0))
-        if self.initial_heading is not None:
-            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
-
-    @property
-    def low(self) -> np.ndarray:
-        return np.array([0.0, -self.max_turn_degrees], np.float32)
-
-    @property
-    def high(self) -> np.ndarray:
-        return np.array([self.max_speed, self.max_turn_degrees], np.float32)
-
-    def params(self, ctx) -> tuple:
-        return (self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
-
-    def state_spec(self, ctx) -> dict:
-        w, h = ctx.grid_size if ctx is not None else (None, None)
-        return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
-                "xy": StateArray(np.float64, "agent", (2,), 0.0, None if w is None else float(max(w, h) - 1))}
-
-    def locations(self, params, state, pos) -> np.ndarray:
-        return state[1].copy()
-
-
-# P = (max_speed, max_turn_degrees, initial heading (< 0: draw)); S = (heading (BN,), xy (BN, 2))
+# S = (heading (B*N,) degrees, xy (B*N, 2) float positions)
 
 @njit(inline="always")
 def first_invalid(P, actions):
@@ -70,8 +27,8 @@ def first_invalid(P, actions):
 
 @njit(inline="always")
 def reset_agent(P, S, i, n, pos, seed, episode):
-    if P[2] >= 0.0:
-        S[0][i] = P[2]
+    if P.initial_heading >= 0.0:
+        S[0][i] = P.initial_heading
     else:
         S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), 0, n) * 360.0
     S[1][i, 0] = pos[i, 0]
@@ -80,8 +37,8 @@ def reset_agent(P, S, i, n, pos, seed, episode):
 
 @njit(inline="always")
 def move(P, S, i, actions, pos, width, height, seed, episode, t):
-    speed = min(max(actions[i, 0], 0.0), P[0])
-    dturn = min(max(actions[i, 1], -P[1]), P[1])
+    speed = min(max(actions[i, 0], 0.0), P.max_speed)
+    dturn = min(max(actions[i, 1], -P.max_turn_degrees), P.max_turn_degrees)
     h = (S[0][i] + dturn) % 360.0
     h = h if h < 360.0 else 0.0
     S[0][i] = h
@@ -102,3 +59,52 @@ def location(P, S, i, pos):
 @njit(inline="always")
 def heading(P, S, i):
     return S[0][i]
+
+
+KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, location=location,
+                      heading=heading)
+
+
+@dataclass(frozen=True)
+class Continuous(Body):
+    """``Box(2)``: ``(speed, turn)``, speed in ``[0, max_speed]`` cells per step, turn in
+    ``[-max_turn_degrees, +max_turn_degrees]``; values outside the box are clipped, NaN and
+    infinities are refused. Each step turns first, then moves ``speed`` along the new heading.
+
+    The position ``(x, y)`` is a float in ``[0, W-1] x [0, H-1]`` (clamped), in cell units: cell
+    ``(i, j)`` is centred on ``(i, j)`` and the agent's cell is ``(round(x), round(y))``. Sensors
+    read the plume bilinearly at the float position. Agents start on their start cell's centre.
+    """
+
+    max_speed: float = 1.0
+    max_turn_degrees: float = 30.0
+    initial_heading: float | None = None
+
+    kernels: ClassVar = KERNELS
+    continuous: ClassVar[bool] = True
+    oriented: ClassVar[bool] = True
+
+    def __post_init__(self):
+        self._set("max_speed", check_real(self.name, "max_speed", self.max_speed, 0.0, 2048.0, low_open=True))
+        self._set("max_turn_degrees", check_real(self.name, "max_turn_degrees", self.max_turn_degrees, 0.0, 180.0))
+        if self.initial_heading is not None:
+            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
+
+    @property
+    def low(self) -> np.ndarray:
+        return np.array([0.0, -self.max_turn_degrees], np.float32)
+
+    @property
+    def high(self) -> np.ndarray:
+        return np.array([self.max_speed, self.max_turn_degrees], np.float32)
+
+    def params(self, ctx) -> tuple:
+        return Params(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
+
+    def state_spec(self, ctx) -> dict:
+        w, h = ctx.grid_size if ctx is not None else (None, None)
+        return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
+                "xy": StateArray(np.float64, "agent", (2,), 0.0, None if w is None else float(max(w, h) - 1))}
+
+    def locations(self, params, state, pos) -> np.ndarray:
+        return state[1].copy()

@@ -6,59 +6,23 @@ every body, sensor and picture.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels import rng
-from ...kernels.engine import first_invalid_action
-from ...kernels.jit import njit
-from ..base import Model, StateArray, check_heading, check_int, check_real
+from ...engine import rng
+from ...engine.jit import njit
+from ...engine.shared import first_invalid_action
+from ..base import Body, BodyKernels, StateArray, check_heading, check_int, check_real
 
 STREAM = 0x3C6EF372
+# initial_heading < 0: drawn per agent among the n_headings lattice headings
+Params = namedtuple("OrientedParams", "turn_degrees step initial_heading n_headings")
 
 
-@dataclass(frozen=True)
-class Oriented(Model):
-    """``Discrete(3)``: 0 forward ``step`` cells along the heading, 1 turn left (``+turn_degrees``,
-    counter-clockwise, no move), 2 turn right.
-
-    Forward moves ``(round(step cos h), round(step sin h))`` cells (cos and sin first rounded to
-    9 decimals, halves away from zero), clamped into the grid. ``initial_heading``: degrees, or
-    ``None`` for a multiple of ``turn_degrees`` drawn uniformly per agent from the world's stream.
-    """
-
-    turn_degrees: float = 90.0
-    step: int = 1
-    initial_heading: float | None = None
-
-    family: ClassVar[str] = "action"
-    kernel_module: ClassVar[str] = __name__
-    continuous: ClassVar[bool] = False
-    oriented: ClassVar[bool] = True
-    ACTION_NAMES: ClassVar[tuple] = ("FORWARD", "LEFT", "RIGHT")
-
-    def __post_init__(self):
-        self._set("turn_degrees", check_real(self.name, "turn_degrees", self.turn_degrees, 0.0, 180.0, low_open=True))
-        self._set("step", check_int(self.name, "step", self.step, 1, 2048))
-        if self.initial_heading is not None:
-            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
-
-    @property
-    def n_actions(self) -> int:
-        return 3
-
-    def params(self, ctx) -> tuple:
-        start = -1.0 if self.initial_heading is None else self.initial_heading
-        n_dirs = max(1, int(round(360.0 / self.turn_degrees)))
-        return (self.turn_degrees, self.step, start, n_dirs)
-
-    def state_spec(self, ctx) -> dict:
-        return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}
-
-
-# P = (turn_degrees, step, initial heading (< 0: draw), number of lattice headings); S = (heading,)
+# S = (heading (B*N,) float64 degrees,)
 
 @njit(inline="always")
 def first_invalid(P, actions):
@@ -67,11 +31,11 @@ def first_invalid(P, actions):
 
 @njit(inline="always")
 def draw_heading(P, i, n, seed, episode):
-    if P[2] >= 0.0:
-        return P[2]
+    if P.initial_heading >= 0.0:
+        return P.initial_heading
     key = rng.stream_key(seed, episode, STREAM)
-    k = np.floor(rng.uniform(key, 0, n) * P[3])
-    return (k * P[0]) % 360.0
+    k = np.floor(rng.uniform(key, 0, n) * P.n_headings)
+    return (k * P.turn_degrees) % 360.0
 
 
 @njit(inline="always")
@@ -94,7 +58,7 @@ def grid_step(heading, step):
 
 @njit(inline="always")
 def forward(P, S, i, pos, width, height):
-    dx, dy = grid_step(S[0][i], P[1])
+    dx, dy = grid_step(S[0][i], P.step)
     x = pos[i, 0] + dx
     y = pos[i, 1] + dy
     pos[i, 0] = min(max(x, 0), width - 1)
@@ -113,16 +77,53 @@ def move(P, S, i, actions, pos, width, height, seed, episode, t):
     if a == 0:
         forward(P, S, i, pos, width, height)
     elif a == 1:
-        turn(S, i, P[0])
+        turn(S, i, P.turn_degrees)
     else:
-        turn(S, i, -P[0])
+        turn(S, i, -P.turn_degrees)
 
 
-@njit(inline="always")
-def location(P, S, i, pos):
-    return np.float64(pos[i, 0]), np.float64(pos[i, 1])
 
 
 @njit(inline="always")
 def heading(P, S, i):
     return S[0][i]
+
+
+KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, heading=heading)
+
+
+@dataclass(frozen=True)
+class Oriented(Body):
+    """``Discrete(3)``: 0 forward ``step`` cells along the heading, 1 turn left (``+turn_degrees``,
+    counter-clockwise, no move), 2 turn right.
+
+    Forward moves ``(round(step cos h), round(step sin h))`` cells (cos and sin first rounded to
+    9 decimals, halves away from zero), clamped into the grid. ``initial_heading``: degrees, or
+    ``None`` for a multiple of ``turn_degrees`` drawn uniformly per agent from the world's stream.
+    """
+
+    turn_degrees: float = 90.0
+    step: int = 1
+    initial_heading: float | None = None
+
+    kernels: ClassVar = KERNELS
+    oriented: ClassVar[bool] = True
+    ACTION_NAMES: ClassVar[tuple] = ("FORWARD", "LEFT", "RIGHT")
+
+    def __post_init__(self):
+        self._set("turn_degrees", check_real(self.name, "turn_degrees", self.turn_degrees, 0.0, 180.0, low_open=True))
+        self._set("step", check_int(self.name, "step", self.step, 1, 2048))
+        if self.initial_heading is not None:
+            self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))
+
+    @property
+    def n_actions(self) -> int:
+        return 3
+
+    def params(self, ctx) -> tuple:
+        start = -1.0 if self.initial_heading is None else self.initial_heading
+        n_dirs = max(1, int(round(360.0 / self.turn_degrees)))
+        return Params(self.turn_degrees, self.step, start, n_dirs)
+
+    def state_spec(self, ctx) -> dict:
+        return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}

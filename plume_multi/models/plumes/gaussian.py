@@ -9,16 +9,22 @@ what ``sensors.Wind`` reads.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels import rng
-from ...kernels.jit import njit
-from ..base import Model, StateArray, check_real, fail, is_int, is_real
+from ...engine import rng
+from ...engine.api import is_on, static_flag
+from ...engine.jit import njit
+from ..base import Plume, PlumeKernels, StateArray, check_real, fail, is_int
 
 STREAM = 0x6A09E667  # this model's random stream
+
+# field: the shared (H, W) float32 field ((1, 1) unused with a random source); random_source: a
+# compile-time flag (static_flag), so the fixed-source path carries no branch
+Params = namedtuple("GaussianParams", "field two_sigma2 source_x source_y wind_u wind_v width height random_source")
 
 
 def gaussian_field(grid_size, source, sigma: float) -> np.ndarray:
@@ -32,8 +38,74 @@ def gaussian_field(grid_size, source, sigma: float) -> np.ndarray:
     return np.ascontiguousarray(np.clip(field, 0.0, 1.0).astype(np.float32))
 
 
+# --------------------------------------------------------------------- compiled functions
+# S = (sources (B, 2) float64,)  (zero rows when the source is fixed)
+
+@njit(inline="always")
+def reset_world(P, S, b, seed, episode, pos, base, n_agents):
+    if is_on(P.random_source):
+        key = rng.stream_key(seed, episode, STREAM)
+        S[0][b, 0] = np.floor(rng.uniform(key, 0, 0) * P.width)
+        S[0][b, 1] = np.floor(rng.uniform(key, 0, 1) * P.height)
+
+
+@njit(inline="always")
+def source(P, S, b):
+    if is_on(P.random_source):
+        return S[0][b, 0], S[0][b, 1]
+    return P.source_x, P.source_y
+
+
+@njit(inline="always")
+def _analytic(P, S, b, x, y):
+    dx = x - S[0][b, 0]
+    dy = y - S[0][b, 1]
+    return np.float32(np.exp(-(dx * dx + dy * dy) / P.two_sigma2))
+
+
+@njit(inline="always")
+def sample_cell(P, S, pw, ix, iy):
+    if is_on(P.random_source):
+        return _analytic(P, S, pw, np.float64(ix), np.float64(iy))
+    return P.field[iy, ix]
+
+
+@njit(inline="always")
+def sample_at(P, S, pw, x, y):
+    """Concentration at a float position; 0 off the grid (x, y outside [0, W-1] x [0, H-1])."""
+    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+        return np.float32(0.0)
+    if is_on(P.random_source):
+        return _analytic(P, S, pw, x, y)
+    return bilinear(P.field, x, y)
+
+
+@njit(inline="always")
+def wind_at(P, S, pw, x, y):
+    return P.wind_u, P.wind_v
+
+
+@njit(inline="always")
+def bilinear(field, x, y):
+    """Bilinear interpolation of a ``(H, W)`` field at ``(x, y)`` inside ``[0, W-1] x [0, H-1]``."""
+    h, w = field.shape
+    x0 = min(int(x), w - 1)
+    y0 = min(int(y), h - 1)
+    x1 = min(x0 + 1, w - 1)
+    y1 = min(y0 + 1, h - 1)
+    fx = x - x0
+    fy = y - y0
+    top = (1.0 - fx) * field[y0, x0] + fx * field[y0, x1]
+    bottom = (1.0 - fx) * field[y1, x0] + fx * field[y1, x1]
+    return np.float32((1.0 - fy) * top + fy * bottom)
+
+
+KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
+                       wind_at=wind_at)
+
+
 @dataclass(frozen=True)
-class Gaussian(Model):
+class Gaussian(Plume):
     """Static Gaussian plume.
 
     Args:
@@ -47,8 +119,7 @@ class Gaussian(Model):
     sigma: float = 12.0
     wind: tuple = (0.0, 0.0)
 
-    family: ClassVar[str] = "plume"
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = KERNELS
 
     def __post_init__(self):
         if self.source is not None and self.source != "random":
@@ -100,10 +171,8 @@ class Gaussian(Model):
         else:
             field = scenario.field
         sx, sy = (0, 0) if self.random_source else self.source
-        params = (field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h))
-        # A random source is marked by a ninth entry: the tuple's length is known when the driver
-        # compiles, so the fixed-source path carries no branch (a run-time flag cost 4x at N = 1).
-        return params + (True,) if self.random_source else params
+        return Params(field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h),
+                      static_flag(self.random_source))
 
     def state_spec(self, scenario) -> dict:
         if not self.random_source:
@@ -117,84 +186,11 @@ class Gaussian(Model):
     def image(self, params, state, b: int, t: int) -> np.ndarray:
         """``(H, W)`` float32 concentration of world ``b``, for pictures."""
         if not self.random_source:
-            return params[0]
-        w, h = params[6], params[7]
+            return params.field
+        w, h = params.width, params.height
         return gaussian_field((w, h), state[0][b], self.sigma)
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         if self.random_source:
             return state[0].copy()
-        return np.tile(np.array([params[2], params[3]]), (num_worlds, 1))
-
-
-# --------------------------------------------------------------------- compiled functions
-# P = (field, two_sigma2, src_x, src_y, wind_u, wind_v, width, height[, True when the source is random])
-# S = (sources (B, 2) float64,)  (zero rows when the source is fixed)
-
-@njit(inline="always")
-def world_reset(P, S, b, seed, episode, pos, base, n_agents):
-    if len(P) == 9:
-        key = rng.stream_key(seed, episode, STREAM)
-        S[0][b, 0] = np.floor(rng.uniform(key, 0, 0) * P[6])
-        S[0][b, 1] = np.floor(rng.uniform(key, 0, 1) * P[7])
-
-
-@njit(inline="always")
-def world_advance(P, S, b, t, seed, episode):
-    pass
-
-
-@njit(inline="always")
-def world_view(P, S, b, t):
-    return b
-
-
-@njit(inline="always")
-def source(P, S, b):
-    if len(P) == 9:
-        return S[0][b, 0], S[0][b, 1]
-    return P[2], P[3]
-
-
-@njit(inline="always")
-def _analytic(P, S, b, x, y):
-    dx = x - S[0][b, 0]
-    dy = y - S[0][b, 1]
-    return np.float32(np.exp(-(dx * dx + dy * dy) / P[1]))
-
-
-@njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    if len(P) == 9:
-        return _analytic(P, S, pw, np.float64(ix), np.float64(iy))
-    return P[0][iy, ix]
-
-
-@njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Concentration at a float position; 0 off the grid (x, y outside [0, W-1] x [0, H-1])."""
-    if x < 0.0 or y < 0.0 or x > P[6] - 1 or y > P[7] - 1:
-        return np.float32(0.0)
-    if len(P) == 9:
-        return _analytic(P, S, pw, x, y)
-    return bilinear(P[0], x, y)
-
-
-@njit(inline="always")
-def wind_at(P, S, pw, x, y):
-    return P[4], P[5]
-
-
-@njit(inline="always")
-def bilinear(field, x, y):
-    """Bilinear interpolation of a ``(H, W)`` field at ``(x, y)`` inside ``[0, W-1] x [0, H-1]``."""
-    h, w = field.shape
-    x0 = min(int(x), w - 1)
-    y0 = min(int(y), h - 1)
-    x1 = min(x0 + 1, w - 1)
-    y1 = min(y0 + 1, h - 1)
-    fx = x - x0
-    fy = y - y0
-    top = (1.0 - fx) * field[y0, x0] + fx * field[y0, x1]
-    bottom = (1.0 - fx) * field[y1, x0] + fx * field[y1, x1]
-    return np.float32((1.0 - fy) * top + fy * bottom)
+        return np.tile(np.array([params.source_x, params.source_y]), (num_worlds, 1))

@@ -11,6 +11,7 @@ layout plume data zoos write: a variable ``concentration`` with dims ``(t, y, x)
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -18,12 +19,15 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import ValidationError
-from ...kernels import rng
-from ...kernels.jit import njit
-from ..base import Model, StateArray, check_int, check_real, fail, is_int, is_real
+from ...engine import rng
+from ...engine.jit import njit
+from ..base import Plume, PlumeKernels, StateArray, check_int, check_real, fail
 from .gaussian import bilinear
 
 STREAM = 0xBB67AE85
+# frames (T, H, W); scale float32 (stored value -> concentration); n_frames T; wrap (else clamp);
+# start: the fixed first frame, < 0 for a random one; wind (Tw, Hw, Ww, 2); the source cell
+Params = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y")
 _DTYPES = (np.float32, np.uint16, np.uint8)
 
 
@@ -73,8 +77,64 @@ def load_frames(path, key: str | None = None):
     return frames, attrs, wind
 
 
+# --------------------------------------------------------------------- compiled functions
+# S = (start frame per world (B,) int64,)
+
+@njit(inline="always")
+def reset_world(P, S, b, seed, episode, pos, base, n_agents):
+    if P.start >= 0:
+        S[0][b] = P.start
+    else:
+        S[0][b] = np.int64(rng.uniform(rng.stream_key(seed, episode, STREAM), 0, 0) * P.n_frames)
+
+
+@njit(inline="always")
+def frame_index(P, S, b, t):
+    f = S[0][b] + t
+    if P.wrap:
+        return f % P.n_frames
+    return min(f, P.n_frames - 1)
+
+
+@njit(inline="always")
+def view(P, S, b, t):
+    return frame_index(P, S, b, t)
+
+
+@njit(inline="always")
+def source(P, S, b):
+    return P.source_x, P.source_y
+
+
+@njit(inline="always")
+def sample_cell(P, S, pw, ix, iy):
+    return np.float32(P.frames[pw, iy, ix]) * P.scale
+
+
+@njit(inline="always")
+def sample_at(P, S, pw, x, y):
+    frame = P.frames[pw]
+    h, w = frame.shape
+    if x < 0.0 or y < 0.0 or x > w - 1 or y > h - 1:
+        return np.float32(0.0)
+    return np.float32(bilinear(frame, x, y) * P.scale)
+
+
+@njit(inline="always")
+def wind_at(P, S, pw, x, y):
+    wind = P.wind
+    f = pw if wind.shape[0] > 1 else 0
+    iy = min(max(int(np.floor(y + 0.5)), 0), wind.shape[1] - 1)
+    ix = min(max(int(np.floor(x + 0.5)), 0), wind.shape[2] - 1)
+    return np.float64(wind[f, iy, ix, 0]), np.float64(wind[f, iy, ix, 1])
+
+
+KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
+                       view=view, wind_at=wind_at)
+
+
 @dataclass(frozen=True)
-class Movie(Model):
+class Movie(Plume):
     """A recorded plume.
 
     Args:
@@ -102,8 +162,7 @@ class Movie(Model):
     scale: float | None = None
     key: str | None = None
 
-    family: ClassVar[str] = "plume"
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = KERNELS
 
     def __post_init__(self):
         attrs, file_wind, path = {}, None, None
@@ -212,7 +271,7 @@ class Movie(Model):
     def params(self, ctx) -> tuple:
         T = self.frames.shape[0]
         start = -1 if self.start == "random" else int(self.start)
-        return (self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0], self.source[1])
+        return Params(self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0], self.source[1])
 
     def state_spec(self, ctx) -> dict:
         return {"start": StateArray(np.int64, "world", (), 0, self.frames.shape[0] - 1)}
@@ -223,61 +282,3 @@ class Movie(Model):
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         return np.tile(np.array(self.source, dtype=np.float64), (num_worlds, 1))
-
-
-# --------------------------------------------------------------------- compiled functions
-# P = (frames (T, H, W), scale float32, T, wrap, fixed start (< 0: random), wind (Tw, Hw, Ww, 2), sx, sy)
-# S = (start frame per world (B,) int64,)
-
-@njit(inline="always")
-def world_reset(P, S, b, seed, episode, pos, base, n_agents):
-    if P[4] >= 0:
-        S[0][b] = P[4]
-    else:
-        S[0][b] = np.int64(rng.uniform(rng.stream_key(seed, episode, STREAM), 0, 0) * P[2])
-
-
-@njit(inline="always")
-def world_advance(P, S, b, t, seed, episode):
-    pass
-
-
-@njit(inline="always")
-def frame_index(P, S, b, t):
-    f = S[0][b] + t
-    if P[3]:
-        return f % P[2]
-    return min(f, P[2] - 1)
-
-
-@njit(inline="always")
-def world_view(P, S, b, t):
-    return frame_index(P, S, b, t)
-
-
-@njit(inline="always")
-def source(P, S, b):
-    return P[6], P[7]
-
-
-@njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    return np.float32(P[0][pw, iy, ix]) * P[1]
-
-
-@njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    frame = P[0][pw]
-    h, w = frame.shape
-    if x < 0.0 or y < 0.0 or x > w - 1 or y > h - 1:
-        return np.float32(0.0)
-    return np.float32(bilinear(frame, x, y) * P[1])
-
-
-@njit(inline="always")
-def wind_at(P, S, pw, x, y):
-    wind = P[5]
-    f = pw if wind.shape[0] > 1 else 0
-    iy = min(max(int(np.floor(y + 0.5)), 0), wind.shape[1] - 1)
-    ix = min(max(int(np.floor(x + 0.5)), 0), wind.shape[2] - 1)
-    return np.float64(wind[f, iy, ix, 0]), np.float64(wind[f, iy, ix, 1])

@@ -7,18 +7,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import Model, check_real
+from ..base import Reward, check_real
+from . import sparse_goal
 
 
 @dataclass(frozen=True)
-class StepPenalty(Model):
+class StepPenalty(Reward):
     """``-step_penalty`` on each step without arrival, exactly ``goal_reward`` on arrival."""
 
     goal_reward: float = 1.0
     step_penalty: float = 0.01
 
-    family: ClassVar[str] = "reward"
-    kernel_module: ClassVar[str] = "plume_multi.models.rewards.sparse_goal"
+    kernels: ClassVar = sparse_goal.KERNELS
 
     def __post_init__(self):
         self._set("goal_reward", check_real("StepPenalty", "goal_reward", self.goal_reward, -1e6, 1e6))
@@ -28,4 +28,4 @@ class StepPenalty(Model):
         return float(np.float32(self.goal_reward)), float(np.float32(-self.step_penalty))
 
     def params(self, ctx) -> tuple:
-        return (np.float32(self.goal_reward), np.float32(-self.step_penalty))
+        return sparse_goal.Params(np.float32(self.goal_reward), np.float32(-self.step_penalty))

@@ -1,7 +1,7 @@
 """Sensors: what an agent observes; its observation is their columns, in order. ``plume_multi.sensors``."""
 
 from .antennae import Antennae
-from .base import Sensor
+from ..base import Sensor
 from .belief import Belief
 from .binary import Binary
 from .concentration import Concentration

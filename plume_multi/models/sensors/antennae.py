@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels.jit import njit
-from ..base import check_real, fail
-from .base import Sensor
+from ...engine.api import sample_at
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels, check_real, fail
+
+Params = namedtuple("AntennaeParams", "angles distance")
+
+
+@njit(inline="always")
+def point(x, y, degrees, distance):
+    """The point ``distance`` cells from ``(x, y)`` in the direction ``degrees``."""
+    rad = degrees * (np.pi / 180.0)
+    return x + distance * np.cos(rad), y + distance * np.sin(rad)
+
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    for j in range(P.angles.shape[0]):
+        px, py = point(agent.x, agent.y, agent.heading + P.angles[j], P.distance)
+        obs[agent.i, col + j] = sample_at(plume, px, py)
 
 
 @dataclass(frozen=True)
@@ -22,7 +39,7 @@ class Antennae(Sensor):
     angles: tuple = (45.0, -45.0)
     distance: float = 1.0
 
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
 
     def __post_init__(self):
         if not isinstance(self.angles, (tuple, list)) or not 1 <= len(self.angles) <= 64:
@@ -39,16 +56,4 @@ class Antennae(Sensor):
         return np.full(n, lo, np.float32), np.full(n, hi, np.float32)
 
     def params(self, ctx) -> tuple:
-        return (np.array(self.angles, dtype=np.float64), self.distance)
-
-    def emit_agent(self, ctx) -> str:
-        return ("for j in range(SP{k}[0].shape[0]):\n"
-                "    px, py = s{k}.point(ax, ay, hd + SP{k}[0][j], SP{k}[1])\n"
-                "    obs[i, {col} + j] = plume.sample_at(PP, PS, pw, px, py)")
-
-
-@njit(inline="always")
-def point(x, y, degrees, distance):
-    """The point ``distance`` cells from ``(x, y)`` in the direction ``degrees``."""
-    rad = degrees * (np.pi / 180.0)
-    return x + distance * np.cos(rad), y + distance * np.sin(rad)
+        return Params(np.array(self.angles, dtype=np.float64), self.distance)

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels import poisson as _kp
-from ..base import StateArray, check_bool, fail
-from .base import Sensor
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
+from ..plumes.poisson_hits import kernels as _kp
+from ..plumes.poisson_hits.model import first_hit, hit, likelihood
+
+Params = namedtuple("BeliefParams", "shared")
+
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    # each active agent's hit updates its belief (or its world's shared one)
+    if not agent.first and agent.active:
+        g = agent.b if P.shared else agent.i
+        _kp.update_belief(S[0][g], likelihood(plume.params), agent.cx, agent.cy,
+                          hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
+                              agent.cx, agent.cy))
+
+
+@njit(inline="always")
+def observe_world(P, S, obs, col, plume, world, inner):
+    _kp.observe_beliefs(S[0], likelihood(plume.params), world.b, world.n_agents, P.shared, world.first,
+                        world.was_done, first_hit(plume.params, plume.state, world.b), world.pos, obs, col)
 
 
 @dataclass(frozen=True)
@@ -28,8 +48,7 @@ class Belief(Sensor):
 
     shared: object = None
 
-    kernel_module: ClassVar[str] = __name__
-    per_world: ClassVar[bool] = True
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -50,22 +69,8 @@ class Belief(Sensor):
         return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
 
     def params(self, ctx) -> tuple:
-        return (self.is_shared(ctx),)
+        return Params(self.is_shared(ctx))
 
     def state_spec(self, ctx) -> dict:
         w, h = ctx.grid_size
         return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent", (h, w), 0.0, 1.0)}
-
-    def emit_agent(self, ctx) -> str:
-        return ("if not first and active[i]:\n"
-                "    _g = b if SP{k}[0] else i\n"
-                "    s{k}.update(SS{k}[0][_g], plume.likelihood(PP), cx, cy,\n"
-                "                plume.hit(PP, PS, b, t, i - b * n_agents, seed, episode, cx, cy))")
-
-    def emit_world(self, ctx) -> str:
-        return ("s{k}.observe(SS{k}[0], plume.likelihood(PP), b, n_agents, SP{k}[0], first, world_done[b],\n"
-                "             plume.first_hit(PP, PS, b), pos, obs, {col})")
-
-
-update = _kp.update_belief
-observe = _kp.observe_beliefs

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ..base import check_real
-from .base import Sensor
+from ...engine.api import is_on, sample_at, sample_cell, static_flag
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels, check_real
+
+Params = namedtuple("BinaryParams", "threshold at_point")
+
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    if is_on(P.at_point):
+        c = sample_at(plume, agent.x, agent.y)
+    else:
+        c = sample_cell(plume, agent.cx, agent.cy)
+    obs[agent.i, col] = np.float32(1.0) if c > P.threshold else np.float32(0.0)
 
 
 @dataclass(frozen=True)
@@ -18,7 +31,7 @@ class Binary(Sensor):
 
     threshold: float = 0.5
 
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
 
     def __post_init__(self):
         self._set("threshold", check_real("Binary", "threshold", self.threshold, 0.0, 1e30))
@@ -27,8 +40,4 @@ class Binary(Sensor):
         return ["detection"]
 
     def params(self, ctx) -> tuple:
-        return (np.float32(self.threshold),)
-
-    def emit_agent(self, ctx) -> str:
-        read = "plume.sample_at(PP, PS, pw, ax, ay)" if ctx.continuous else "plume.sample_cell(PP, PS, pw, cx, cy)"
-        return f"obs[i, {{col}}] = np.float32(1.0) if {read} > SP{{k}}[0] else np.float32(0.0)"
+        return Params(np.float32(self.threshold), static_flag(ctx.continuous))

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from .base import Sensor
+from ...engine.api import is_on, sample_at, sample_cell, static_flag
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels
+
+# at_point: a compile-time flag, on for continuous bodies (read at the float position)
+Params = namedtuple("ConcentrationParams", "at_point")
+
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    if is_on(P.at_point):
+        obs[agent.i, col] = sample_at(plume, agent.x, agent.y)
+    else:
+        obs[agent.i, col] = sample_cell(plume, agent.cx, agent.cy)
 
 
 @dataclass(frozen=True)
@@ -15,7 +29,7 @@ class Concentration(Sensor):
     """One column: the concentration at the agent's cell (grid bodies) or, bilinearly
     interpolated, at its float position (continuous bodies)."""
 
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
 
     def columns(self, ctx) -> list:
         return ["concentration"]
@@ -24,7 +38,5 @@ class Concentration(Sensor):
         lo, hi = ctx.plume.concentration_bounds()
         return np.array([lo], np.float32), np.array([hi], np.float32)
 
-    def emit_agent(self, ctx) -> str:
-        if ctx.continuous:
-            return "obs[i, {col}] = plume.sample_at(PP, PS, pw, ax, ay)"
-        return "obs[i, {col}] = plume.sample_cell(PP, PS, pw, cx, cy)"
+    def params(self, ctx) -> tuple:
+        return Params(static_flag(ctx.continuous))

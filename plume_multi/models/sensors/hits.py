@@ -7,8 +7,20 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import fail
-from .base import Sensor
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels, fail
+from ..plumes.poisson_hits.model import first_hit, hit
+
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    if agent.first:
+        obs[agent.i, col] = first_hit(plume.params, plume.state, agent.b)
+    elif agent.active:
+        obs[agent.i, col] = hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
+                                agent.cx, agent.cy)
+    else:
+        obs[agent.i, col] = 0.0
 
 
 @dataclass(frozen=True)
@@ -18,7 +30,7 @@ class Hits(Sensor):
     hit, for every agent. 0 for an agent on the source (it found it: no hit is drawn) and for
     agents that have finished."""
 
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
 
     def check(self, ctx) -> None:
         from ..plumes.poisson_hits import PoissonHits
@@ -31,11 +43,3 @@ class Hits(Sensor):
 
     def bounds(self, ctx) -> tuple:
         return np.zeros(1, np.float32), np.array([ctx.plume.n_hits - 1], np.float32)
-
-    def emit_agent(self, ctx) -> str:
-        return ("if first:\n"
-                "    obs[i, {col}] = plume.first_hit(PP, PS, b)\n"
-                "elif active[i]:\n"
-                "    obs[i, {col}] = plume.hit(PP, PS, b, t, i - b * n_agents, seed, episode, cx, cy)\n"
-                "else:\n"
-                "    obs[i, {col}] = 0.0")

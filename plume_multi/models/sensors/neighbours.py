@@ -2,47 +2,17 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels.jit import njit
-from ..base import check_int, fail
-from .base import Sensor
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels, check_int, fail
 from .position import scale
 
-
-@dataclass(frozen=True)
-class Neighbours(Sensor):
-    """``2 k`` columns: ``(dx / (W - 1), dy / (H - 1))`` from the agent's cell to each of its ``k``
-    nearest other agents' cells, nearest first (squared distance, ties by lower index). Agents
-    that finished stay where they are and still count."""
-
-    k: int = 1
-
-    kernel_module: ClassVar[str] = __name__
-    per_world: ClassVar[bool] = True
-
-    def __post_init__(self):
-        self._set("k", check_int("Neighbours", "k", self.k, 1, 1 << 24))
-
-    def check(self, ctx) -> None:
-        if self.k > ctx.n_agents - 1:
-            fail("Neighbours", "k", self.k, f"an integer in 1..{ctx.n_agents - 1} (n_agents - 1)")
-
-    def columns(self, ctx) -> list:
-        return [f"neighbour_{j}_{axis}" for j in range(self.k) for axis in ("dx", "dy")]
-
-    def bounds(self, ctx) -> tuple:
-        n = 2 * self.k
-        return np.full(n, -1.0, np.float32), np.ones(n, np.float32)
-
-    def params(self, ctx) -> tuple:
-        return (self.k,)
-
-    def emit_world(self, ctx) -> str:
-        return "s{k}.observe(b, n_agents, SP{k}[0], {col}, width, height, pos, obs)"
+Params = namedtuple("NeighboursParams", "k")
 
 
 @njit
@@ -87,3 +57,36 @@ def observe(b, n_agents, k, col, width, height, pos, obs):
             j = base + np.int64(obs[i, col + 1 + 2 * r])
             obs[i, col + 2 * r] = (pos[j, 0] - x) * sx
             obs[i, col + 1 + 2 * r] = (pos[j, 1] - y) * sy
+
+
+@njit(inline="always")
+def observe_world(P, S, obs, col, plume, world, inner):
+    observe(world.b, world.n_agents, P.k, col, world.width, world.height, world.pos, obs)
+
+
+@dataclass(frozen=True)
+class Neighbours(Sensor):
+    """``2 k`` columns: ``(dx / (W - 1), dy / (H - 1))`` from the agent's cell to each of its ``k``
+    nearest other agents' cells, nearest first (squared distance, ties by lower index). Agents
+    that finished stay where they are and still count."""
+
+    k: int = 1
+
+    kernels: ClassVar = SensorKernels(observe_world=observe_world)
+
+    def __post_init__(self):
+        self._set("k", check_int("Neighbours", "k", self.k, 1, 1 << 24))
+
+    def check(self, ctx) -> None:
+        if self.k > ctx.n_agents - 1:
+            fail("Neighbours", "k", self.k, f"an integer in 1..{ctx.n_agents - 1} (n_agents - 1)")
+
+    def columns(self, ctx) -> list:
+        return [f"neighbour_{j}_{axis}" for j in range(self.k) for axis in ("dx", "dy")]
+
+    def bounds(self, ctx) -> tuple:
+        n = 2 * self.k
+        return np.full(n, -1.0, np.float32), np.ones(n, np.float32)
+
+    def params(self, ctx) -> tuple:
+        return Params(self.k)

@@ -2,17 +2,43 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...kernels import rng
-from ...kernels.jit import njit
-from ..base import check_real
-from .base import Sensor
+from ...engine import rng
+from ...engine.api import wind_at
+from ...engine.jit import njit
+from ..base import Sensor, SensorKernels, check_real
 
 STREAM = 0x9B05688C
+# body_frame: rotate into the body's frame (bodies with a heading)
+Params = namedtuple("WindParams", "noise_std body_frame")
+
+
+@njit(inline="always")
+def reading(P, u, v, heading, seed, episode, t, n):
+    """The two columns of agent ``n`` (its index in its world: the noise of world b seeded s is
+    the noise of world 0 seeded s) at step ``t``."""
+    if P.body_frame:
+        rad = heading * (np.pi / 180.0)
+        c = np.cos(rad)
+        s = np.sin(rad)
+        u, v = u * c + v * s, -u * s + v * c
+    if P.noise_std > 0.0:
+        key = rng.stream_key(seed, episode, STREAM)
+        u += P.noise_std * rng.normal(key, t, 2 * n)
+        v += P.noise_std * rng.normal(key, t, 2 * n + 1)
+    return np.float32(u), np.float32(v)
+
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    u, v = wind_at(plume, agent.x, agent.y)
+    obs[agent.i, col], obs[agent.i, col + 1] = reading(P, u, v, agent.heading, agent.seed, agent.episode,
+                                                       agent.t, agent.n)
 
 
 @dataclass(frozen=True)
@@ -24,7 +50,7 @@ class Wind(Sensor):
 
     noise_std: float = 0.0
 
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
 
     def __post_init__(self):
         self._set("noise_std", check_real("Wind", "noise_std", self.noise_std, 0.0, 1e6))
@@ -36,24 +62,4 @@ class Wind(Sensor):
         return np.full(2, -np.inf, np.float32), np.full(2, np.inf, np.float32)
 
     def params(self, ctx) -> tuple:
-        return (self.noise_std, ctx.oriented)
-
-    def emit_agent(self, ctx) -> str:
-        return ("u, v = plume.wind_at(PP, PS, pw, ax, ay)\n"
-                "obs[i, {col}], obs[i, {col} + 1] = s{k}.reading(SP{k}, u, v, hd, seed, episode, t, i - b * n_agents)")
-
-
-@njit(inline="always")
-def reading(P, u, v, heading, seed, episode, t, n):
-    """The two columns of agent ``n`` (its index in its world: the noise of world b seeded s is
-    the noise of world 0 seeded s) at step ``t``."""
-    if P[1]:
-        rad = heading * (np.pi / 180.0)
-        c = np.cos(rad)
-        s = np.sin(rad)
-        u, v = u * c + v * s, -u * s + v * c
-    if P[0] > 0.0:
-        key = rng.stream_key(seed, episode, STREAM)
-        u += P[0] * rng.normal(key, t, 2 * n)
-        v += P[0] * rng.normal(key, t, 2 * n + 1)
-    return np.float32(u), np.float32(v)
+        return Params(self.noise_std, ctx.oriented)

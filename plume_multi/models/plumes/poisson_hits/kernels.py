@@ -33,8 +33,8 @@ import numba
 import numpy as np
 from numba import prange
 
-from . import rng
-from .jit import njit
+from ....engine import rng
+from ....engine.jit import njit
 
 __all__ = [
     "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS", "RULE_INDEPENDENT", "RULE_BELIEVER",

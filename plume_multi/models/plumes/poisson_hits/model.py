@@ -16,7 +16,7 @@ Everything compiled code needs is precomputed here into read-only tables (``K0``
 SciPy once, never in a kernel): ``likelihood`` (indexed by ``[h, |dy|, |dx|]``, so no square root
 per cell), the same table centred on the agent (``centred_likelihood``, indexed by
 ``[h, dy + H - 1, dx + W - 1]``: a contiguous window per position), its log, and the cumulative
-distribution of the first hit, and ``L log L`` centred for the entropy sums. See ``plume_multi.kernels.poisson`` for the kernels that read them.
+distribution of the first hit, and ``L log L`` centred for the entropy sums. See ``kernels.py`` beside this file for the kernels that read them.
 
 Grid: ``H x W`` cells with ``W = grid_size`` and ``H = grid_size`` (2-D) or ``1`` (1-D); the agent
 starts at the centre ``(W // 2, H // 2)``. Beliefs are ``(H, W)`` float64 arrays indexed ``[y, x]``.
@@ -31,17 +31,18 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 
-from ...errors import ValidationError
-from ...kernels import poisson as _kp
-from ...kernels import rng as _rng
-from ...kernels.jit import njit
-from ..base import Model, StateArray, fail
+from ....engine import rng as _rng
+from ....engine.jit import njit
+from ....errors import ValidationError
+from ...base import Plume, PlumeKernels, StateArray, fail
+from . import kernels as _kp
 
 __all__ = ["PoissonHits", "NORMS", "P_SOURCE_OUT", "MAX_GRID_SIDE_2D", "MAX_GRID_SIDE_1D", "MAX_N_HITS"]
 
@@ -50,6 +51,10 @@ P_SOURCE_OUT = 1e-3  # auto grid: the source lies outside with probability < thi
 MAX_GRID_SIDE_2D = 401  # tables of (n_hits, 2N-1, 2N-1) float64 stay within tens of MB
 MAX_GRID_SIDE_1D = 100001
 MAX_N_HITS = 64
+
+# likelihood (n_hits, 2H-1, 2W-1) float64 centred; first_hit_cdf (n_hits,); mean_hits (H, W)
+# float32 by (|dy|, |dx|); the grid's width and height
+Params = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height")
 
 # The 2*dims unit moves as (dx, dy). 2-D follows the engine's "cardinal" order (UP, RIGHT, DOWN,
 # LEFT) so the same action indices mean the same moves everywhere; 1-D is (RIGHT, LEFT).
@@ -103,8 +108,66 @@ def _radii(L: float) -> np.ndarray:
     return np.arange(1, int(1000 * L), dtype=np.float64)
 
 
+# --------------------------------------------------------------------- compiled functions
+# S = (sources (B, 2) float64, first_hit (B,) int64)
+
+@njit(inline="always")
+def reset_world(P, S, b, seed, episode, pos, base, n_agents):
+    h0 = _kp.draw_first_hit(seed, episode, P.first_hit_cdf)
+    S[1][b] = h0
+    sx, sy = _kp.draw_source_after(seed, episode, P.likelihood, pos[base, 0], pos[base, 1], h0, P.height, P.width)
+    S[0][b, 0] = sx
+    S[0][b, 1] = sy
+
+
+@njit(inline="always")
+def source(P, S, b):
+    return S[0][b, 0], S[0][b, 1]
+
+
+@njit(inline="always")
+def sample_cell(P, S, pw, ix, iy):
+    dx = ix - int(S[0][pw, 0])
+    dy = iy - int(S[0][pw, 1])
+    return P.mean_hits[abs(dy), abs(dx)]
+
+
+@njit(inline="always")
+def sample_at(P, S, pw, x, y):
+    """Mean hits at the nearest cell; 0 off the grid."""
+    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+        return np.float32(0.0)
+    return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
+
+
+# What sensors.Hits and sensors.Belief read.
+@njit(inline="always")
+def likelihood(P):
+    return P.likelihood
+
+
+@njit(inline="always")
+def first_hit(P, S, b):
+    return S[1][b]
+
+
+@njit(inline="always")
+def hit(P, S, b, t, n, seed, episode, cx, cy):
+    """Hits of agent ``n`` (index in its world) at cell ``(cx, cy)`` at step ``t >= 1``: a draw
+    from ``Pr(h | distance to the source)`` at counters ``(t, n)``; 0 on the source."""
+    dx = int(S[0][b, 0]) - cx
+    dy = int(S[0][b, 1]) - cy
+    if dx == 0 and dy == 0:
+        return 0
+    key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
+    return _kp.draw_hit(key, t, n, P.likelihood, dx, dy)
+
+
+KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world)
+
+
 @dataclass(frozen=True)
-class PoissonHits(Model):
+class PoissonHits(Plume):
     """Poisson-hit plume (frozen, validated; resolved ``n_hits`` and ``grid_size`` when not given).
 
     Args:
@@ -130,8 +193,7 @@ class PoissonHits(Model):
     n_hits: int | None = None
     grid_size: int | None = None
 
-    family: ClassVar[str] = "plume"
-    kernel_module: ClassVar[str] = __name__
+    kernels: ClassVar = KERNELS
 
     def __post_init__(self):
         if not _is_int(self.dims) or self.dims not in (1, 2):
@@ -335,8 +397,8 @@ class PoissonHits(Model):
 
     def params(self, scenario) -> tuple:
         h, w = self.shape
-        return (np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
-                self._mean_table, int(w), int(h))
+        return Params(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
+                      self._mean_table, int(w), int(h))
 
     def state_spec(self, scenario) -> dict:
         h, w = self.shape
@@ -351,79 +413,7 @@ class PoissonHits(Model):
         h, w = self.shape
         sx, sy = (int(v) for v in state[0][b])
         ys, xs = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
-        return np.ascontiguousarray(params[2][np.abs(ys - sy), np.abs(xs - sx)])
+        return np.ascontiguousarray(params.mean_hits[np.abs(ys - sy), np.abs(xs - sx)])
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         return state[0].copy()
-
-
-# --------------------------------------------------------------------- compiled functions
-# P = (lik (n_hits, 2H-1, 2W-1) float64, first_hit_cdf (n_hits,), mean hits (H, W) float32 by
-#      (|dy|, |dx|), width, height)
-# S = (sources (B, 2) float64, first_hit (B,) int64)
-
-@njit(inline="always")
-def world_reset(P, S, b, seed, episode, pos, base, n_agents):
-    h0 = _kp.draw_first_hit(seed, episode, P[1])
-    S[1][b] = h0
-    sx, sy = _kp.draw_source_after(seed, episode, P[0], pos[base, 0], pos[base, 1], h0, P[4], P[3])
-    S[0][b, 0] = sx
-    S[0][b, 1] = sy
-
-
-@njit(inline="always")
-def world_advance(P, S, b, t, seed, episode):
-    pass
-
-
-@njit(inline="always")
-def world_view(P, S, b, t):
-    return b
-
-
-@njit(inline="always")
-def source(P, S, b):
-    return S[0][b, 0], S[0][b, 1]
-
-
-@njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    dx = ix - int(S[0][pw, 0])
-    dy = iy - int(S[0][pw, 1])
-    return P[2][abs(dy), abs(dx)]
-
-
-@njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Mean hits at the nearest cell; 0 off the grid."""
-    if x < 0.0 or y < 0.0 or x > P[3] - 1 or y > P[4] - 1:
-        return np.float32(0.0)
-    return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
-
-
-@njit(inline="always")
-def wind_at(P, S, pw, x, y):
-    return 0.0, 0.0
-
-
-# What sensors.Hits and sensors.Belief read.
-@njit(inline="always")
-def likelihood(P):
-    return P[0]
-
-
-@njit(inline="always")
-def first_hit(P, S, b):
-    return S[1][b]
-
-
-@njit(inline="always")
-def hit(P, S, b, t, n, seed, episode, cx, cy):
-    """Hits of agent ``n`` (index in its world) at cell ``(cx, cy)`` at step ``t >= 1``: a draw
-    from ``Pr(h | distance to the source)`` at counters ``(t, n)``; 0 on the source."""
-    dx = int(S[0][b, 0]) - cx
-    dy = int(S[0][b, 1]) - cy
-    if dx == 0 and dy == 0:
-        return 0
-    key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
-    return _kp.draw_hit(key, t, n, P[0], dx, dy)

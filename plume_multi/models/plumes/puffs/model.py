@@ -2,7 +2,7 @@
 
 ``Wind`` and ``Puffs`` are frozen, validated configurations with pompy's parameter names and
 defaults; ``PuffPlume`` runs B independent worlds of the model through the compiled kernels of
-``plume_multi.kernels.puffs`` (standalone: tests, benchmarks, pictures); ``render_puffs`` draws one
+``physics.py`` beside this file (standalone: tests, benchmarks, pictures); ``render_puffs`` draws one
 world.
 
 Conventions: ``region = ((x_min, x_max), (y_min, y_max))`` is the physical rectangle (pompy's
@@ -22,9 +22,10 @@ from typing import ClassVar, Optional, Tuple, Union
 
 import numpy as np
 
-from ...errors import ValidationError
-from ...kernels import puffs as K
-from ..base import Model, StateArray
+from ....engine.jit import njit
+from ....errors import ValidationError
+from ...base import Plume, PlumeKernels, StateArray
+from . import physics as K
 
 __all__ = ["Wind", "Puffs", "PuffPlume", "render_puffs", "REACH_RADII"]
 
@@ -101,8 +102,50 @@ class Wind:
                 "interpolation": self.interpolation}
 
 
+# ---------------------------------------------------------------------------------------------
+# The compiled functions of the plume (PlumeKernels): P = PuffParams, S = PuffState, the world
+# view is the world's index. Positions are cells; the wind is in cells per step.
+
+
+@njit(inline="always")
+def reset_world(P, S, b, seed, episode, pos, base, n_agents):
+    K.reset_world(b, seed, episode, P.spin_up, P, S)
+
+
+@njit(inline="always")
+def advance(P, S, b, t, seed, episode):
+    K.advance_world(b, P, S)
+
+
+@njit(inline="always")
+def source(P, S, b):
+    return P.src_cx, P.src_cy
+
+
+@njit(inline="always")
+def sample_cell(P, S, pw, ix, iy):
+    return np.float32(K.concentration_at_cell(pw, np.float64(ix), np.float64(iy), P, S))
+
+
+@njit(inline="always")
+def sample_at(P, S, pw, x, y):
+    """Concentration at a float position in cells; 0 off the grid (as every plume)."""
+    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+        return np.float32(0.0)
+    return np.float32(K.concentration_at_cell(pw, x, y, P, S))
+
+
+@njit(inline="always")
+def wind_at(P, S, pw, x, y):
+    return K.wind_at_cell(pw, x, y, P, S)
+
+
+KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
+                       advance=advance, wind_at=wind_at)
+
+
 @dataclass(frozen=True)
-class Puffs(Model):
+class Puffs(Plume):
     """The puff plume: odour puffs released at a source, carried by the wind, spreading.
 
     Args:
@@ -143,8 +186,7 @@ class Puffs(Model):
     conc_scale: float = 1.0
     spin_up_steps: int = 0
 
-    family: ClassVar[str] = "plume"
-    kernel_module: ClassVar[str] = K.__name__
+    kernels: ClassVar = KERNELS
 
     def __post_init__(self):
         c = "Puffs"

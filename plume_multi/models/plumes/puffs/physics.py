@@ -38,9 +38,9 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from .jit import njit
+from ....engine.jit import njit
 
-from .rng import poisson, random_u64, stream_key
+from ....engine.rng import poisson, random_u64, stream_key
 
 STREAM_PUFFS = 0x428A2F98  # this model's random stream (rng.stream_key)
 REACH_RADII = 5.0  # bins reach this many of the largest puff radius
@@ -751,46 +751,3 @@ def step_all_serial(cells, p, st, conc, wind):
     for b in range(cells.shape[0]):
         advance_world(b, p, st)
         _sample_world(b, cells, p, st, conc, wind)
-
-
-# ---------------------------------------------------------------------------------------------
-# The engine's plume interface (docs/developing-models.md): P = PuffParams, S = PuffState, the
-# world view ``pw`` is the world's index. Positions are cells; the wind is in cells per step.
-
-
-@njit(inline="always")
-def world_reset(P, S, b, seed, episode, pos, base, n_agents):
-    reset_world(b, seed, episode, P.spin_up, P, S)
-
-
-@njit(inline="always")
-def world_advance(P, S, b, t, seed, episode):
-    advance_world(b, P, S)
-
-
-@njit(inline="always")
-def world_view(P, S, b, t):
-    return b
-
-
-@njit(inline="always")
-def source(P, S, b):
-    return P.src_cx, P.src_cy
-
-
-@njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    return np.float32(concentration_at_cell(pw, np.float64(ix), np.float64(iy), P, S))
-
-
-@njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Concentration at a float position in cells; 0 off the grid (as every plume)."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
-        return np.float32(0.0)
-    return np.float32(concentration_at_cell(pw, x, y, P, S))
-
-
-@njit(inline="always")
-def wind_at(P, S, pw, x, y):
-    return wind_at_cell(pw, x, y, P, S)
