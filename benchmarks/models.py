@@ -326,7 +326,7 @@ def ROWS(quick: bool = False) -> list[tuple[str, int, int]]:
 
 
 def _actions(sim: Simulator, rng, count: int = 8) -> list:
-    BN = sim.num_agents
+    BN = sim.total_agents
     if sim.scenario.continuous:
         body = sim.scenario.action_model
         return [np.stack([rng.uniform(0.0, body.max_speed, BN),

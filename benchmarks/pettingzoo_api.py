@@ -73,7 +73,7 @@ def _sim_block(sim, action_arrays, steps: int, seed: int) -> tuple[int, float]:
     start = time.perf_counter()
     for k in range(steps):
         step(action_arrays[k & 15])
-    return steps * sim.num_agents, time.perf_counter() - start
+    return steps * sim.total_agents, time.perf_counter() - start
 
 
 def _aec_turns_per_s(aec_env, seconds: float) -> float:

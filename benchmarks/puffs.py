@@ -170,7 +170,7 @@ def engine_rows(quick: bool) -> list[tuple]:
         for name in K.world_arrays(config.max_num_puffs, *config.wind_grid(), config.spline):
             sim.state.models[f"plume.{name}"][:] = getattr(one.state, name)[0]  # a developed plume in every world
         rng = np.random.default_rng(0)
-        actions = [rng.integers(0, 4, sim.num_agents) for _ in range(8)]
+        actions = [rng.integers(0, 4, sim.total_agents) for _ in range(8)]
         sim.step(actions[0])
         k = iter(range(10**9))
         t = _time(lambda: sim.step(actions[next(k) & 7]), 3, 2 if quick else 20)

@@ -43,12 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     sim = Simulator(scenario, num_worlds=args.worlds)
     sim.reset(seed=args.seed)
-    run(sim, rng.integers(0, 4, size=(args.steps, sim.num_agents)))
+    run(sim, rng.integers(0, 4, size=(args.steps, sim.total_agents)))
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "snapshot.npz"
         np.savez(path, **sim.snapshot())
-        after = rng.integers(0, 4, size=(args.steps, sim.num_agents))
+        after = rng.integers(0, 4, size=(args.steps, sim.total_agents))
         original = run(sim, after)
 
         fresh = Simulator(scenario, num_worlds=args.worlds)

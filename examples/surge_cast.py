@@ -88,8 +88,8 @@ def run(policy_name: str, worlds: int, agents: int, steps: int, seed: int, spin_
     """(fraction that found the source, mean steps of those that did)."""
     sim = Simulator(scenario(agents, steps, spin_up), num_worlds=worlds, autoreset="disabled")
     obs = sim.reset(seed=seed)
-    policy = SurgeCast(sim.num_agents, seed=seed) if policy_name == "surge-cast" else RandomFlight(sim.num_agents, seed)
-    found_at = np.full(sim.num_agents, -1)
+    policy = SurgeCast(sim.total_agents, seed=seed) if policy_name == "surge-cast" else RandomFlight(sim.total_agents, seed)
+    found_at = np.full(sim.total_agents, -1)
     for t in range(steps):
         obs, reward, terminated, truncated = sim.step(policy(obs))
         found_at[(found_at < 0) & (reward > 0)] = t + 1

@@ -154,7 +154,7 @@ def engine_rows(shapes, repeats=5, min_seconds=0.1, progress=None):
 _RSS_SCRIPT = """
 import resource, numpy as np, plume_multi as pm
 sim = pm.Simulator(pm.Scenario(n_agents={N}), {B}); sim.reset(seed=0)
-actions = np.zeros(sim.num_agents, np.int64)
+actions = np.zeros(sim.total_agents, np.int64)
 for _ in range(10): sim.step(actions)
 try:  # the high-water mark of this address space (ru_maxrss would include the parent's, on Linux)
     kib = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))

@@ -42,7 +42,7 @@ def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, pr
         if trajectory is not None:
             trajectory.append(sim.positions.copy())
         if progress is not None:
-            progress.set_postfix_str(f"found {int((~sim.active).sum())}/{sim.num_agents}", refresh=False)
+            progress.set_postfix_str(f"found {int((~sim.active).sum())}/{sim.total_agents}", refresh=False)
             progress.update()
         if not sim.active.any():
             break
@@ -52,11 +52,11 @@ def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, pr
     found = ~sim.active
     return {
         "found": int(found.sum()),
-        "agents": sim.num_agents,
+        "agents": sim.total_agents,
         "mean_steps": float(sim.episode_length[found].mean()) if found.any() else float("nan"),
         "steps": steps,
         "seconds": seconds,
-        "agent_steps_per_s": sim.num_agents * steps / seconds,
+        "agent_steps_per_s": sim.total_agents * steps / seconds,
         "final_active": sim.active.copy(),
     }
 

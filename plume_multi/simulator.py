@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import warnings
 from types import SimpleNamespace
 
 import numba
@@ -19,7 +20,7 @@ import numpy as np
 from .errors import StateError, ValidationError
 from .engine import api
 from .engine import assemble as A
-from .engine.compile import compile_entry
+from .engine.compile import check_names, compile_entry
 from .scenario import Scenario, _Context
 from .world import WorldState
 
@@ -95,7 +96,7 @@ class Simulator:
     Example:
         >>> sim = Simulator(Scenario(n_agents=8, grid_size=(64, 48)), num_worlds=4)
         >>> obs = sim.reset(seed=0)                      # (32, 3) float32
-        >>> actions = np.zeros(sim.num_agents, np.int64)  # all UP
+        >>> actions = np.zeros(sim.total_agents, np.int64)  # all UP
         >>> obs, reward, terminated, truncated = sim.step(actions)
     """
 
@@ -222,6 +223,10 @@ class Simulator:
                 inner = A.function_ref(sensor.wraps.kernels.observe_agent, f"{type(sensor.wraps).__name__} (sensor model)",
                                        "observe_agent")
             sensors.append((agent, world, inner))
+        for model in self._models():
+            kernels = model.kernels
+            for role in kernels.__dataclass_fields__:
+                check_names(getattr(kernels, role), model)
         label = " + ".join(type(m).__name__ for m in (sc.plume, sc.action_model, *sc.sensors))
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
                         one_agent=sc.n_agents == 1, label=label)
@@ -271,9 +276,16 @@ class Simulator:
         return self.scenario.n_agents
 
     @property
-    def num_agents(self) -> int:
+    def total_agents(self) -> int:
         """Agents in all worlds (B * N): the leading size of every per-agent array."""
         return self.num_worlds * self.scenario.n_agents
+
+    @property
+    def num_agents(self) -> int:
+        """Deprecated name of ``total_agents`` (too close to ``n_agents``, the agents per world)."""
+        warnings.warn("Simulator.num_agents is deprecated; use Simulator.total_agents (all worlds) or "
+                      "Simulator.n_agents (per world)", DeprecationWarning, stacklevel=2)
+        return self.total_agents
 
     @property
     def obs_dim(self) -> int:

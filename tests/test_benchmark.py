@@ -16,7 +16,7 @@ def test_numpy_step_does_the_same_work_as_the_simulator(n_agents, num_worlds):
     np.testing.assert_array_equal(sim.reset(seed=0), ref.obs)
     resets = 0
     for _ in range(60):
-        actions = rng.integers(0, 4, sim.num_agents)
+        actions = rng.integers(0, 4, sim.total_agents)
         resets += int(sim.state.world_done.sum())
         for x, y in zip(sim.step(actions), ref.step(actions)):
             np.testing.assert_array_equal(x, y)

@@ -79,7 +79,7 @@ def _run_against_naive(scenario, num_worlds, autoreset, seed, steps, data):
     compare("after reset")
     for t in range(steps):
         actions = np.array(data.draw(st.lists(st.integers(0, scenario.n_actions - 1),
-                                              min_size=sim.num_agents, max_size=sim.num_agents)), np.int64)
+                                              min_size=sim.total_agents, max_size=sim.total_agents)), np.int64)
         sim.step(actions)
         for b, world in enumerate(worlds):
             world.step(actions[b * N:(b + 1) * N])
@@ -101,7 +101,7 @@ def test_parallel_kernel_equals_serial(scenario, seed, data):
     b.reset(seed=seed)
     for _ in range(2 * scenario.max_steps + 2):
         actions = np.array(data.draw(st.lists(st.integers(0, scenario.n_actions - 1),
-                                              min_size=a.num_agents, max_size=a.num_agents)), np.int64)
+                                              min_size=a.total_agents, max_size=a.total_agents)), np.int64)
         out_a, out_b = a.step(actions), b.step(actions)
         for x, y in zip(out_a, out_b):
             np.testing.assert_array_equal(x, y)

@@ -23,7 +23,7 @@ def _sim(autoreset="next_step", **kw):
     sim.reset(seed=5)
     rng = np.random.default_rng(0)
     for _ in range(7):
-        sim.step(rng.integers(0, 4, sim.num_agents))
+        sim.step(rng.integers(0, 4, sim.total_agents))
     return sim
 
 
@@ -51,7 +51,7 @@ def test_restore_refuses_inconsistent_content_and_changes_nothing(key, value, na
     with pytest.raises(ValidationError, match=named):
         target.restore(bad)
     _same(before, target.snapshot())
-    target.step(np.zeros(target.num_agents, np.int64))  # still runs (an out-of-grid position would crash)
+    target.step(np.zeros(target.total_agents, np.int64))  # still runs (an out-of-grid position would crash)
 
 
 @pytest.mark.parametrize("key", ["base_seed", "world_seed", "format", "scenario", "autoreset", "seed_base"])

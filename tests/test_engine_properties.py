@@ -11,8 +11,8 @@ from strategies import scenarios
 
 
 def _actions(data, sim):
-    return np.array(data.draw(st.lists(st.integers(0, sim.n_actions - 1), min_size=sim.num_agents,
-                                       max_size=sim.num_agents)), np.int64)
+    return np.array(data.draw(st.lists(st.integers(0, sim.n_actions - 1), min_size=sim.total_agents,
+                                       max_size=sim.total_agents)), np.int64)
 
 
 @given(scenario=scenarios(), num_worlds=st.integers(1, 3), seed=st.integers(0, 2**31 - 1), data=st.data())

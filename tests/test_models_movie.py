@@ -47,7 +47,7 @@ def test_a_long_movie_shared_by_4096_worlds_adds_no_memory_per_world(tmp_path):
     assert sim_short.state.nbytes_per_agent() == per_agent_long  # independent of T
     assert per_agent_long < 200  # a few counters and the observation row, no frame data
     sim.reset(seed=0)
-    sim.step(np.full(sim.num_agents, STAY, np.int64))
+    sim.step(np.full(sim.total_agents, STAY, np.int64))
     assert sim._params["plume"][0] is movie.frames
 
 
@@ -170,7 +170,7 @@ def test_frame_clock_after_reset_and_k_steps(start, end):
 
     assert frame_shown() == start
     for k in range(1, 20):
-        sim.step(np.full(sim.num_agents, STAY, np.int64))
+        sim.step(np.full(sim.total_agents, STAY, np.int64))
         expected = (start + k) % T if end == "wrap" else min(start + k, T - 1)
         assert frame_shown() == expected
         np.testing.assert_array_equal(sim.plume_image(1), frames_with_index(T, 3, 4)[expected] * scale)

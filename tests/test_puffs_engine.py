@@ -20,7 +20,7 @@ def _run(sim, steps, seed=3):
     obs = [sim.reset(seed=seed).copy()]
     rng = np.random.default_rng(0)
     for _ in range(steps):
-        obs.append(sim.step(rng.integers(0, 4, sim.num_agents))[0].copy())
+        obs.append(sim.step(rng.integers(0, 4, sim.total_agents))[0].copy())
     return np.array(obs)
 
 
@@ -39,7 +39,7 @@ def test_agents_sense_the_standalone_plume_at_their_cells():
         conc, _ = ref.sample(cells)
         np.testing.assert_array_equal(obs[:, 0], conc.astype(np.float32).ravel(), err_msg=f"step {step}")
         seen += conc.sum()
-        obs, *_ = sim.step(rng.integers(0, 4, sim.num_agents))
+        obs, *_ = sim.step(rng.integers(0, 4, sim.total_agents))
         ref.step()
     assert seen > 0  # the agents were in the plume
 

@@ -11,7 +11,7 @@ from plume_multi import Scenario, Simulator, ValidationError
 def _run(sim, steps, seed=0):
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        sim.step(rng.integers(0, sim.n_actions, sim.num_agents))
+        sim.step(rng.integers(0, sim.n_actions, sim.total_agents))
 
 
 @pytest.mark.parametrize("autoreset", ["next_step", "same_step", "disabled"])
@@ -26,7 +26,7 @@ def test_snapshot_restore_continues_bit_for_bit(autoreset, tmp_path):
     b.restore(dict(np.load(tmp_path / "snap.npz")))
     rng = np.random.default_rng(5)
     for _ in range(40):
-        actions = rng.integers(0, 4, a.num_agents)
+        actions = rng.integers(0, 4, a.total_agents)
         for x, y in zip(a.step(actions), b.step(actions)):
             np.testing.assert_array_equal(x, y)
     assert a.seed == b.seed == 11

@@ -9,6 +9,8 @@ long traceback at the first ``reset()``.
 
 from __future__ import annotations
 
+import builtins
+import dis
 import os
 import re
 import sys
@@ -20,7 +22,7 @@ from numba.core.errors import NumbaError
 
 from ..errors import ModelError
 
-__all__ = ["compile_entry", "NOTICE_AFTER_S"]
+__all__ = ["compile_entry", "check_names", "NOTICE_AFTER_S"]
 
 NOTICE_AFTER_S = 1.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -49,6 +51,24 @@ def compile_entry(fn, args, *, what: str, label: str, models) -> None:
     finally:
         if timer is not None:
             timer.cancel()
+
+
+def check_names(fn, model) -> None:
+    """``ModelError`` when compiled function ``fn`` of ``model`` reads a global name its module
+    does not define (a typo such as ``sample_cel``): found before compiling, with its line."""
+    py_func = getattr(fn, "py_func", fn)
+    code = py_func.__code__
+    namespace = py_func.__globals__
+    line = code.co_firstlineno
+    for ins in dis.get_instructions(code):
+        if ins.starts_line:
+            line = ins.starts_line
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            name = ins.argval
+            if name not in namespace and not hasattr(builtins, name):
+                raise ModelError(f"{type(model).__module__}.{type(model).__name__} ({model.family} model, "
+                                 f"{code.co_filename}:{line}): {py_func.__name__} reads the name {name!r}, which its "
+                                 f"module does not define")
 
 
 def _model_files(models) -> dict:
