@@ -277,7 +277,7 @@ def load_policy(spec: str, scenario, seed: int = 0):
             return RandomBoxPolicy(body.low, body.high, seed=seed)
         return RandomPolicy(scenario.n_actions, seed=seed)
     if spec == "gradient":
-        from .models.actions import Cardinal, Moore
+        from .models.bodies import Cardinal, Moore
 
         if not isinstance(scenario.action_model, (Cardinal, Moore)):
             raise UsageError(f"--policy: gradient turns to a random one of the cardinal or moore moves; the body "

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import ValidationError
-from .models import actions as _actions
+from .models import bodies as _actions
 from .models import plumes as _plumes
 from .models import rewards as _rewards
 from .models import sensors as _sensors

@@ -223,6 +223,7 @@ class Simulator:
                 inner = A.function_ref(sensor.wraps.kernels.observe_agent, f"{type(sensor.wraps).__name__} (sensor model)",
                                        "observe_agent")
             sensors.append((agent, world, inner))
+        api.register_plume(self._params["plume"], sc.plume.kernels, f"{type(sc.plume).__name__} (plume model)")
         for model in self._models():
             kernels = model.kernels
             for role in kernels.__dataclass_fields__:

@@ -3,11 +3,13 @@
 The driver (``assemble.py``) passes every sensor the same three records, built once per world or
 per agent (Numba keeps them in registers: they cost nothing):
 
-``PlumeView(params, state, world, sample_cell_fn, sample_at_fn, wind_at_fn)``
+``PlumeView(params, state, world)``
     the plume of the world being stepped. Read it with ``sample_cell(plume, ix, iy)``,
-    ``sample_at(plume, x, y)`` and ``wind_at(plume, x, y)`` below; a sensor written for one plume
-    (``sensors.Hits`` for ``plumes.PoissonHits``) may call that plume's own functions with
-    ``plume.params``, ``plume.state``.
+    ``sample_at(plume, x, y)`` and ``wind_at(plume, x, y)`` below: they call the plume's own
+    compiled functions, found when the step compiles from the class of ``params`` (every plume's
+    ``params()`` is a named tuple of its own class, ``register_plume``). A sensor written for one
+    plume (``sensors.Hits`` for ``plumes.PoissonHits``) may call that plume's functions directly
+    with ``plume.params``, ``plume.state``, ``plume.world``.
 
 ``AgentView`` (per agent, after it moved)
     ``i`` row of the agent in every per-agent array, ``b`` its world, ``n`` its index in its world,
@@ -22,10 +24,10 @@ per agent (Numba keeps them in registers: they cost nothing):
     ``n_agents``, ``base`` (row of the world's first agent), ``width``, ``height``, ``pos``
     ((B*N, 2) int32 cells of every agent), ``active`` ((B*N,) bool).
 
-Compile-time flags: ``static_flag(value)`` is an empty array whose *number of dimensions* is the
-value (2 for on, 1 for off; an array because Numba's parallel loops refuse tuples nested in a
-record), so in compiled code ``is_on(flag)`` is a constant and the branch it guards costs nothing
-when off (a run-time bool made the default scenario's step 4x slower at one agent per world).
+Compile-time flags: ``static_flag(value)`` is ``True`` or ``None``; in compiled code ``is_on(flag)``
+is a constant decided by the flag's type, so the branch it guards costs nothing when off (a
+run-time bool made the default scenario's step 4x slower at one agent per world; an empty array
+as a flag cost 20 % in reference counting).
 
 Records passed to the driver (a model's ``params()`` and ``state_tuple()``) must be flat: numbers,
 arrays and flags, no tuple inside (Numba's parallel loop refuses nested tuples).
@@ -37,52 +39,119 @@ from collections import namedtuple
 
 import numpy as np
 
+from numba import types
+from numba.extending import overload
+
 from .jit import njit
 
-__all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "sample_cell", "sample_at", "wind_at", "static_flag", "is_on",
+__all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "sample_cell", "sample_at", "wind_at", "observe_inner", "register_plume", "static_flag", "is_on",
            "plume_reset_world", "plume_advance", "plume_view", "calm", "body_reset_agent", "body_location",
            "body_heading", "no_sensor"]
 
-PlumeView = namedtuple("PlumeView", "params state world sample_cell_fn sample_at_fn wind_at_fn")
+PlumeView = namedtuple("PlumeView", "params state world")
 # what a wrapper sensor (History) receives as ``inner``: the wrapped sensor's function and parameters
 InnerSensor = namedtuple("InnerSensor", "observe_agent params")
 AgentView = namedtuple("AgentView", "i b n t first active seed episode x y cx cy heading width height n_agents")
 WorldView = namedtuple("WorldView", "b t first was_done seed episode n_agents base width height pos active")
 
 
-_ON = np.zeros((0, 0), np.bool_)
-_OFF = np.zeros(0, np.bool_)
-_ON.flags.writeable = False
-_OFF.flags.writeable = False
+def static_flag(value: bool):
+    """A flag the compiler sees (test it with ``is_on``): ``True`` when on, ``None`` when off."""
+    return True if value else None
 
 
-def static_flag(value: bool) -> np.ndarray:
-    """A flag the compiler sees (test it with ``is_on``)."""
-    return _ON if value else _OFF
-
-
-@njit(inline="always")
 def is_on(flag):
-    return flag.ndim == 2
+    """In compiled code: a constant, True for ``static_flag(True)``, False for ``static_flag(False)``."""
+    return flag is not None
+
+
+@overload(is_on, inline="always")
+def _is_on(flag):
+    if isinstance(flag, types.NoneType):
+        return lambda flag: False
+    return lambda flag: True
 
 
 # ------------------------------------------------------------------------ reading the plume
-@njit(inline="always")
+# These helpers find the plume's function from the type of ``plume.params`` when they compile (an
+# overload), so the call is resolved and inlined as if the sensor had named it. Values that hold
+# functions would cost a step 20 % at one agent per world.
+_PLUMES: dict = {}
+
+
+def register_plume(params, kernels, owner: str) -> None:
+    """Make ``sample_cell(plume, ...)`` and the others find ``kernels`` for plumes whose
+    parameters are of ``type(params)``: a named tuple class of the plume's own."""
+    from ..errors import ValidationError
+
+    cls = type(params)
+    if not (isinstance(params, tuple) and hasattr(cls, "_fields")):
+        raise ValidationError(f"{owner}: params() returned {cls.__name__}; expected a named tuple "
+                              "(collections.namedtuple) of the plume's own class")
+    known = _PLUMES.get(cls)
+    if known is not None and known is not kernels:
+        raise ValidationError(f"{owner}: params() returns {cls.__qualname__}, which another plume with other "
+                              "compiled functions returns too; give this plume a named tuple class of its own")
+    _PLUMES[cls] = kernels
+
+
+def _plume_function(plume_type, role: str):
+    cls = getattr(plume_type.types[0], "instance_class", None)
+    return getattr(_PLUMES[cls], role)
 def sample_cell(plume, ix, iy):
     """Concentration at integer cell ``(ix, iy)`` (inside the grid), float32."""
-    return plume.sample_cell_fn(plume.params, plume.state, plume.world, ix, iy)
 
 
-@njit(inline="always")
 def sample_at(plume, x, y):
     """Concentration at a float position in cells, float32; 0 off the grid."""
-    return plume.sample_at_fn(plume.params, plume.state, plume.world, x, y)
 
 
-@njit(inline="always")
 def wind_at(plume, x, y):
     """Wind ``(u, v)`` in cells per step at a float position."""
-    return plume.wind_at_fn(plume.params, plume.state, plume.world, x, y)
+
+
+def observe_inner(inner, S, obs, col, plume, agent):
+    """A wrapper sensor's call of the sensor it wraps (``inner``: an ``InnerSensor``)."""
+
+
+def _function_of(record_type, index: int):
+    return record_type.types[index].dispatcher
+
+
+@overload(sample_cell, inline="always")
+def _sample_cell(plume, ix, iy):
+    fn = _plume_function(plume, "sample_cell")
+
+    def impl(plume, ix, iy):
+        return fn(plume.params, plume.state, plume.world, ix, iy)
+    return impl
+
+
+@overload(sample_at, inline="always")
+def _sample_at(plume, x, y):
+    fn = _plume_function(plume, "sample_at")
+
+    def impl(plume, x, y):
+        return fn(plume.params, plume.state, plume.world, x, y)
+    return impl
+
+
+@overload(wind_at, inline="always")
+def _wind_at(plume, x, y):
+    fn = _plume_function(plume, "wind_at")
+
+    def impl(plume, x, y):
+        return fn(plume.params, plume.state, plume.world, x, y)
+    return impl
+
+
+@overload(observe_inner, inline="always")
+def _observe_inner(inner, S, obs, col, plume, agent):
+    fn = _function_of(inner, 0)
+
+    def impl(inner, S, obs, col, plume, agent):
+        fn(inner.params, S, obs, col, plume, agent, InnerSensor(no_sensor, ()))
+    return impl
 
 
 # ------------------------------------------------------------------------ defaults of optional members

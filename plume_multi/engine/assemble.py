@@ -120,6 +120,7 @@ COUNT_MAX = 2147483647
 
 @njit
 def observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args}):
+{columns}
     world = WorldView(b, t, first, world_done[b], seed, episode, n_agents, b * n_agents, width, height, pos, active)
 {world_calls}
 
@@ -129,6 +130,7 @@ def reset_world(b, seeded, clear_outputs, {args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
     width = cfg[{C_WIDTH}]
     height = cfg[{C_HEIGHT}]
+{columns}
     base = b * n_agents
     if seeded:
         world_episode[b] = 0
@@ -141,7 +143,7 @@ def reset_world(b, seeded, clear_outputs, {args}):
     if clear_outputs:
         world_done[b] = False
     plume_reset_world(PP, PS, b, seed, episode, pos, base, n_agents)
-    pv = PlumeView(PP, PS, plume_view(PP, PS, b, 0), plume_sample_cell, plume_sample_at, plume_wind_at)
+    pv = PlumeView(PP, PS, plume_view(PP, PS, b, 0))
     for n in range(n_agents):
         i = base + n
         active[i] = True
@@ -164,6 +166,7 @@ def advance(b_start, b_stop, actions, {args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
     width = cfg[{C_WIDTH}]
     height = cfg[{C_HEIGHT}]
+{columns}
     max_steps = cfg[{C_MAX_STEPS}]
     goal_d2 = fcfg[{F_GOAL_D2}]
     mode = cfg[{C_AUTORESET}]
@@ -178,7 +181,7 @@ def advance(b_start, b_stop, actions, {args}):
         seed = world_seed[b]
         episode = world_episode[b]
         plume_advance(PP, PS, b, t, seed, episode)
-        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t), plume_sample_cell, plume_sample_at, plume_wind_at)
+        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
         sx, sy = plume_source(PP, PS, b)
         arrived = False
         n_active = 0
@@ -257,11 +260,12 @@ def observe_all({args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
     width = cfg[{C_WIDTH}]
     height = cfg[{C_HEIGHT}]
+{columns}
     for b in range(world_t.shape[0]):
         t = world_t[b]
         seed = world_seed[b]
         episode = world_episode[b]
-        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t), plume_sample_cell, plume_sample_at, plume_wind_at)
+        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
         first = t == 0
         base = b * n_agents
         for i in range(base, base + n_agents):
@@ -305,16 +309,17 @@ def source(layout: Layout) -> str:
             inner_name = f"InnerSensor(s{k}_inner, IP{k})"
         if agent is not None:
             imports.append(f"from {agent.module} import {agent.name} as s{k}_agent")
-            agent_calls.append(f"s{k}_agent(SP{k}, SS{k}, obs, cols[{k}], pv, agent, {inner_name})")
+            agent_calls.append(f"s{k}_agent(SP{k}, SS{k}, obs, col{k}, pv, agent, {inner_name})")
         if world is not None:
             imports.append(f"from {world.module} import {world.name} as s{k}_world")
-            world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, cols[{k}], pv, world, {inner_name})")
+            world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
     agent_block = "\n".join(_AGENT_VIEW + agent_calls) if agent_calls else "pass"
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))
     return _TEMPLATE.format(
         label=layout.label, source_lines="\n".join(f"# source: {f}" for f in files), imports="\n".join(imports),
         one_agent=layout.one_agent, next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
+        columns="\n".join(f"    col{k} = cols[{k}]" for k in range(len(layout.sensors))),
         observe_agent_2=textwrap.indent(agent_block, " " * 8), observe_agent_3=textwrap.indent(agent_block, " " * 12),
         world_calls="\n".join(world_calls) or "    pass",
         has_world_code=bool(world_calls), C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM,

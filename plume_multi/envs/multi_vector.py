@@ -20,7 +20,7 @@ from numba import njit
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import Simulator
-from ..models.actions import Cardinal
+from ..models.bodies import Cardinal
 from ._spaces import has_move_table, observation_box
 from .vector import _MODE_NAMES, _SCENARIO_FIELDS, _autoreset_mode, _fill_cardinal_masks, _fill_masks, _mask_table
 

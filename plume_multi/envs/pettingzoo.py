@@ -28,7 +28,7 @@ from .._registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
 from ..render import HumanWindow, display_scale, render_frame
 from ..scene import world_overlays
-from ..models.actions import BY_NAME
+from ..models.bodies import BY_NAME
 from ..scenario import DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
 from ._checks import check_action_model, check_seed, is_integer, shown

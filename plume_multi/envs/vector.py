@@ -17,7 +17,7 @@ from gymnasium.vector.utils import batch_space
 from ..engine.jit import njit
 
 from ..errors import StateError, ValidationError
-from ..models.actions import Cardinal
+from ..models.bodies import Cardinal
 from ..scenario import Scenario
 from ..simulator import MAX_SEED, Simulator
 from ._checks import check_action_model, check_seed, is_integer, shown

@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import logger
 
 from ..envs._checks import check_seed, shown
-from ..models.actions import Cardinal
+from ..models.bodies import Cardinal
 from ..models.base import Model
 from ..models.plumes import Gaussian
 from ..models.rewards import SparseGoal

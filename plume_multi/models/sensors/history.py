@@ -6,7 +6,7 @@ from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...engine.api import InnerSensor, no_sensor
+from ...engine.api import observe_inner
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, check_int, fail
 
@@ -36,8 +36,7 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
     if not agent.first:
         shift(obs, agent.i, col, P.width, P.steps)
     # the wrapped sensor writes its reading into the newest block
-    inner.observe_agent(inner.params, S, obs, col + (P.steps - 1) * P.width, plume, agent,
-                        InnerSensor(no_sensor, ()))
+    observe_inner(inner, S, obs, col + (P.steps - 1) * P.width, plume, agent)
     if agent.first:
         fill(obs, agent.i, col, P.width, P.steps)
 
