@@ -23,7 +23,7 @@ from plume_multi.models import Sensor, SensorKernels
 # the new value: never a stale one.
 SCALE = 1.0
 
-Params = namedtuple("GradientParams", "offset")
+GradientParams = namedtuple("GradientParams", "offset")  # held under its own name: the cache finds it again
 
 
 @njit(inline="always")
@@ -48,7 +48,7 @@ class GradientX(Sensor):
         return np.full(1, -np.inf, np.float32), np.full(1, np.inf, np.float32)
 
     def params(self, ctx):
-        return Params(float(self.offset))
+        return GradientParams(float(self.offset))
 
 
 sim = Simulator(Scenario(n_agents=2, sensors=(sensors.Concentration(), GradientX())), num_worlds=2)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import sys
 import warnings
-from types import SimpleNamespace
 
 import numba
 import numpy as np
@@ -54,6 +54,22 @@ def check_seed(seed, num_worlds: int):
             f"(world i is seeded seed + i, for {num_worlds} worlds)"
         )
     return seed
+
+
+def _check_record(value, model, what: str) -> None:
+    """A named tuple a model hands the compiled code must be found again by its name (Numba's cache
+    stores its class by reference: a class its module holds under another name is a new class in
+    every process, and the step would compile anew each time)."""
+    cls = type(value)
+    if isinstance(value, tuple) and hasattr(cls, "_fields"):
+        module = sys.modules.get(cls.__module__)
+        if getattr(module, cls.__qualname__, None) is not cls:
+            raise ValidationError(
+                f"{type(model).__name__}.{what}: returned a {cls.__qualname__} named tuple that its module "
+                f"{cls.__module__} does not hold under that name; define it at the top level as "
+                f"{cls.__qualname__} = namedtuple({cls.__qualname__!r}, ...)")
+        for item in value:
+            _check_record(item, model, what)
 
 
 def _available_memory() -> int | None:
@@ -224,6 +240,8 @@ class Simulator:
                                        "observe_agent")
             sensors.append((agent, world, inner))
         api.register_plume(self._params["plume"], sc.plume.kernels, f"{type(sc.plume).__name__} (plume model)")
+        for role, model in self._roles.items():
+            _check_record(self._params[role], model, "params()")
         for model in self._models():
             kernels = model.kernels
             for role in kernels.__dataclass_fields__:

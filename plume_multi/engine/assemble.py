@@ -118,14 +118,14 @@ PARALLEL_CHUNKS = 64
 COUNT_MAX = 2147483647
 
 
-@njit
+@njit(no_cpython_wrapper=True)
 def observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args}):
 {columns}
     world = WorldView(b, t, first, world_done[b], seed, episode, n_agents, b * n_agents, width, height, pos, active)
 {world_calls}
 
 
-@njit
+@njit(no_cpython_wrapper=True)
 def reset_world(b, seeded, clear_outputs, {args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
     width = cfg[{C_WIDTH}]
@@ -153,15 +153,15 @@ def reset_world(b, seeded, clear_outputs, {args}):
             truncated[i] = False
             reward[i] = 0.0
         body_reset_agent(AP, AS, i, n, pos, seed, episode)
-    t = 0
-    first = True
+    t = world_t[b]  # 0, as a run-time value (see ``advance``)
+    first = seeded or not seeded
     for i in range(base, base + n_agents):
 {observe_agent_2}
     if HAS_WORLD_CODE:
-        observe_world(b, 0, seed, episode, pv, True, n_agents, width, height, {args})
+        observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args})
 
 
-@njit
+@njit(no_cpython_wrapper=True)
 def advance(b_start, b_stop, actions, {args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
     width = cfg[{C_WIDTH}]
@@ -171,9 +171,13 @@ def advance(b_start, b_stop, actions, {args}):
     goal_d2 = fcfg[{F_GOAL_D2}]
     mode = cfg[{C_AUTORESET}]
     team = cfg[{C_TEAM}] != 0
+    # run-time booleans: a literal True or False in a call would type it anew (Literal[bool]),
+    # compiling reset_world and observe_world once per literal (4 s each for puffs)
+    yes = b_start >= 0
+    no = not yes
     for b in range(b_start, b_stop):
         if mode == NEXT_STEP and world_done[b]:
-            reset_world(b, False, True, {args})
+            reset_world(b, no, yes, {args})
             continue
         t = min(world_t[b] + 1, COUNT_MAX)  # saturates: never wraps
         world_t[b] = t
@@ -217,7 +221,7 @@ def advance(b_start, b_stop, actions, {args}):
                     reward[i] = reward_goal(RP)
             n_active = 0
         if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
-            observe_world(b, t, seed, episode, pv, False, n_agents, width, height, {args})
+            observe_world(b, t, seed, episode, pv, no, n_agents, width, height, {args})
         done = trunc or n_active == 0
         world_done[b] = done
         if mode == SAME_STEP and done:
@@ -225,7 +229,7 @@ def advance(b_start, b_stop, actions, {args}):
                 for d in range(obs.shape[1]):
                     final_obs[i, d] = obs[i, d]
                 final_length[i] = ep_length[i]
-            reset_world(b, False, False, {args})
+            reset_world(b, no, no, {args})
 
 
 @njit
@@ -278,11 +282,12 @@ def observe_all({args}):
 def reset(mask, seed, {args}):
     """Reset the worlds where ``mask``: seeded ``seed + b`` (episode 0) when ``seed >= 0``, else
     each world's next episode."""
+    yes = seed == seed
     for b in range(world_t.shape[0]):
         if mask[b]:
             if seed >= 0:
                 world_seed[b] = seed + b
-            reset_world(b, seed >= 0, True, {args})
+            reset_world(b, seed >= 0, yes, {args})
 '''
 
 _loaded: dict = {}

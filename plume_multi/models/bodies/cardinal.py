@@ -28,4 +28,4 @@ class Cardinal(Body):
         return np.array(self.MOVES, dtype=np.int32)
 
     def params(self, ctx) -> tuple:
-        return table.Params(self.moves(), self.n_actions)
+        return table.TableParams(self.moves(), self.n_actions)

@@ -15,7 +15,7 @@ from ..base import Body, BodyKernels, StateArray, check_heading, check_real
 
 STREAM = 0x510E527F
 # initial_heading < 0: drawn uniformly per agent
-Params = namedtuple("ContinuousParams", "max_speed max_turn_degrees initial_heading")
+ContinuousParams = namedtuple("ContinuousParams", "max_speed max_turn_degrees initial_heading")
 
 
 # S = (heading (B*N,) degrees, xy (B*N, 2) float positions)
@@ -99,7 +99,7 @@ class Continuous(Body):
         return np.array([self.max_speed, self.max_turn_degrees], np.float32)
 
     def params(self, ctx) -> tuple:
-        return Params(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
+        return ContinuousParams(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
 
     def state_spec(self, ctx) -> dict:
         w, h = ctx.grid_size if ctx is not None else (None, None)

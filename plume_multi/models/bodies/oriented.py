@@ -19,7 +19,7 @@ from ..base import Body, BodyKernels, StateArray, check_heading, check_int, chec
 
 STREAM = 0x3C6EF372
 # initial_heading < 0: drawn per agent among the n_headings lattice headings
-Params = namedtuple("OrientedParams", "turn_degrees step initial_heading n_headings")
+OrientedParams = namedtuple("OrientedParams", "turn_degrees step initial_heading n_headings")
 
 
 # S = (heading (B*N,) float64 degrees,)
@@ -123,7 +123,7 @@ class Oriented(Body):
     def params(self, ctx) -> tuple:
         start = -1.0 if self.initial_heading is None else self.initial_heading
         n_dirs = max(1, int(round(360.0 / self.turn_degrees)))
-        return Params(self.turn_degrees, self.step, start, n_dirs)
+        return OrientedParams(self.turn_degrees, self.step, start, n_dirs)
 
     def state_spec(self, ctx) -> dict:
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}

@@ -17,7 +17,7 @@ from .oriented import forward, heading
 STREAM = 0xA54FF53A
 # step: cells per run; initial_heading < 0: drawn; n_agents: agents per world (a tumble draws at
 # the agent's index in its world, so world b seeded s draws what world 0 seeded s draws)
-Params = namedtuple("RunTumbleParams", "step initial_heading n_agents")
+RunTumbleParams = namedtuple("RunTumbleParams", "step initial_heading n_agents")
 
 
 @njit(inline="always")
@@ -69,7 +69,7 @@ class RunTumble(Body):
         return 2
 
     def params(self, ctx) -> tuple:
-        return Params(self.step, -1.0 if self.initial_heading is None else self.initial_heading, ctx.n_agents)
+        return RunTumbleParams(self.step, -1.0 if self.initial_heading is None else self.initial_heading, ctx.n_agents)
 
     def state_spec(self, ctx) -> dict:
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}

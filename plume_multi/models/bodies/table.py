@@ -12,7 +12,7 @@ from ...engine.shared import first_invalid_action
 from ..base import BodyKernels
 
 # moves: (K, 2) int32 displacements; n_actions: K
-Params = namedtuple("TableParams", "moves n_actions")
+TableParams = namedtuple("TableParams", "moves n_actions")
 
 
 @njit(inline="always")

@@ -24,7 +24,7 @@ STREAM = 0x6A09E667  # this model's random stream
 
 # field: the shared (H, W) float32 field ((1, 1) unused with a random source); random_source: a
 # compile-time flag (static_flag), so the fixed-source path carries no branch
-Params = namedtuple("GaussianParams", "field two_sigma2 source_x source_y wind_u wind_v width height random_source")
+GaussianParams = namedtuple("GaussianParams", "field two_sigma2 source_x source_y wind_u wind_v width height random_source")
 
 
 def gaussian_field(grid_size, source, sigma: float) -> np.ndarray:
@@ -171,7 +171,7 @@ class Gaussian(Plume):
         else:
             field = scenario.field
         sx, sy = (0, 0) if self.random_source else self.source
-        return Params(field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h),
+        return GaussianParams(field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h),
                       static_flag(self.random_source))
 
     def state_spec(self, scenario) -> dict:

@@ -27,7 +27,7 @@ from .gaussian import bilinear
 STREAM = 0xBB67AE85
 # frames (T, H, W); scale float32 (stored value -> concentration); n_frames T; wrap (else clamp);
 # start: the fixed first frame, < 0 for a random one; wind (Tw, Hw, Ww, 2); the source cell
-Params = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y")
+MovieParams = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y")
 _DTYPES = (np.float32, np.uint16, np.uint8)
 
 
@@ -271,7 +271,7 @@ class Movie(Plume):
     def params(self, ctx) -> tuple:
         T = self.frames.shape[0]
         start = -1 if self.start == "random" else int(self.start)
-        return Params(self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0], self.source[1])
+        return MovieParams(self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0], self.source[1])
 
     def state_spec(self, ctx) -> dict:
         return {"start": StateArray(np.int64, "world", (), 0, self.frames.shape[0] - 1)}

@@ -12,7 +12,7 @@ from ...engine.jit import njit
 from ..base import Reward, RewardKernels
 
 # float32 rewards on arrival and on any other step; shared with StepPenalty
-Params = namedtuple("RewardParams", "goal step")
+RewardParams = namedtuple("RewardParams", "goal step")
 
 
 @njit(inline="always")
@@ -38,4 +38,4 @@ class SparseGoal(Reward):
         return 1.0, 0.0
 
     def params(self, ctx) -> tuple:
-        return Params(np.float32(1.0), np.float32(0.0))
+        return RewardParams(np.float32(1.0), np.float32(0.0))

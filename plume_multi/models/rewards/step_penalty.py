@@ -28,4 +28,4 @@ class StepPenalty(Reward):
         return float(np.float32(self.goal_reward)), float(np.float32(-self.step_penalty))
 
     def params(self, ctx) -> tuple:
-        return sparse_goal.Params(np.float32(self.goal_reward), np.float32(-self.step_penalty))
+        return sparse_goal.RewardParams(np.float32(self.goal_reward), np.float32(-self.step_penalty))

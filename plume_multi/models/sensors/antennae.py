@@ -12,7 +12,7 @@ from ...engine.api import sample_at
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, check_real, fail
 
-Params = namedtuple("AntennaeParams", "angles distance")
+AntennaeParams = namedtuple("AntennaeParams", "angles distance")
 
 
 @njit(inline="always")
@@ -56,4 +56,4 @@ class Antennae(Sensor):
         return np.full(n, lo, np.float32), np.full(n, hi, np.float32)
 
     def params(self, ctx) -> tuple:
-        return Params(np.array(self.angles, dtype=np.float64), self.distance)
+        return AntennaeParams(np.array(self.angles, dtype=np.float64), self.distance)

@@ -13,7 +13,7 @@ from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
 from ..plumes.poisson_hits.model import first_hit, hit, likelihood
 
-Params = namedtuple("BeliefParams", "shared")
+BeliefParams = namedtuple("BeliefParams", "shared")
 
 
 @njit(inline="always")
@@ -69,7 +69,7 @@ class Belief(Sensor):
         return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
 
     def params(self, ctx) -> tuple:
-        return Params(self.is_shared(ctx))
+        return BeliefParams(self.is_shared(ctx))
 
     def state_spec(self, ctx) -> dict:
         w, h = ctx.grid_size

@@ -12,7 +12,7 @@ from ...engine.api import is_on, sample_at, sample_cell, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, check_real
 
-Params = namedtuple("BinaryParams", "threshold at_point")
+BinaryParams = namedtuple("BinaryParams", "threshold at_point")
 
 
 @njit(inline="always")
@@ -40,4 +40,4 @@ class Binary(Sensor):
         return ["detection"]
 
     def params(self, ctx) -> tuple:
-        return Params(np.float32(self.threshold), static_flag(ctx.continuous))
+        return BinaryParams(np.float32(self.threshold), static_flag(ctx.continuous))

@@ -13,7 +13,7 @@ from ...engine.jit import njit
 from ..base import Sensor, SensorKernels
 
 # at_point: a compile-time flag, on for continuous bodies (read at the float position)
-Params = namedtuple("ConcentrationParams", "at_point")
+ConcentrationParams = namedtuple("ConcentrationParams", "at_point")
 
 
 @njit(inline="always")
@@ -39,4 +39,4 @@ class Concentration(Sensor):
         return np.array([lo], np.float32), np.array([hi], np.float32)
 
     def params(self, ctx) -> tuple:
-        return Params(static_flag(ctx.continuous))
+        return ConcentrationParams(static_flag(ctx.continuous))

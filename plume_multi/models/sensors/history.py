@@ -12,7 +12,7 @@ from ..base import Sensor, SensorKernels, check_int, fail
 
 # width: the wrapped sensor's columns; steps: how many readings are kept (the wrapped sensor's
 # own parameters come as ``inner.params``)
-Params = namedtuple("HistoryParams", "width steps")
+HistoryParams = namedtuple("HistoryParams", "width steps")
 
 
 @njit(inline="always")
@@ -78,4 +78,4 @@ class History(Sensor):
         return np.tile(lo, self.steps), np.tile(hi, self.steps)
 
     def params(self, ctx) -> tuple:
-        return Params(self.sensor.width(ctx), self.steps)
+        return HistoryParams(self.sensor.width(ctx), self.steps)

@@ -12,7 +12,7 @@ from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, check_int, fail
 from .position import scale
 
-Params = namedtuple("NeighboursParams", "k")
+NeighboursParams = namedtuple("NeighboursParams", "k")
 
 
 @njit
@@ -89,4 +89,4 @@ class Neighbours(Sensor):
         return np.full(n, -1.0, np.float32), np.ones(n, np.float32)
 
     def params(self, ctx) -> tuple:
-        return Params(self.k)
+        return NeighboursParams(self.k)

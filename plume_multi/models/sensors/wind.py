@@ -15,7 +15,7 @@ from ..base import Sensor, SensorKernels, check_real
 
 STREAM = 0x9B05688C
 # body_frame: rotate into the body's frame (bodies with a heading)
-Params = namedtuple("WindParams", "noise_std body_frame")
+WindParams = namedtuple("WindParams", "noise_std body_frame")
 
 
 @njit(inline="always")
@@ -62,4 +62,4 @@ class Wind(Sensor):
         return np.full(2, -np.inf, np.float32), np.full(2, np.inf, np.float32)
 
     def params(self, ctx) -> tuple:
-        return Params(self.noise_std, ctx.oriented)
+        return WindParams(self.noise_std, ctx.oriented)

@@ -54,7 +54,7 @@ MAX_N_HITS = 64
 
 # likelihood (n_hits, 2H-1, 2W-1) float64 centred; first_hit_cdf (n_hits,); mean_hits (H, W)
 # float32 by (|dy|, |dx|); the grid's width and height
-Params = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height")
+PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height")
 
 # The 2*dims unit moves as (dx, dy). 2-D follows the engine's "cardinal" order (UP, RIGHT, DOWN,
 # LEFT) so the same action indices mean the same moves everywhere; 1-D is (RIGHT, LEFT).
@@ -397,7 +397,7 @@ class PoissonHits(Plume):
 
     def params(self, scenario) -> tuple:
         h, w = self.shape
-        return Params(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
+        return PoissonHitsParams(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
                       self._mean_table, int(w), int(h))
 
     def state_spec(self, scenario) -> dict:

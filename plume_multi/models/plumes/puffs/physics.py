@@ -751,3 +751,18 @@ def step_all_serial(cells, p, st, conc, wind):
     for b in range(cells.shape[0]):
         advance_world(b, p, st)
         _sample_world(b, cells, p, st, conc, wind)
+
+
+# ---------------------------------------------------------------------------------------------
+# The same samplers as functions of their own (not inlined): the step drivers call these, so the
+# puff loop and the wind interpolation compile once, not once per driver and call site.
+
+
+@njit(cache=True)
+def concentration_at_cell_fn(b, cx, cy, p, st):
+    return concentration_at_cell(b, cx, cy, p, st)
+
+
+@njit(cache=True)
+def wind_at_cell_fn(b, cx, cy, p, st):
+    return wind_at_cell(b, cx, cy, p, st)
