@@ -15,10 +15,11 @@ import os
 import re
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 import numba
-from numba.core.errors import NumbaError
+from numba.core.errors import NumbaError, NumbaIRAssumptionWarning
 
 from ..errors import ModelError
 
@@ -45,7 +46,11 @@ def compile_entry(fn, args, *, what: str, label: str, models) -> None:
         timer.daemon = True
         timer.start()
     try:
-        fn.compile(sig)
+        with warnings.catch_warnings():
+            # a pedantic internal check of Numba's, set off by inlining one overload twice in a
+            # function (two sample_at calls in a sensor); the compiled code is right
+            warnings.simplefilter("ignore", NumbaIRAssumptionWarning)
+            fn.compile(sig)
     except NumbaError as exc:
         raise _model_error(exc, models, label) from None
     finally:
