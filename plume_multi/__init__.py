@@ -10,12 +10,13 @@ Front-ends over one engine of compiled kernels:
 
 The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
 registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``; the Dict observation)
-and ``PlumeSearchCompact-v0`` (the Box(3) observation) with Gymnasium.
+and ``PlumeSearchCompact-v0`` (the Box(3) observation) with Gymnasium. Modules that moved keep their
+old import paths for one release, with a ``DeprecationWarning`` (``plume_multi._compat``).
 """
 
 from importlib import import_module
 
-from . import errors
+from . import _compat, errors
 from ._registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
 from .models import actions, plumes, rewards, sensors
@@ -59,6 +60,8 @@ def __getattr__(name):
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if f"{__name__}.{name}" in _compat.OLD_TO_NEW:  # a module that moved: warns, gives the new one
+        return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'plume_multi' has no attribute {name!r}")
 
 
@@ -66,4 +69,5 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
+_compat.install()
 register_envs()
