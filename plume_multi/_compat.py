@@ -23,7 +23,12 @@ __all__ = ["OLD_TO_NEW", "deprecation_message", "install"]
 
 # Old dotted module name -> its new home. Extend it when a module moves; remove an entry one
 # release after the move.
-OLD_TO_NEW: dict[str, str] = {}
+OLD_TO_NEW: dict[str, str] = {
+    "plume_multi.render": "plume_multi.viz.render",
+    "plume_multi.captions": "plume_multi.viz.captions",
+    "plume_multi.scene": "plume_multi.viz.scene",
+    "plume_multi.recording": "plume_multi.viz.recording",
+}
 
 
 def deprecation_message(old: str) -> str:

@@ -333,7 +333,7 @@ def _check_output(path: str, suffixes: tuple, option: str) -> Path:
 
 def _check_extras(want_movie: bool) -> None:
     """Fail before the run, not after it, when an optional extra is missing."""
-    from .recording import MOVIE_EXTRA, VIZ_EXTRA
+    from .viz.recording import MOVIE_EXTRA, VIZ_EXTRA
 
     try:
         import matplotlib  # noqa: F401
@@ -452,7 +452,7 @@ def _scenario_errors(build):
 
 
 def _render(args) -> int:
-    from .recording import TrajectoryRecorder
+    from .viz.recording import TrajectoryRecorder
     from .scenario import Scenario
     from .simulator import MAX_SEED, Simulator
 

@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 def _write_picture(scenario: Scenario, trajectory: list, final_active, out: Path):
     """PNG of every trajectory over the field (matplotlib, the ``viz`` extra); None without it."""
     try:
-        from .recording import save_trajectory_png
+        from .viz.recording import save_trajectory_png
     except ImportError:
         return None
     out.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from hypothesis import given, strategies as st
 import plume_multi
 from plume_multi import (ComponentError, PlumeSearchEnv, RenderingError, Scenario, Simulator, StateError,
                          ValidationError)
-from plume_multi.render import render_frame
+from plume_multi.viz.render import render_frame
 from plume_multi.wrappers.components import (AgentState, CompactObservation, DiscreteGridActions,
                                              FullFieldObservation, SparseGoalReward, StaticGaussianPlume)
 from plume_multi.wrappers.single import EnvironmentState

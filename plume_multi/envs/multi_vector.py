@@ -267,8 +267,8 @@ class MultiAgentVectorEnv(VectorEnv):
             raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
         if not self._ready:
             raise StateError("Cannot render before reset(): call reset() first")
-        from ..render import render_frame
-        from ..scene import world_overlays
+        from ..viz.render import render_frame
+        from ..viz.scene import world_overlays
 
         N = self.n_agents
         active = self._sim.active

@@ -26,8 +26,8 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .._registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
-from ..render import HumanWindow, display_scale, render_frame
-from ..scene import world_overlays
+from ..viz.render import HumanWindow, display_scale, render_frame
+from ..viz.scene import world_overlays
 from ..models.actions import BY_NAME
 from ..scenario import DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
@@ -516,7 +516,7 @@ class raw_env(ParallelEnv, EzPickle):
         """``"rgb_array"``: a fresh ``(height * s, width * s, 3)`` uint8 frame (the field, the source as
         a red cross, each searcher as a coloured square, finished ones white, y upward; with a heading
         body a line along each heading, antenna sample points as dots, the wind as an arrow), each cell
-        an ``s x s`` block with ``s = plume_multi.render.display_scale(width, height)`` (at least
+        an ``s x s`` block with ``s = plume_multi.viz.render.display_scale(width, height)`` (at least
         256 pixels on the shorter side where the grid allows). ``"human"``: show
         that frame in a window and return None. No render mode: warn and return None."""
         if self.render_mode is None:

@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from .errors import RenderingError, ValidationError
+from ..errors import RenderingError, ValidationError
 from .render import FINISHED_COLOUR, SOURCE_COLOUR, agent_colours, check_frame
 
 __all__ = ["annotate_frame", "caption_height"]

@@ -6,7 +6,7 @@
   agent ended (matplotlib: the ``viz`` extra).
 * ``write_movie`` writes frames (from ``render_frame``, or any ``rgb_array`` render) as a GIF or
   an MP4 (imageio and imageio-ffmpeg: the ``movie`` extra).
-* ``annotate_frame`` (from ``plume_multi.captions``) adds a caption strip under a frame: the step
+* ``annotate_frame`` (from ``plume_multi.viz.captions``) adds a caption strip under a frame: the step
   counter and a legend of the markers. The recorder's movies carry it on every frame.
 
 Example:
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import RenderingError, StateError, ValidationError
+from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
 from .scene import world_overlays
 from .render import SOURCE_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
@@ -325,7 +325,7 @@ class TrajectoryRecorder:
             ValidationError: ``sim`` is not a ``Simulator``, or ``world`` is not in ``0..B-1``.
             StateError: ``sim`` has not been reset yet (its state would be all zeros).
         """
-        from .simulator import Simulator
+        from ..simulator import Simulator
 
         if not isinstance(sim, Simulator):
             raise ValidationError(f"sim: got {type(sim).__name__}; expected a plume_multi.Simulator")

@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from .errors import RenderingError, ValidationError
+from ..errors import RenderingError, ValidationError
 
 __all__ = [
     "render_frame",

@@ -24,7 +24,7 @@ from ..models.plumes import Gaussian
 from ..models.rewards import SparseGoal
 from ..models.sensors import Concentration, Position
 from ..errors import ComponentError, StateError, ValidationError
-from ..render import HumanWindow, render_frame
+from ..viz.render import HumanWindow, render_frame
 from ..scenario import Scenario
 from ..simulator import Simulator
 from .components import (
