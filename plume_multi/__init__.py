@@ -17,7 +17,7 @@ old import paths for one release, with a ``DeprecationWarning`` (``plume_multi._
 from importlib import import_module
 
 from . import _compat, errors
-from ._registration import register_envs
+from .envs.registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
 from .models import actions, plumes, rewards, sensors
 from .scenario import Scenario
@@ -27,7 +27,7 @@ from .world import WorldState
 __version__ = "0.1.0"
 
 _LAZY = {
-    "PlumeSearchEnv": "plume_multi.wrappers.single",
+    "PlumeSearchEnv": "plume_multi.envs.single",
     "parallel_env": "plume_multi.envs.pettingzoo",
     "env": "plume_multi.envs.pettingzoo",
     "raw_env": "plume_multi.envs.pettingzoo",

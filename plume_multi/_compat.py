@@ -28,6 +28,12 @@ OLD_TO_NEW: dict[str, str] = {
     "plume_multi.captions": "plume_multi.viz.captions",
     "plume_multi.scene": "plume_multi.viz.scene",
     "plume_multi.recording": "plume_multi.viz.recording",
+    "plume_multi.wrappers": "plume_multi.envs",
+    "plume_multi.wrappers.single": "plume_multi.envs.single",
+    "plume_multi.wrappers.components": "plume_multi.envs.components",
+    "plume_multi.wrappers.sb3": "plume_multi.integrations.sb3",
+    "plume_multi._registration": "plume_multi.envs.registration",
+    "plume_multi.rllib": "plume_multi.integrations.rllib",
 }
 
 

@@ -137,7 +137,7 @@ class MultiAgentVectorEnv(VectorEnv):
       ``(B * N, D)`` holds its last observation (rows valid where ``info["_final_obs"]``) and
       ``info["final_info"]`` its ``episode_length`` (steps the agent took) and ``goal_reached``
       (rows valid where ``info["_final_info"]``); both keys appear only on steps where some row
-      ended. This is the mode of ``plume_multi.wrappers.SB3VecEnv``.
+      ended. This is the mode of ``plume_multi.integrations.sb3.SB3VecEnv``.
     * ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": m})`` with
       ``m`` a ``(B,)`` bool array of worlds. Rows of ended worlds stay masked.
 
@@ -382,7 +382,7 @@ def multi_agent_vector_env(num_worlds: int = 1, n_agents: int = 4, team: bool = 
 
     See ``MultiAgentVectorEnv`` for the spaces, the masking of finished agents and the autoreset
     modes. For Stable-Baselines3, pass ``autoreset_mode=AutoresetMode.SAME_STEP`` and wrap it in
-    ``plume_multi.wrappers.SB3VecEnv``.
+    ``plume_multi.integrations.sb3.SB3VecEnv``.
 
     Args:
         num_worlds: B >= 1 independent worlds.

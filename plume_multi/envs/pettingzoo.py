@@ -24,7 +24,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .._registration import PETTINGZOO_ID, register_pettingzoo
+from .registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
 from ..viz.render import HumanWindow, display_scale, render_frame
 from ..viz.scene import world_overlays
@@ -37,7 +37,7 @@ __all__ = ["raw_env", "parallel_env", "env", "PlumeAECEnv", "ENV_NAME", "REGISTR
 
 ENV_NAME = "plume_search_v0"
 # PettingZoo's registry writes versions Gymnasium-style ("-v0") and accepts "_v0" as well;
-# ``import plume_multi`` registers it (plume_multi/_registration.py).
+# ``import plume_multi`` registers it (plume_multi/envs/registration.py).
 REGISTRY_ID = PETTINGZOO_ID
 AGENT_PREFIX = "searcher_"
 STATE_COLUMNS = ("concentration", "x", "y", "active")
