@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from plume_multi import Simulator
-from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.kernels import poisson as kp
 from plume_multi.kernels import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits

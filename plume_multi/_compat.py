@@ -34,6 +34,7 @@ OLD_TO_NEW: dict[str, str] = {
     "plume_multi.wrappers.sb3": "plume_multi.integrations.sb3",
     "plume_multi._registration": "plume_multi.envs.registration",
     "plume_multi.rllib": "plume_multi.integrations.rllib",
+    "plume_multi.infotaxis": "plume_multi.policies.infotaxis",
 }
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import naive_poisson as nv
 from plume_multi import Simulator, ValidationError
-from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.kernels import poisson as kp
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.models.sensors import Belief, Concentration, Hits, Position

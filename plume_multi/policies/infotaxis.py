@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .errors import StateError, ValidationError
-from .kernels import poisson as kp
-from .models.plumes.poisson_hits import PoissonHits
+from ..errors import StateError, ValidationError
+from ..kernels import poisson as kp
+from ..models.plumes.poisson_hits import PoissonHits
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES"]
 
@@ -94,7 +94,7 @@ class Infotaxis:
         """Actions for every agent of a ``Simulator`` whose scenario has a ``PoissonHits`` plume
         and a ``sensors.Belief``: decided on the beliefs in its state, with its action model's
         moves (a move off the grid is never chosen). ``(B*N,)`` int64."""
-        from .models.sensors.belief import Belief
+        from ..models.sensors.belief import Belief
 
         sc = sim.scenario
         ks = [k for k, s in enumerate(sc.sensors) if isinstance(s, Belief)]
