@@ -33,8 +33,8 @@ _LAZY = {
     "raw_env": "plume_multi.envs.pettingzoo",
     "vector_env": "plume_multi.envs.vector",
     "multi_agent_vector_env": "plume_multi.envs.multi_vector",
-    "evaluate": "plume_multi.evaluate",
-    "EvaluationResult": "plume_multi.evaluate",
+    "evaluate": "plume_multi.evaluation",
+    "EvaluationResult": "plume_multi.evaluation",
 }
 
 __all__ = [

@@ -523,7 +523,7 @@ def _render(args) -> int:
 # ----------------------------------------------------------------------------------------- eval
 def _eval(args) -> int:
     """``plume-multi eval``: ``plume_multi.evaluate`` with a progress bar, then CSV, JSON and PNG."""
-    from .evaluate import evaluate
+    from .evaluation import evaluate
     from .policies import GradientClimber, RandomPolicy
     from .scenario import Scenario
     from .simulator import MAX_SEED

@@ -58,7 +58,7 @@ class Infotaxis:
 
     Example:
         >>> from plume_multi import Simulator
-        >>> from plume_multi.scenarios import poisson_search
+        >>> from plume_multi.presets import poisson_search
         >>> sim = Simulator(poisson_search(lambda_over_dx=1.0, R_dt=2.0), num_worlds=64)
         >>> obs = sim.reset(seed=0)
         >>> policy = Infotaxis()
