@@ -37,6 +37,7 @@ OLD_TO_NEW: dict[str, str] = {
     "plume_multi.infotaxis": "plume_multi.policies.infotaxis",
     "plume_multi.scenarios": "plume_multi.presets",
     "plume_multi.evaluate": "plume_multi.evaluation",
+    "plume_multi.scenario_io": "plume_multi.scenario",
 }
 
 

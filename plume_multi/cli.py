@@ -405,7 +405,7 @@ def _scenario(args):
         if given:
             raise UsageError(f"{given[0]}: got it with --scenario; the scenario file gives the models (edit it, or "
                              "leave --scenario out)")
-        from .scenario_io import load_scenario
+        from .scenario import load_scenario
 
         try:
             scenario = load_scenario(args.scenario)
