@@ -38,6 +38,8 @@ OLD_TO_NEW: dict[str, str] = {
     "plume_multi.scenarios": "plume_multi.presets",
     "plume_multi.evaluate": "plume_multi.evaluation",
     "plume_multi.scenario_io": "plume_multi.scenario",
+    "plume_multi.demo": "plume_multi.cli.demo",
+    "plume_multi.benchmark": "plume_multi.cli.bench",
 }
 
 

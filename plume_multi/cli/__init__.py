@@ -25,16 +25,16 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from . import __version__
-from .errors import PlumeError, RenderingError, ValidationError
+from .. import __version__
+from ..errors import PlumeError, RenderingError, ValidationError
 
 __all__ = ["main", "load_policy", "parse_model", "ArgumentParser", "check_writable", "progress_bar"]
 
 PROG = "plume-multi"
 # Commands whose options belong to another module's own ``main(argv)``.
 DELEGATES = {
-    "demo": ("plume_multi.demo", "the README's demo: a multi-agent search, a results table and a picture"),
-    "bench": ("plume_multi.benchmark", "the engine benchmark table (agent-steps per second)"),
+    "demo": ("plume_multi.cli.demo", "the README's demo: a multi-agent search, a results table and a picture"),
+    "bench": ("plume_multi.cli.bench", "the engine benchmark table (agent-steps per second)"),
 }
 BUILTIN_POLICIES = ("random", "gradient")
 # Scenario fields and the flags that set them, so a Scenario error names the flag.
@@ -269,7 +269,7 @@ def load_policy(spec: str, scenario, seed: int = 0):
     Raises:
         UsageError: the spec is malformed, names nothing importable, or not a callable.
     """
-    from .policies import GradientClimber, RandomBoxPolicy, RandomPolicy
+    from ..policies import GradientClimber, RandomBoxPolicy, RandomPolicy
 
     if spec == "random":
         if scenario.continuous:
@@ -277,7 +277,7 @@ def load_policy(spec: str, scenario, seed: int = 0):
             return RandomBoxPolicy(body.low, body.high, seed=seed)
         return RandomPolicy(scenario.n_actions, seed=seed)
     if spec == "gradient":
-        from .models.actions import Cardinal, Moore
+        from ..models.actions import Cardinal, Moore
 
         if not isinstance(scenario.action_model, (Cardinal, Moore)):
             raise UsageError(f"--policy: gradient turns to a random one of the cardinal or moore moves; the body "
@@ -333,7 +333,7 @@ def _check_output(path: str, suffixes: tuple, option: str) -> Path:
 
 def _check_extras(want_movie: bool) -> None:
     """Fail before the run, not after it, when an optional extra is missing."""
-    from .viz.recording import MOVIE_EXTRA, VIZ_EXTRA
+    from ..viz.recording import MOVIE_EXTRA, VIZ_EXTRA
 
     try:
         import matplotlib  # noqa: F401
@@ -358,7 +358,7 @@ def parse_model(spec: str, family: str, flag: str):
     import ast
     import dataclasses
 
-    from .models.registry import model_class, model_names
+    from ..models.registry import model_class, model_names
 
     name, _, rest = spec.partition(":")
     try:
@@ -395,7 +395,7 @@ def parse_model(spec: str, family: str, flag: str):
 
 def _scenario(args):
     """The scenario the flags describe (or ``--scenario``'s file, with the flags given beside it)."""
-    from .scenario import Scenario
+    from ..scenario import Scenario
 
     models = {"plume": args.plume, "action_model": args.body, "reward": args.reward}
     if args.scenario is not None:
@@ -405,7 +405,7 @@ def _scenario(args):
         if given:
             raise UsageError(f"{given[0]}: got it with --scenario; the scenario file gives the models (edit it, or "
                              "leave --scenario out)")
-        from .scenario import load_scenario
+        from ..scenario import load_scenario
 
         try:
             scenario = load_scenario(args.scenario)
@@ -452,9 +452,9 @@ def _scenario_errors(build):
 
 
 def _render(args) -> int:
-    from .viz.recording import TrajectoryRecorder
-    from .scenario import Scenario
-    from .simulator import MAX_SEED, Simulator
+    from ..viz.recording import TrajectoryRecorder
+    from ..scenario import Scenario
+    from ..simulator import MAX_SEED, Simulator
 
     for name in ("agents", "steps"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
@@ -523,10 +523,10 @@ def _render(args) -> int:
 # ----------------------------------------------------------------------------------------- eval
 def _eval(args) -> int:
     """``plume-multi eval``: ``plume_multi.evaluate`` with a progress bar, then CSV, JSON and PNG."""
-    from .evaluation import evaluate
-    from .policies import GradientClimber, RandomPolicy
-    from .scenario import Scenario
-    from .simulator import MAX_SEED
+    from ..evaluation import evaluate
+    from ..policies import GradientClimber, RandomPolicy
+    from ..scenario import Scenario
+    from ..simulator import MAX_SEED
 
     for name in ("episodes", "agents", "steps"):
         if getattr(args, name) < 1:
@@ -652,6 +652,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     return _one_line_errors(f"{PROG} {args.command}", lambda: _eval(args) if args.command == "eval" else _render(args))
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

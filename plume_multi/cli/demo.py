@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import ArgumentParser, UsageError, check_writable, progress_bar
-from .policies import GradientClimber, RandomPolicy
-from .scenario import Scenario
-from .simulator import Simulator
+from . import ArgumentParser, UsageError, check_writable, progress_bar
+from ..policies import GradientClimber, RandomPolicy
+from ..scenario import Scenario
+from ..simulator import Simulator
 
 
 def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, progress=None,
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 def _write_picture(scenario: Scenario, trajectory: list, final_active, out: Path):
     """PNG of every trajectory over the field (matplotlib, the ``viz`` extra); None without it."""
     try:
-        from .viz.recording import save_trajectory_png
+        from ..viz.recording import save_trajectory_png
     except ImportError:
         return None
     out.mkdir(parents=True, exist_ok=True)
