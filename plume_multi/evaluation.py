@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .checks import is_int
 from .errors import PlumeError, RenderingError, ValidationError
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
@@ -343,7 +344,7 @@ def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_done=None):
 
 
 def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) or value < low \
+    if not is_int(value) or value < low \
             or (high is not None and value > high):
         rule = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
         raise ValidationError(f"{name}: got {value!r}; expected {rule}")

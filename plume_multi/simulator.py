@@ -9,13 +9,12 @@ them (the PettingZoo and Gymnasium front-ends do).
 from __future__ import annotations
 
 import json
-import numbers
 import os
-from types import SimpleNamespace
 
 import numba
 import numpy as np
 
+from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
 from .kernels import assemble as A
 from .scenario import Scenario, _Context
@@ -32,10 +31,6 @@ MAX_SEED = 2**63 - 1
 MAX_WORLDS = 2**31 - 1
 # Below this many agents a step is too short for threads to pay for their start-up.
 PARALLEL_MIN_AGENTS = 32768
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def check_seed(seed, num_worlds: int):

@@ -8,7 +8,6 @@ that have finished, and computes action masks with the helpers of ``vector.py``.
 
 from __future__ import annotations
 
-import numbers
 import sys
 
 import numpy as np
@@ -17,6 +16,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
+from ..checks import is_int
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import Simulator
@@ -172,7 +172,7 @@ class MultiAgentVectorEnv(VectorEnv):
 
     def __init__(self, num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,
                  autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None, **scenario_options):
-        if not isinstance(num_worlds, numbers.Integral) or isinstance(num_worlds, (bool, np.bool_)) or num_worlds < 1:
+        if not is_int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
         if render_mode not in (None, "rgb_array"):
             raise ValidationError(f"render_mode: got {render_mode!r}; expected None or 'rgb_array'")
@@ -228,7 +228,7 @@ class MultiAgentVectorEnv(VectorEnv):
         """
         if self.closed:
             raise StateError("Cannot reset: the environment is closed; create a new one")
-        if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_))):
+        if seed is not None and not is_int(seed):
             raise ValidationError(
                 f"seed: got {seed!r} ({type(seed).__name__}); expected None or an int s (world b is seeded s + b)"
             )
