@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                          progress=bar)
 
     rows = [["policy", "worlds", "found the source", "mean steps to find it", "agent-steps/s"]]
-    for name, r in (*results.items(), (f"gradient climbing", batched)):
+    for name, r in (*results.items(), ("gradient climbing", batched)):
         worlds = str(r["agents"] // args.agents)
         rows.append([name, worlds, f"{r['found']}/{r['agents']}", (f"{r['mean_steps']:.1f}" if r["found"] else "-"),
                      f"{r['agent_steps_per_s'] / 1e6:.2f} M"])

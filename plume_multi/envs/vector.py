@@ -475,7 +475,6 @@ class PlumeVectorEnv(VectorEnv):
         return np.stack([sim.plume_image(i) for i in range(self.num_envs)])
 
     def _dict_obs(self, positions):
-        B = self.num_envs
         return {
             "agent_position": np.array(positions, dtype=np.int32),
             "concentration_field": self._fields(),
