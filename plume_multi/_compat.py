@@ -52,6 +52,10 @@ _INTERNAL_FILES = {os.path.abspath(__file__), os.path.join(_HERE, "__init__.py")
 _IMPORTLIB_DIR = os.path.dirname(os.path.abspath(importlib.__file__))
 
 
+def _bootstrap(filename: str) -> bool:
+    return "importlib" in filename and "_bootstrap" in filename  # as the warnings module tells them
+
+
 def _internal(filename: str) -> bool:
     """A frame of the import machinery, of this module or of ``plume_multi/__init__.py``."""
     if filename.startswith("<frozen importlib"):
@@ -65,7 +69,10 @@ def _warn(old: str) -> None:
     ``import`` line), so the default filters show it where it is written."""
     level, frame = 1, sys._getframe(0)
     while frame is not None and _internal(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1
+        frame = frame.f_back
+        # warnings.warn itself passes over importlib._bootstrap frames when it counts stacklevel
+        if frame is not None and not _bootstrap(frame.f_code.co_filename):
+            level += 1
     warnings.warn(deprecation_message(old), DeprecationWarning, stacklevel=level)
 
 
