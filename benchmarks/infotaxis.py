@@ -9,7 +9,7 @@
   usual vectorized NumPy: one array expression per move over all hits and cells) on a few agents.
 * episodes: ``run_search`` on ``--episodes`` protocol episodes of the 19x19 domain on
   ``--threads`` threads; the same episodes through the engine (``Simulator`` of
-  ``scenarios.poisson_search()`` with ``sensors.Hits`` and ``sensors.Belief``, stepped with
+  ``presets.poisson_search()`` with ``sensors.Hits`` and ``sensors.Belief``, stepped with
   ``Infotaxis.act``); beside ``numpy_episode`` (the same draws, NumPy decisions and updates).
 
 Times are CPU seconds (``time.process_time`` for compiled code, whose worker threads it counts;
@@ -26,11 +26,11 @@ import numba
 import numpy as np
 
 from plume_multi import Simulator
-from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.engine import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits
-from plume_multi.scenarios import poisson_search
+from plume_multi.presets import poisson_search
 
 DOMAINS = ((1.0, 2.0), (2.0, 2.0), (3.0, 2.0))  # (lambda_over_dx, R_dt): N = 19, 37, 53
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from plume_multi.infotaxis import run_search
+from plume_multi.policies.infotaxis import run_search
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 
 DOMAINS = ((1.0, 2.0), (2.0, 2.0), (3.0, 2.0))

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from plume_multi import Scenario, Simulator
-from plume_multi.benchmark import _rate
+from plume_multi.cli.bench import _rate
 from plume_multi.models import actions, plumes, rewards, sensors
 
 __all__ = ["NumpyModels", "ROWS", "measure", "format_table", "main"]

@@ -66,7 +66,7 @@ def _sb3_step(venv):
 
 def _setups(worlds: int, agents: int, quick: bool):
     """(label, rows, step function, actions, steps per block) of each row, reset and warm."""
-    from plume_multi.wrappers import SB3VecEnv
+    from plume_multi.integrations.sb3 import SB3VecEnv
 
     rows = worlds * agents
     made = []

@@ -2,7 +2,7 @@
 
 Three ways of sampling the same single-agent search (compact observation, NEXT_STEP autoreset):
 
-* ``native vector env, PlumeVectorEnvRunner``: ``plume_multi.rllib.ppo_config()`` as it is: each
+* ``native vector env, PlumeVectorEnvRunner``: ``plume_multi.integrations.rllib.ppo_config()`` as it is: each
   runner steps its B worlds in one engine call and collects the batch as arrays;
 * ``native vector env, stock runner``: the same vector env under RLlib's ``SingleAgentEnvRunner``
   (``gym_env_vectorize_mode="vector_entry_point"``);
@@ -48,7 +48,7 @@ MULTI_ROUTES = {
 def _config(route: dict, runners: int, envs: int, fragment: int, scenario: dict):
     import gymnasium as gym
 
-    from plume_multi.rllib import multi_agent_ppo_config, ppo_config, shared_policy_ppo_config
+    from plume_multi.integrations.rllib import multi_agent_ppo_config, ppo_config, shared_policy_ppo_config
 
     if "rows" in route:
         if route["rows"]:

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from plume_multi import PlumeSearchEnv, Scenario, Simulator
-from plume_multi.wrappers.components import CompactObservation
+from plume_multi.envs.components import CompactObservation
 
 TARGET = 100_000  # steps/s, issue 3
 # Figures quoted by issue 3 for this machine (not measured here): the original implementation

@@ -4,7 +4,7 @@
     python benchmarks/throughput.py [--quick] [--only engine,models,single_agent,pettingzoo_api,vector]
 
 * engine: ``Simulator.step`` at N·B in {1, 64, 4096, 65536, 1048576} beside a vectorized NumPy
-  step doing the same work, reset cost, bytes of state per agent, peak RSS (``plume_multi.benchmark``).
+  step doing the same work, reset cost, bytes of state per agent, peak RSS (``plume_multi.cli.bench``).
 * models: each model family (oriented + antennae + wind, continuous, movie, random source) beside
   a vectorized NumPy step doing the same work (``benchmarks/models.py``).
 * single_agent: ``PlumeSearchEnv.step`` on the default grid beside ``Simulator.step`` at N·B = 1.
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         start = time.perf_counter()
         print(f"\n## {name}\n", flush=True)
         if name == "engine":
-            from plume_multi.benchmark import main as engine_main
+            from plume_multi.cli.bench import main as engine_main
 
             engine_main(extra)
         else:

@@ -32,7 +32,7 @@ from gymnasium.vector import SyncVectorEnv
 
 import plume_multi
 from plume_multi import Scenario, Simulator
-from plume_multi.wrappers.components import CompactObservation
+from plume_multi.envs.components import CompactObservation
 
 BIG, SMALL = 4096, 16
 TARGET_ENV_STEPS_PER_S = 60e6

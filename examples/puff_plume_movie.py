@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from plume_multi.models.plumes import PuffPlume, Puffs, render_puffs
-from plume_multi.recording import write_movie
+from plume_multi.viz.recording import write_movie
 
 
 def main(argv=None) -> int:

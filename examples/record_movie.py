@@ -17,7 +17,7 @@ from pathlib import Path
 
 from plume_multi import Scenario, Simulator, parallel_env
 from plume_multi.policies import GradientClimber
-from plume_multi.recording import TrajectoryRecorder, write_movie
+from plume_multi.viz.recording import TrajectoryRecorder, write_movie
 
 
 def record_simulator(scenario: Scenario, out: Path, seed: int, movie_suffix: str) -> list[Path]:

@@ -1,7 +1,7 @@
 """RLlib multi-agent PPO: N searchers in one plume, one shared policy, remote env runners.
 
-Every searcher of ``plume_multi.rllib.PlumeMultiAgentEnv`` (one world of the engine, N agents)
-maps to the one policy ``"shared"`` (``plume_multi.rllib.multi_agent_ppo_config``). ``--team``:
+Every searcher of ``plume_multi.integrations.rllib.PlumeMultiAgentEnv`` (one world of the engine, N agents)
+maps to the one policy ``"shared"`` (``plume_multi.integrations.rllib.multi_agent_ppo_config``). ``--team``:
 the first arrival ends the search for all and every searcher still searching shares the reward;
 ``--neighbours K``: each searcher also senses where its K nearest team-mates are. ``--rows``
 trains the same shared policy at array speed (``shared_policy_ppo_config``): the searchers of
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     import ray
 
     import plume_multi
-    from plume_multi.rllib import module_policy, multi_agent_ppo_config, shared_policy_ppo_config
+    from plume_multi.integrations.rllib import module_policy, multi_agent_ppo_config, shared_policy_ppo_config
 
     scenario = dict(n_agents=args.agents, grid_size=tuple(args.grid), sigma=args.sigma, max_steps=args.max_steps,
                     team=args.team, n_neighbours=args.neighbours)

@@ -1,7 +1,7 @@
 """RLlib PPO on plume_multi's native vector env, sampled by remote env runners.
 
 Each of ``--runners`` env runners (Ray actors) steps ``--envs`` single-agent worlds in one engine
-call per step (``plume_multi.rllib.ppo_config``: the vector entry point of
+call per step (``plume_multi.integrations.rllib.ppo_config``: the vector entry point of
 ``"plume_multi:PlumeSearchCompact-v0"`` and ``PlumeVectorEnvRunner``). Every iteration prints the
 mean return (1.0 = the source was found within ``--max-steps``) and episode length of the
 episodes that ended in it, and the env steps per second. All worlds start together, so the
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     import ray
 
     import plume_multi
-    from plume_multi.rllib import module_policy, ppo_config
+    from plume_multi.integrations.rllib import module_policy, ppo_config
 
     scenario = dict(grid_size=tuple(args.grid), sigma=args.sigma, max_steps=args.max_steps)
     if not ray.is_initialized():

@@ -33,7 +33,7 @@ from gymnasium.vector import AutoresetMode
 
 import plume_multi
 from plume_multi.policies import GradientClimber, RandomPolicy
-from plume_multi.wrappers import SB3VecEnv
+from plume_multi.integrations.sb3 import SB3VecEnv
 
 
 @dataclass

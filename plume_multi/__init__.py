@@ -10,13 +10,14 @@ Front-ends over one engine of compiled kernels:
 
 The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
 registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``; the Dict observation)
-and ``PlumeSearchCompact-v0`` (the Box(3) observation) with Gymnasium.
+and ``PlumeSearchCompact-v0`` (the Box(3) observation) with Gymnasium. Modules that moved keep their
+old import paths for one release, with a ``DeprecationWarning`` (``plume_multi._compat``).
 """
 
 from importlib import import_module
 
-from . import errors
-from ._registration import register_envs
+from . import _compat, errors
+from .envs.registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
 from .models import actions, bodies, plumes, rewards, sensors
 from .scenario import Scenario
@@ -26,14 +27,14 @@ from .world import WorldState
 __version__ = "0.1.0"
 
 _LAZY = {
-    "PlumeSearchEnv": "plume_multi.wrappers.single",
+    "PlumeSearchEnv": "plume_multi.envs.single",
     "parallel_env": "plume_multi.envs.pettingzoo",
     "env": "plume_multi.envs.pettingzoo",
     "raw_env": "plume_multi.envs.pettingzoo",
     "vector_env": "plume_multi.envs.vector",
     "multi_agent_vector_env": "plume_multi.envs.multi_vector",
-    "evaluate": "plume_multi.evaluate",
-    "EvaluationResult": "plume_multi.evaluate",
+    "evaluate": "plume_multi.evaluation",
+    "EvaluationResult": "plume_multi.evaluation",
 }
 
 __all__ = [
@@ -60,6 +61,8 @@ def __getattr__(name):
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if f"{__name__}.{name}" in _compat.OLD_TO_NEW:  # a module that moved: warns, gives the new one
+        return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'plume_multi' has no attribute {name!r}")
 
 
@@ -67,4 +70,5 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
+_compat.install()
 register_envs()

@@ -9,7 +9,6 @@ them (the PettingZoo and Gymnasium front-ends do).
 from __future__ import annotations
 
 import json
-import numbers
 import os
 import sys
 import warnings
@@ -17,6 +16,7 @@ import warnings
 import numba
 import numpy as np
 
+from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
 from .engine import api
 from .engine import assemble as A
@@ -35,10 +35,6 @@ MAX_SEED = 2**63 - 1
 MAX_WORLDS = 2**31 - 1
 # Below this many agents a step is too short for threads to pay for their start-up.
 PARALLEL_MIN_AGENTS = 32768
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def check_seed(seed, num_worlds: int):
@@ -408,7 +404,7 @@ class Simulator:
         )
 
     def _coerce_actions(self, actions) -> np.ndarray:
-        B, N = self.num_worlds, self.n_agents
+        B = self.num_worlds
         if self.scenario.continuous:
             expected = f"a float array of shape ({B * N}, 2) or ({B}, {N}, 2): (speed, turn) per agent"
             try:
@@ -548,7 +544,7 @@ class Simulator:
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
         if problems:
             return problems
-        B, N = self.num_worlds, self.n_agents
+        B = self.num_worlds
         rows = lambda arr: np.flatnonzero(arr)  # noqa: E731
         allowed = np.array(sorted({0.0, *sc.reward.values()}), dtype=np.float32)
         bad = rows(~np.isin(state.reward, allowed))

@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from plume_multi import StateError, ValidationError
-from plume_multi.wrappers.single import EnvironmentState, PlumeSearchEnv
+from plume_multi.envs.single import EnvironmentState, PlumeSearchEnv
 
 # seed 002, "Movement Mapping"
 MOVES = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}

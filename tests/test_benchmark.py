@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from plume_multi import Scenario, Simulator
-from plume_multi.benchmark import NumpyStep, engine_rows, main
+from plume_multi.cli.bench import NumpyStep, engine_rows, main
 
 
 @pytest.mark.parametrize("n_agents,num_worlds", [(1, 7), (5, 3)])
@@ -49,7 +49,7 @@ def test_throughput_script_runs_every_table_quick():
 
 
 def test_peak_rss_grows_with_the_number_of_agents():
-    from plume_multi.benchmark import peak_rss_mib
+    from plume_multi.cli.bench import peak_rss_mib
 
     np.zeros(200 * 2**20, np.uint8).fill(1)  # a large parent must not leak into the children's figures
     big, base = peak_rss_mib(1 << 18, 1)

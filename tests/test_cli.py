@@ -14,7 +14,7 @@ import imageio.v3 as iio
 import pytest
 
 from plume_multi.cli import main
-from plume_multi.recording import caption_height
+from plume_multi.viz.recording import caption_height
 
 TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "40", "--quiet"]
 

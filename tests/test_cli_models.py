@@ -1,5 +1,5 @@
 """`plume-multi render` with models by name (--plume/--body/--sensors/--reward) or --scenario FILE.json,
-and plume_multi.models.from_metadata / plume_multi.scenario_io."""
+and plume_multi.models.from_metadata / plume_multi.scenario (its JSON functions)."""
 
 import json
 import os
@@ -13,7 +13,7 @@ import pytest
 from plume_multi import Scenario, ValidationError
 from plume_multi.cli import UsageError, load_policy, main, parse_model
 from plume_multi.models import actions, from_metadata, plumes, rewards, sensors
-from plume_multi.scenario_io import load_scenario, save_scenario, scenario_from_metadata
+from plume_multi.scenario import load_scenario, save_scenario, scenario_from_metadata
 
 TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "12", "--quiet"]
 

@@ -1,4 +1,4 @@
-"""plume_multi.evaluate: seeded episodes as parallel worlds, statistics, files, sweeps, the CLI.
+"""plume_multi.evaluate (plume_multi.evaluation): seeded episodes as parallel worlds, statistics, files, sweeps, the CLI.
 
 Tests marked ``ray`` run in .venv-ray (``make test``); the others everywhere.
 """
@@ -18,7 +18,7 @@ import plume_multi
 from plume_multi import Scenario, ValidationError
 from plume_multi.cli import main as cli_main
 from plume_multi.errors import PlumeError
-from plume_multi.evaluate import EvaluationResult, evaluate, sweep
+from plume_multi.evaluation import EvaluationResult, evaluate, sweep
 from plume_multi.policies import GradientClimber
 
 
@@ -187,7 +187,7 @@ def test_bad_arguments_and_bad_policies():
 
 
 def test_module_is_callable_and_lazily_exported():
-    import plume_multi.evaluate as module
+    import plume_multi.evaluation as module
 
     assert module.sweep is sweep
     r = module(RowClimber, SCENARIO, 4, progress=False)
@@ -259,7 +259,7 @@ def test_ray_sweep_equals_the_local_sweep(ray_local, tmp_path):
 
 
 def test_progress_counts_every_episode_once_as_it_ends(capsys):
-    from plume_multi.evaluate import _run_chunks
+    from plume_multi.evaluation import _run_chunks
 
     one = Scenario(grid_size=(24, 17), sigma=5.0, max_steps=80)
     told = []
@@ -275,7 +275,7 @@ def test_a_policy_that_reads_the_simulator_runs_by_its_act_method():
     """policies.Infotaxis decides from the beliefs in the simulator's state (act(sim)); its results
     for a seed do not depend on how many worlds run at once."""
     from plume_multi.policies import Infotaxis
-    from plume_multi.scenarios import poisson_search
+    from plume_multi.presets import poisson_search
 
     sc = poisson_search(lambda_over_dx=1.0, R_dt=2.0, max_steps=200)
     a = plume_multi.evaluate(Infotaxis(), sc, episodes=24, seed=3, num_worlds=24, progress=False)

@@ -11,7 +11,7 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from plume_multi.recording import caption_height
+from plume_multi.viz.recording import caption_height
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -23,8 +23,8 @@ from gymnasium.vector import AutoresetMode
 import plume_multi
 from plume_multi import PlumeSearchEnv, StateError, ValidationError
 from plume_multi.envs.vector import PlumeVectorEnv
-from plume_multi.wrappers import SB3VecEnv
-from plume_multi.wrappers.components import CompactObservation
+from plume_multi.integrations.sb3 import SB3VecEnv
+from plume_multi.envs.components import CompactObservation
 
 SMALL = dict(grid_size=(9, 7), max_steps=12)
 PAR = dict(grid_size=(9, 7), max_cycles=12)

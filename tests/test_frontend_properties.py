@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import plume_multi
 from plume_multi import PlumeError, PlumeSearchEnv
-from plume_multi.wrappers import SB3VecEnv
+from plume_multi.integrations.sb3 import SB3VecEnv
 
 FAST = settings(max_examples=int(os.environ.get("PLUME_PROPERTY_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -107,7 +107,7 @@ def test_plume_search_env_constructor(name, value):
 @FAST
 @given(seed=values, options=values_or_keyed, action=values, compact=st.booleans(), steps=st.integers(0, 7))
 def test_plume_search_env_reset_and_step(seed, options, action, compact, steps):
-    obs_model = plume_multi.wrappers.components.CompactObservation() if compact else None
+    obs_model = plume_multi.envs.components.CompactObservation() if compact else None
     env = PlumeSearchEnv(observation_model=obs_model, **SINGLE)
     env.reset(seed=1)
     for k in range(steps):

@@ -59,7 +59,7 @@ def test_tianshou_collects_whole_episodes_from_the_single_agent_env():
     from tianshou.env import DummyVectorEnv
     from tianshou.utils.net.common import Net
 
-    from plume_multi.wrappers.components import CompactObservation
+    from plume_multi.envs.components import CompactObservation
 
     def make_env():
         return gym.make("plume_multi:PlumeSearch-v0", grid_size=(8, 6), max_steps=10,

@@ -264,7 +264,7 @@ def test_is_a_vector_env_exported_lazily():
 
 # ---------------------------------------------------------------------- Stable-Baselines3
 def test_sb3_adapter_gives_each_finished_row_its_terminal_observation():
-    from plume_multi.wrappers import SB3VecEnv
+    from plume_multi.integrations.sb3 import SB3VecEnv
 
     envs = plume_multi.multi_agent_vector_env(8, 3, autoreset_mode=AutoresetMode.SAME_STEP, **CFG)
     ref = plume_multi.multi_agent_vector_env(8, 3, autoreset_mode=AutoresetMode.SAME_STEP, **CFG)
@@ -296,7 +296,7 @@ def test_sb3_ppo_with_a_seed_trains_on_it():
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from plume_multi.wrappers import SB3VecEnv
+    from plume_multi.integrations.sb3 import SB3VecEnv
 
     def run():
         venv = VecMonitor(SB3VecEnv(plume_multi.multi_agent_vector_env(

@@ -16,7 +16,7 @@ from gymnasium.utils.env_checker import data_equivalence
 
 from plume_multi import Scenario, Simulator, StateError, ValidationError
 from plume_multi.envs import pettingzoo as pz
-from plume_multi.render import render_frame
+from plume_multi.viz.render import render_frame
 
 # Non-square, off-centre source, agents finish during an episode.
 EPISODE_CFG = dict(n_agents=12, grid_size=(36, 20), source_location=(25, 6), goal_radius=3.0,

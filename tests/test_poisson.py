@@ -11,7 +11,7 @@ import pytest
 
 import naive_poisson as nv
 from plume_multi import StateError, ValidationError
-from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.engine import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits

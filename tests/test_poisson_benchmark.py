@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 
 ROOT = Path(__file__).resolve().parents[1]

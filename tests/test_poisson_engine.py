@@ -7,12 +7,12 @@ import pytest
 
 import naive_poisson as nv
 from plume_multi import Simulator, ValidationError
-from plume_multi.infotaxis import Infotaxis, run_search
+from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.models.sensors import Belief, Concentration, Hits, Position
 from plume_multi.scenario import Scenario
-from plume_multi.scenarios import poisson_search
+from plume_multi.presets import poisson_search
 
 
 def _play(sim, policy, max_steps):

@@ -11,7 +11,7 @@ import pytest
 
 from plume_multi import RenderingError, Scenario, Simulator, StateError, ValidationError
 from plume_multi.policies import GradientClimber
-from plume_multi.recording import (
+from plume_multi.viz.recording import (
     TrajectoryRecorder,
     annotate_frame,
     auto_scale,
@@ -19,7 +19,7 @@ from plume_multi.recording import (
     save_trajectory_png,
     write_movie,
 )
-from plume_multi.render import SOURCE_COLOUR, agent_colours, cell_centre_pixel
+from plume_multi.viz.render import SOURCE_COLOUR, agent_colours, cell_centre_pixel
 
 W, H = 30, 18  # non-square
 

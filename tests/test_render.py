@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from plume_multi import RenderingError, Scenario, Simulator, ValidationError
-from plume_multi.render import (
+from plume_multi.viz.render import (
     FINISHED_COLOUR,
     SOURCE_COLOUR,
     HumanWindow,

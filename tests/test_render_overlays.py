@@ -10,9 +10,9 @@ import pytest
 import plume_multi as pm
 from plume_multi import Scenario, Simulator, ValidationError
 from plume_multi.models import actions, plumes, sensors
-from plume_multi.recording import TrajectoryRecorder
-from plume_multi.render import POINT_COLOUR, WIND_COLOUR, agent_colours, cell_centre_pixel, marker_radius, render_frame
-from plume_multi.scene import antenna_points, world_overlays
+from plume_multi.viz.recording import TrajectoryRecorder
+from plume_multi.viz.render import POINT_COLOUR, WIND_COLOUR, agent_colours, cell_centre_pixel, marker_radius, render_frame
+from plume_multi.viz.scene import antenna_points, world_overlays
 
 W, H = 24, 16
 FIELD = np.zeros((H, W), np.float32)  # one colour: every drawn pixel stands out
@@ -182,7 +182,7 @@ MODELS = dict(grid_size=(W, H), plume=plumes.Gaussian(sigma=5, wind=(1.0, 0.5)),
 
 
 def test_the_pettingzoo_render_passes_the_overlays():
-    from plume_multi.render import display_scale
+    from plume_multi.viz.render import display_scale
 
     env = pm.parallel_env(n_agents=3, render_mode="rgb_array", **MODELS)
     env.reset(seed=3)

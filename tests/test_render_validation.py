@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from plume_multi import RenderingError, Scenario, Simulator, StateError, ValidationError
-from plume_multi.recording import TrajectoryRecorder, auto_scale, save_trajectory_png, write_movie
-from plume_multi.render import (
+from plume_multi.viz.recording import TrajectoryRecorder, auto_scale, save_trajectory_png, write_movie
+from plume_multi.viz.render import (
     HumanWindow,
     agent_colours,
     cell_centre_pixel,

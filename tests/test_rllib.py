@@ -1,4 +1,4 @@
-"""plume_multi.rllib: the array-based env runner, the multi-agent env, registration, the examples.
+"""plume_multi.integrations.rllib: the array-based env runner, the multi-agent env, registration, the examples.
 
 Runs in .venv-ray (``make test``; conftest.py collects this file only where Ray imports).
 """
@@ -14,7 +14,7 @@ import torch
 
 from plume_multi import Scenario, Simulator
 from plume_multi.envs.vector import PlumeVectorEnv
-from plume_multi.rllib import (AGENT_ROWS_NAME, MULTI_AGENT_NAME, AgentRowsVectorEnv, SINGLE_AGENT_NAME, PlumeMultiAgentEnv, PlumeVectorEnvRunner,
+from plume_multi.integrations.rllib import (AGENT_ROWS_NAME, MULTI_AGENT_NAME, AgentRowsVectorEnv, SINGLE_AGENT_NAME, PlumeMultiAgentEnv, PlumeVectorEnvRunner,
                                _agent_rows_creator, _multi_agent_creator, _single_agent_creator, ppo_config,
                                register, shared_policy_ppo_config)
 
@@ -181,7 +181,7 @@ def test_scaling_benchmark_runs_tiny(ray_local, capsys):
 
 def test_configs_refuse_bad_scenarios_before_any_runner_starts():
     from plume_multi import ValidationError
-    from plume_multi.rllib import multi_agent_ppo_config
+    from plume_multi.integrations.rllib import multi_agent_ppo_config
 
     with pytest.raises(ValidationError, match="sigma"):
         ppo_config(num_env_runners=0, num_envs_per_env_runner=4, sigma=-1.0)

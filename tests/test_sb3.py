@@ -14,8 +14,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecEnv, V
 
 import plume_multi
 from plume_multi import StateError, ValidationError
-from plume_multi.wrappers import SB3VecEnv
-from plume_multi.wrappers.components import CompactObservation
+from plume_multi.integrations.sb3 import SB3VecEnv
+from plume_multi.envs.components import CompactObservation
 
 OPTIONS = dict(grid_size=(7, 5), source_location=(3, 2), max_steps=8, goal_radius=1.0)
 

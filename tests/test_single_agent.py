@@ -21,10 +21,10 @@ from hypothesis import given, strategies as st
 import plume_multi
 from plume_multi import (ComponentError, PlumeSearchEnv, RenderingError, Scenario, Simulator, StateError,
                          ValidationError)
-from plume_multi.render import render_frame
-from plume_multi.wrappers.components import (AgentState, CompactObservation, DiscreteGridActions,
+from plume_multi.viz.render import render_frame
+from plume_multi.envs.components import (AgentState, CompactObservation, DiscreteGridActions,
                                              FullFieldObservation, SparseGoalReward, StaticGaussianPlume)
-from plume_multi.wrappers.single import EnvironmentState
+from plume_multi.envs.single import EnvironmentState
 
 from single_agent_reference import (MOVES, RIGHT, SMALLEST_FLOAT32, ReferenceEpisode, expected_start,
                                     gaussian_field, gaussian_value, path_to, seed_with_start)
@@ -642,7 +642,7 @@ def test_gymnasium_make(env_id):
 
 def test_top_level_name():
     assert plume_multi.PlumeSearchEnv is PlumeSearchEnv
-    assert plume_multi.wrappers.PlumeSearchEnv is PlumeSearchEnv
+    assert plume_multi.envs.PlumeSearchEnv is PlumeSearchEnv
 
 
 # ------------------------------------------------------------------ bad input

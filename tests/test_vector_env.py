@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import plume_multi
 from plume_multi import Scenario, Simulator, StateError, ValidationError
 from plume_multi.envs.vector import PlumeVectorEnv, _mask_table
-from plume_multi.wrappers.components import CompactObservation
+from plume_multi.envs.components import CompactObservation
 
 MODES = list(AutoresetMode)
 

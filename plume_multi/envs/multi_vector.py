@@ -8,7 +8,6 @@ that have finished, and computes action masks with the helpers of ``vector.py``.
 
 from __future__ import annotations
 
-import numbers
 import sys
 
 import numpy as np
@@ -17,6 +16,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
+from ..checks import is_int
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import Simulator
@@ -137,7 +137,7 @@ class MultiAgentVectorEnv(VectorEnv):
       ``(B * N, D)`` holds its last observation (rows valid where ``info["_final_obs"]``) and
       ``info["final_info"]`` its ``episode_length`` (steps the agent took) and ``goal_reached``
       (rows valid where ``info["_final_info"]``); both keys appear only on steps where some row
-      ended. This is the mode of ``plume_multi.wrappers.SB3VecEnv``.
+      ended. This is the mode of ``plume_multi.integrations.sb3.SB3VecEnv``.
     * ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": m})`` with
       ``m`` a ``(B,)`` bool array of worlds. Rows of ended worlds stay masked.
 
@@ -172,7 +172,7 @@ class MultiAgentVectorEnv(VectorEnv):
 
     def __init__(self, num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,
                  autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None, **scenario_options):
-        if not isinstance(num_worlds, numbers.Integral) or isinstance(num_worlds, (bool, np.bool_)) or num_worlds < 1:
+        if not is_int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
         if render_mode not in (None, "rgb_array"):
             raise ValidationError(f"render_mode: got {render_mode!r}; expected None or 'rgb_array'")
@@ -228,7 +228,7 @@ class MultiAgentVectorEnv(VectorEnv):
         """
         if self.closed:
             raise StateError("Cannot reset: the environment is closed; create a new one")
-        if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_))):
+        if seed is not None and not is_int(seed):
             raise ValidationError(
                 f"seed: got {seed!r} ({type(seed).__name__}); expected None or an int s (world b is seeded s + b)"
             )
@@ -267,8 +267,8 @@ class MultiAgentVectorEnv(VectorEnv):
             raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
         if not self._ready:
             raise StateError("Cannot render before reset(): call reset() first")
-        from ..render import render_frame
-        from ..scene import world_overlays
+        from ..viz.render import render_frame
+        from ..viz.scene import world_overlays
 
         N = self.n_agents
         active = self._sim.active
@@ -382,7 +382,7 @@ def multi_agent_vector_env(num_worlds: int = 1, n_agents: int = 4, team: bool = 
 
     See ``MultiAgentVectorEnv`` for the spaces, the masking of finished agents and the autoreset
     modes. For Stable-Baselines3, pass ``autoreset_mode=AutoresetMode.SAME_STEP`` and wrap it in
-    ``plume_multi.wrappers.SB3VecEnv``.
+    ``plume_multi.integrations.sb3.SB3VecEnv``.
 
     Args:
         num_worlds: B >= 1 independent worlds.

@@ -24,10 +24,10 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .._registration import PETTINGZOO_ID, register_pettingzoo
+from .registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
-from ..render import HumanWindow, display_scale, render_frame
-from ..scene import world_overlays
+from ..viz.render import HumanWindow, display_scale, render_frame
+from ..viz.scene import world_overlays
 from ..models.bodies import BY_NAME
 from ..scenario import DEFAULT_GOAL_RADIUS, Scenario
 from ..simulator import MAX_SEED, Simulator
@@ -37,7 +37,7 @@ __all__ = ["raw_env", "parallel_env", "env", "PlumeAECEnv", "ENV_NAME", "REGISTR
 
 ENV_NAME = "plume_search_v0"
 # PettingZoo's registry writes versions Gymnasium-style ("-v0") and accepts "_v0" as well;
-# ``import plume_multi`` registers it (plume_multi/_registration.py).
+# ``import plume_multi`` registers it (plume_multi/envs/registration.py).
 REGISTRY_ID = PETTINGZOO_ID
 AGENT_PREFIX = "searcher_"
 STATE_COLUMNS = ("concentration", "x", "y", "active")
@@ -516,7 +516,7 @@ class raw_env(ParallelEnv, EzPickle):
         """``"rgb_array"``: a fresh ``(height * s, width * s, 3)`` uint8 frame (the field, the source as
         a red cross, each searcher as a coloured square, finished ones white, y upward; with a heading
         body a line along each heading, antenna sample points as dots, the wind as an arrow), each cell
-        an ``s x s`` block with ``s = plume_multi.render.display_scale(width, height)`` (at least
+        an ``s x s`` block with ``s = plume_multi.viz.render.display_scale(width, height)`` (at least
         256 pixels on the shorter side where the grid allows). ``"human"``: show
         that frame in a window and return None. No render mode: warn and return None."""
         if self.render_mode is None:

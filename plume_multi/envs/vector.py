@@ -372,13 +372,13 @@ class PlumeVectorEnv(VectorEnv):
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``): the world's
         plume now, its source, the agent, and its heading, antenna points and the wind when the
-        scenario has them (``plume_multi.scene.world_overlays``)."""
+        scenario has them (``plume_multi.viz.scene.world_overlays``)."""
         if self.render_mode is None:
             raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
         if not self._ready:
             raise StateError("Cannot render before reset(): call reset() first")
-        from ..render import render_frame
-        from ..scene import world_overlays
+        from ..viz.render import render_frame
+        from ..viz.scene import world_overlays
 
         active = self._sim.active
         frames = []
@@ -475,7 +475,6 @@ class PlumeVectorEnv(VectorEnv):
         return np.stack([sim.plume_image(i) for i in range(self.num_envs)])
 
     def _dict_obs(self, positions):
-        B = self.num_envs
         return {
             "agent_position": np.array(positions, dtype=np.int32),
             "concentration_field": self._fields(),

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from plume_multi import StateError
-from plume_multi.wrappers.components import AgentState
-from plume_multi.wrappers.single import MAX_SEED, EnvironmentState
+from plume_multi.envs.components import AgentState
+from plume_multi.envs.single import MAX_SEED, EnvironmentState
 
 from single_agent_reference import call_lists, lifecycle
 

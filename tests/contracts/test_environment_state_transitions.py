@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 from plume_multi import PlumeSearchEnv, StateError
-from plume_multi.wrappers.single import EnvironmentState
+from plume_multi.envs.single import EnvironmentState
 
 from single_agent_reference import DOWN, LEFT, RIGHT, expected_start, path_to, seed_with_start, small_env
 

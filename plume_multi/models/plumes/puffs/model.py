@@ -506,7 +506,7 @@ def render_puffs(plume: PuffPlume, b: int = 0, positions=None, *, scale: int = 1
     The concentration is drawn on a log scale over ``decades`` decades below ``vmax`` (default:
     the frame's maximum), so the thin, intermittent puff trail stays visible.
     """
-    from ...render import render_frame
+    from ....viz.render import render_frame
 
     field = plume.field_image(b)
     top = float(field.max()) if vmax is None else float(vmax)

@@ -21,13 +21,13 @@ same rules. The tests check that both give the same results.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional, Protocol
 
 import numpy as np
 from gymnasium import spaces
 
+from ..checks import is_int
 from ..errors import ComponentError, ValidationError
 from ..models.plumes.gaussian import gaussian_field
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS
@@ -237,7 +237,7 @@ def cardinal_action(action, n_actions: int = 4) -> int:
         value = int(action)
     elif isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         value = int(action)
-    elif isinstance(action, numbers.Integral) and not isinstance(action, (bool, np.bool_)):
+    elif is_int(action):
         value = int(action)
     else:
         return -1

@@ -35,7 +35,7 @@ def antenna_points(sim, world: int):
     """``(N, K, 2)`` float64 ``(x, y)`` where the scenario's ``Antennae`` sample (all of them, in
     sensor order), or None without one. As the sensor: ``distance`` cells from the agent along
     ``heading + angle`` (heading 0 for bodies without one)."""
-    from .models.sensors import Antennae
+    from ..models.sensors import Antennae
 
     antennae = [s for s in sim.scenario.sensors if isinstance(s, Antennae)]
     if not antennae:
@@ -69,7 +69,7 @@ def wind_at_source(sim, world: int) -> tuple:
 def has_wind(scenario) -> bool:
     """True when the scenario's plume has a wind somewhere, or an agent senses it (then a picture
     shows the wind arrow; a calm plume nobody senses gets none, as before)."""
-    from .models.sensors import Wind
+    from ..models.sensors import Wind
 
     plume = scenario.plume
     wind = getattr(plume, "_wind", getattr(plume, "wind", None))

@@ -12,9 +12,9 @@ COMPACT_ID = "PlumeSearchCompact-v0"
 # entry point): PlumeSearch-v0 (and its alias) the contract's Dict, PlumeSearchCompact-v0 the flat
 # Box(3) of CompactObservation.
 _ENTRY_POINTS = {
-    ENV_ID: ("plume_multi.wrappers.single:PlumeSearchEnv", "plume_multi.envs.vector:dict_vector_env"),
-    ALIAS_ID: ("plume_multi.wrappers.single:PlumeSearchEnv", "plume_multi.envs.vector:dict_vector_env"),
-    COMPACT_ID: ("plume_multi.wrappers.single:compact_env", "plume_multi.envs.vector:compact_vector_env"),
+    ENV_ID: ("plume_multi.envs.single:PlumeSearchEnv", "plume_multi.envs.vector:dict_vector_env"),
+    ALIAS_ID: ("plume_multi.envs.single:PlumeSearchEnv", "plume_multi.envs.vector:dict_vector_env"),
+    COMPACT_ID: ("plume_multi.envs.single:compact_env", "plume_multi.envs.vector:compact_vector_env"),
 }
 PETTINGZOO_ID = "plume_multi/plume_search-v0"
 

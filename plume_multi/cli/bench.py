@@ -19,9 +19,9 @@ import time
 import numba
 import numpy as np
 
-from .cli import ArgumentParser, UsageError, check_writable, progress_bar
-from .scenario import Scenario
-from .simulator import Simulator
+from . import ArgumentParser, UsageError, check_writable, progress_bar
+from ..scenario import Scenario
+from ..simulator import Simulator
 
 __all__ = ["NumpyStep", "engine_rows", "main"]
 

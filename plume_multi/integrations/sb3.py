@@ -21,7 +21,7 @@ try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "plume_multi.wrappers.SB3VecEnv needs stable-baselines3: pip install 'plume-multi[sb3]'"
+        "plume_multi.integrations.sb3.SB3VecEnv needs stable-baselines3: pip install 'plume-multi[sb3]'"
     ) from exc
 
 __all__ = ["SB3VecEnv"]
@@ -45,7 +45,7 @@ class SB3VecEnv(VecEnv):
 
         from stable_baselines3 import PPO
         import plume_multi
-        from plume_multi.wrappers import SB3VecEnv
+        from plume_multi.integrations.sb3 import SB3VecEnv
 
         venv = SB3VecEnv(plume_multi.vector_env(64, grid_size=(32, 32), max_steps=200))
         model = PPO("MlpPolicy", venv, seed=0).learn(100_000)

@@ -6,7 +6,7 @@
   agent ended (matplotlib: the ``viz`` extra).
 * ``write_movie`` writes frames (from ``render_frame``, or any ``rgb_array`` render) as a GIF or
   an MP4 (imageio and imageio-ffmpeg: the ``movie`` extra).
-* ``annotate_frame`` (from ``plume_multi.captions``) adds a caption strip under a frame: the step
+* ``annotate_frame`` (from ``plume_multi.viz.captions``) adds a caption strip under a frame: the step
   counter and a legend of the markers. The recorder's movies carry it on every frame.
 
 Example:
@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import RenderingError, StateError, ValidationError
+from ..checks import is_int
+from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
 from .scene import world_overlays
 from .render import SOURCE_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
@@ -66,7 +67,7 @@ def _check_path(path, suffixes, what: str) -> Path:
 
 
 def _positive_int(name: str, value, low: int = 1) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+    if not is_int(value) or value < low:
         raise ValidationError(f"{name}: got {value!r}; expected an integer >= {low}")
     return int(value)
 
@@ -325,11 +326,11 @@ class TrajectoryRecorder:
             ValidationError: ``sim`` is not a ``Simulator``, or ``world`` is not in ``0..B-1``.
             StateError: ``sim`` has not been reset yet (its state would be all zeros).
         """
-        from .simulator import Simulator
+        from ..simulator import Simulator
 
         if not isinstance(sim, Simulator):
             raise ValidationError(f"sim: got {type(sim).__name__}; expected a plume_multi.Simulator")
-        if not isinstance(world, numbers.Integral) or isinstance(world, bool) or not 0 <= world < sim.num_worlds:
+        if not is_int(world) or not 0 <= world < sim.num_worlds:
             raise ValidationError(f"world: got {world!r}; expected an integer in 0..{sim.num_worlds - 1}")
         if not getattr(sim, "_ready", True):  # Simulator sets _ready on its first reset
             raise StateError("Cannot record before the simulator's reset(): call sim.reset() first, "
@@ -436,7 +437,7 @@ class TrajectoryRecorder:
         """
         self._require()
         count = len(self._positions)
-        if not isinstance(t, numbers.Integral) or isinstance(t, bool) or not -count <= t < count:
+        if not is_int(t) or not -count <= t < count:
             raise ValidationError(f"t: got {t!r}; expected an integer in {-count}..{count - 1} ({count} entries recorded)")
         trail = _positive_int("trail", trail, low=0)
         t = range(count)[t]

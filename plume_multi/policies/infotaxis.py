@@ -14,23 +14,19 @@ parallel, and returns the search times. The compiled pieces live in
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from .errors import StateError, ValidationError
-from .models.plumes.poisson_hits import kernels as kp
-from .models.plumes.poisson_hits import PoissonHits
+from ..checks import is_int
+from ..errors import StateError, ValidationError
+from ..models.plumes.poisson_hits import kernels as kp
+from ..models.plumes.poisson_hits import PoissonHits
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES"]
 
 TEAM_RULES = {"independent": kp.RULE_INDEPENDENT, "believer": kp.RULE_BELIEVER}
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def _tables(plume: PoissonHits):
@@ -58,7 +54,7 @@ class Infotaxis:
 
     Example:
         >>> from plume_multi import Simulator
-        >>> from plume_multi.scenarios import poisson_search
+        >>> from plume_multi.presets import poisson_search
         >>> sim = Simulator(poisson_search(lambda_over_dx=1.0, R_dt=2.0), num_worlds=64)
         >>> obs = sim.reset(seed=0)
         >>> policy = Infotaxis()
@@ -94,7 +90,7 @@ class Infotaxis:
         """Actions for every agent of a ``Simulator`` whose scenario has a ``PoissonHits`` plume
         and a ``sensors.Belief``: decided on the beliefs in its state, with its action model's
         moves (a move off the grid is never chosen). ``(B*N,)`` int64."""
-        from .models.sensors.belief import Belief
+        from ..models.sensors.belief import Belief
 
         sc = sim.scenario
         ks = [k for k, s in enumerate(sc.sensors) if isinstance(s, Belief)]
@@ -142,7 +138,7 @@ class Infotaxis:
         g, m = b.shape[0], pos.shape[0]
         if groups is None:
             starts = np.arange(g + 1, dtype=np.int64)
-        elif _is_int(groups):
+        elif is_int(groups):
             if groups < 1:
                 raise ValidationError(f"Infotaxis.decide: groups={groups!r}; expected a team size >= 1")
             starts = np.arange(g + 1, dtype=np.int64) * int(groups)
@@ -230,7 +226,7 @@ def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, share
         raise ValidationError(f"run_search: plume={plume!r}; expected a PoissonHits model")
     for name, v, lo in (("n_episodes", n_episodes, 1), ("team_size", team_size, 1), ("max_steps", max_steps, 1),
                         ("batch", batch, 1), ("seed", seed, 0)):
-        if not _is_int(v) or v < lo:
+        if not is_int(v) or v < lo:
             raise ValidationError(f"run_search: {name}={v!r}; expected an integer >= {lo}")
     if seed + n_episodes >= 2 ** 63:
         raise ValidationError(f"run_search: seed={seed!r}; expected seed + n_episodes < 2**63")

@@ -21,7 +21,8 @@ import numbers
 
 import numpy as np
 
-from .errors import RenderingError, ValidationError
+from ..checks import is_int
+from ..errors import RenderingError, ValidationError
 
 __all__ = [
     "render_frame",
@@ -60,7 +61,7 @@ DISPLAY_MAX_SIDE = 4096  # ... without the longer side passing this
 
 def _integer(name: str, value, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low..high``, else a ValidationError naming ``name`` (bools refused)."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low or (
+    if not is_int(value) or value < low or (
             high is not None and value > high):
         expected = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
         raise ValidationError(f"{name}: got {value!r}; expected {expected}")

@@ -6,11 +6,11 @@ red cross for the source). Drawn with Pillow, which the ``movie`` and ``viz`` ex
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
-from .errors import RenderingError, ValidationError
+from ..checks import is_int
+from ..errors import RenderingError, ValidationError
 from .render import FINISHED_COLOUR, SOURCE_COLOUR, agent_colours, check_frame
 
 __all__ = ["annotate_frame", "caption_height"]
@@ -19,7 +19,7 @@ PILLOW_EXTRA = "pip install 'plume-multi[movie]' (or pip install pillow)"
 
 
 def _integer(name: str, value, low: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+    if not is_int(value) or value < low:
         raise ValidationError(f"{name}: got {value!r}; expected an integer >= {low}")
     return int(value)
 

@@ -17,14 +17,14 @@ import gymnasium
 import numpy as np
 from gymnasium import logger
 
-from ..envs._checks import check_seed, shown
+from ._checks import check_seed, shown
 from ..models.bodies import Cardinal
 from ..models.base import Model
 from ..models.plumes import Gaussian
 from ..models.rewards import SparseGoal
 from ..models.sensors import Concentration, Position
 from ..errors import ComponentError, StateError, ValidationError
-from ..render import HumanWindow, render_frame
+from ..viz.render import HumanWindow, render_frame
 from ..scenario import Scenario
 from ..simulator import Simulator
 from .components import (
@@ -153,7 +153,7 @@ class PlumeSearchEnv(gymnasium.Env):
       giving grid, source, sigma, goal radius and max steps; or a dict of any of the keyword
       arguments above. Keyword arguments given explicitly (not ``None``) win over it.
     * ``action_processor``, ``observation_model``, ``reward_fn``, ``plume_model``: components
-      (see ``plume_multi.wrappers.components``); a missing protocol member raises
+      (see ``plume_multi.envs.components``); a missing protocol member raises
       ``ComponentError``.
 
     ## Components: the compiled path and the protocol path

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import ArgumentParser, UsageError, check_writable, progress_bar
-from .policies import GradientClimber, RandomPolicy
-from .scenario import Scenario
-from .simulator import Simulator
+from . import ArgumentParser, UsageError, check_writable, progress_bar
+from ..policies import GradientClimber, RandomPolicy
+from ..scenario import Scenario
+from ..simulator import Simulator
 
 
 def search(scenario: Scenario, policy, *, num_worlds: int = 1, seed: int = 0, progress=None,
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                          progress=bar)
 
     rows = [["policy", "worlds", "found the source", "mean steps to find it", "agent-steps/s"]]
-    for name, r in (*results.items(), (f"gradient climbing", batched)):
+    for name, r in (*results.items(), ("gradient climbing", batched)):
         worlds = str(r["agents"] // args.agents)
         rows.append([name, worlds, f"{r['found']}/{r['agents']}", (f"{r['mean_steps']:.1f}" if r["found"] else "-"),
                      f"{r['agent_steps_per_s'] / 1e6:.2f} M"])
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 def _write_picture(scenario: Scenario, trajectory: list, final_active, out: Path):
     """PNG of every trajectory over the field (matplotlib, the ``viz`` extra); None without it."""
     try:
-        from .recording import save_trajectory_png
+        from ..viz.recording import save_trajectory_png
     except ImportError:
         return None
     out.mkdir(parents=True, exist_ok=True)

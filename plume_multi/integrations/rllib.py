@@ -26,10 +26,10 @@ import uuid
 import gymnasium as gym
 import numpy as np
 
-from ._registration import COMPACT_ID
-from .envs.vector import compact_vector_env
-from .scenario import Scenario
-from .simulator import Simulator
+from ..envs.registration import COMPACT_ID
+from ..envs.vector import compact_vector_env
+from ..scenario import Scenario
+from ..simulator import Simulator
 
 try:
     import torch
@@ -43,7 +43,7 @@ try:
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "plume_multi.rllib needs Ray RLlib and torch: pip install 'plume-multi[rllib]'"
+        "plume_multi.integrations.rllib needs Ray RLlib and torch: pip install 'plume-multi[rllib]'"
     ) from exc
 
 __all__ = ["ENV_ID", "SINGLE_AGENT_NAME", "MULTI_AGENT_NAME", "SHARED_POLICY", "register", "ppo_config",
@@ -164,7 +164,7 @@ class AgentRowsVectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int, **scenario):
-        from .errors import ValidationError
+        from ..errors import ValidationError
 
         self.scenario = Scenario(**scenario)
         n = self.scenario.n_agents

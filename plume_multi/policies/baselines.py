@@ -81,4 +81,3 @@ class GradientClimber:
         self._heading[turn] = self.rng.integers(0, self.n_actions, size=int(turn.sum()), dtype=np.int64)
         self._last[:] = conc
         return self._heading.copy()
-from .infotaxis import Infotaxis  # noqa: E402,F401  (after the baselines: no import cycle)

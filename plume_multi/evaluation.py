@@ -26,7 +26,8 @@ whatever the executor and the number of Ray tasks, bit for bit. It does not depe
 row's observations so far); a policy drawing from one generator for all rows (``RandomPolicy``,
 ``GradientClimber``) sees different draws when the chunks change.
 
-This module is callable: ``plume_multi.evaluate(...)`` is ``plume_multi.evaluate.evaluate(...)``.
+``plume_multi.evaluate`` is this module's ``evaluate``, which also carries ``sweep``,
+``EvaluationResult`` and ``SweepResult`` (``plume_multi.evaluate.sweep(...)``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .checks import is_int
 from .errors import PlumeError, RenderingError, ValidationError
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
@@ -342,7 +344,7 @@ def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_done=None):
 
 
 def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) or value < low \
+    if not is_int(value) or value < low \
             or (high is not None and value > high):
         rule = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
         raise ValidationError(f"{name}: got {value!r}; expected {rule}")
@@ -571,9 +573,9 @@ def _plot_sweep(plt, rows, keys, path):
     plt.close(fig)
 
 
-# ``plume_multi.evaluate`` is this module once imported as ``import plume_multi.evaluate``, and the
-# function when reached through ``plume_multi``'s lazy attributes; both are callable and both
-# reach ``sweep`` and ``EvaluationResult``.
+# ``plume_multi.evaluate`` is the function when reached through ``plume_multi``'s lazy attributes,
+# and this module once the deprecated ``import plume_multi.evaluate`` (this module's old name) has
+# bound it there; both are callable and both reach ``sweep`` and ``EvaluationResult``.
 class _CallableModule(types.ModuleType):
     def __call__(self, *args, **kwargs):
         return evaluate(*args, **kwargs)
