@@ -404,7 +404,7 @@ class Simulator:
         )
 
     def _coerce_actions(self, actions) -> np.ndarray:
-        B = self.num_worlds
+        B, N = self.num_worlds, self.n_agents
         if self.scenario.continuous:
             expected = f"a float array of shape ({B * N}, 2) or ({B}, {N}, 2): (speed, turn) per agent"
             try:
