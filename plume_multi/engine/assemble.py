@@ -29,7 +29,7 @@ import types
 from dataclasses import dataclass
 
 from ..errors import ValidationError
-from .jit import CACHE_DIR, module_files
+from .jit import CACHE_DIR, module_files, prune
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
            "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "CFG_SIZE",
@@ -342,6 +342,11 @@ def assemble(layout: Layout):
     module = _loaded.get(layout)
     if module is not None:
         return module
+    if not _loaded:
+        try:
+            prune()
+        except OSError:  # a cache another process is pruning too: nothing lost
+            pass
     text = source(layout)
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     name = f"plume_multi_driver_{digest}"

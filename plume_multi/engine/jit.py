@@ -31,7 +31,7 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
-__all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files"]
+__all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files", "prune"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 VERSION = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
@@ -212,10 +212,14 @@ def njit(*args, **kwargs):
 _LEGACY = re.compile(r"^numba[0-9.]+-py[0-9]+-[0-9a-f]{16}$")
 
 
-def prune() -> list:
+def prune(min_age_s: float = 3600.0) -> list:
     """Remove cache folders no current source can use: the per-package-version folders of
-    earlier releases (``numba<v>-py<v>-<hash>``), and generated drivers (with their compiled code)
-    whose model files no longer exist. Returns the removed paths."""
+    earlier releases (``numba<v>-py<v>-<hash>``), generated drivers whose model files no longer
+    exist, and compiled code of drivers that are gone (when older than ``min_age_s``: another
+    process may be writing a new one). Returns the removed paths. ``assemble`` runs it once per
+    process."""
+    import time
+
     removed = []
     if CACHE_ROOT is not None and CACHE_ROOT.is_dir():
         for entry in CACHE_ROOT.iterdir():
@@ -238,8 +242,13 @@ def prune() -> list:
         compiled = CACHE_DIR / "numba" / "drivers"
         if compiled.is_dir():
             alive = {p.stem for p in drivers.glob("plume_multi_driver_*.py")}
+            now = time.time()
             for path in compiled.iterdir():
-                if path.name.split(".", 1)[0] not in alive:
+                try:
+                    old = now - path.stat().st_mtime > min_age_s
+                except OSError:
+                    continue
+                if old and path.name.split(".", 1)[0] not in alive:
                     path.unlink(missing_ok=True)
                     removed.append(path)
     return removed
