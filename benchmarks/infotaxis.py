@@ -28,6 +28,7 @@ import numpy as np
 from plume_multi import Simulator
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
+from plume_multi.policies import infotaxis_kernels as ik
 from plume_multi.engine import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.presets import poisson_search
@@ -45,7 +46,7 @@ def numpy_decide(plume: PoissonHits, p: np.ndarray, x: int, y: int, space_aware:
         if not (0 <= tx < w and 0 <= ty < h):
             continue
         p_end = p[ty, tx]
-        if p_end > 1 - kp.FOUND_TOL:
+        if p_end > 1 - ik.FOUND_TOL:
             return m
         q = p.copy()
         q[ty, tx] = 0.0
@@ -65,7 +66,7 @@ def numpy_decide(plume: PoissonHits, p: np.ndarray, x: int, y: int, space_aware:
         else:
             scores[m] = (1 - p_end) * (p_hit * s).sum()
     best = scores.min()
-    return int(np.flatnonzero(scores < best + kp.TIE_TOL)[0])
+    return int(np.flatnonzero(scores < best + ik.TIE_TOL)[0])
 
 
 def numpy_episode(plume: PoissonHits, seed: int, space_aware: bool = False, max_steps: int = 1000):

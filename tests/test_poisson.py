@@ -13,6 +13,7 @@ import naive_poisson as nv
 from plume_multi import StateError, ValidationError
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
+from plume_multi.policies import infotaxis_kernels as ik
 from plume_multi.engine import rng
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.policies import Infotaxis as ReExported
@@ -41,7 +42,7 @@ def _decide(m, p, x, y, space_aware=False):
     scratch = np.empty((3, h * (2 * w - 1)))
     scores = np.empty(m.n_actions)
     lik, llogl, manh, moves = _tables(m)
-    a = kp.decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores)
+    a = ik.decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores)
     return a, scores
 
 

@@ -21,12 +21,12 @@ import numpy as np
 
 from ..checks import is_int
 from ..errors import StateError, ValidationError
-from ..models.plumes.poisson_hits import kernels as kp
+from . import infotaxis_kernels as ik
 from ..models.plumes.poisson_hits import PoissonHits
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES"]
 
-TEAM_RULES = {"independent": kp.RULE_INDEPENDENT, "believer": kp.RULE_BELIEVER}
+TEAM_RULES = {"independent": ik.RULE_INDEPENDENT, "believer": ik.RULE_BELIEVER}
 
 
 def _tables(plume: PoissonHits):
@@ -160,7 +160,7 @@ class Infotaxis:
                 raise ValidationError(f"Infotaxis.decide: active has shape {act.shape} and dtype {act.dtype}; expected ({m},) bool")
             group_active = np.logical_or.reduceat(act, starts[:-1]) if m else np.zeros(g, dtype=np.bool_)
         work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
-        kp.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, llogl, manh, moves,
+        ik.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, llogl, manh, moves,
                         self.space_aware, TEAM_RULES[self.team_rule], work, scratch, scores, actions,
                         group_active)
         self.scores = scores
@@ -258,7 +258,7 @@ def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, share
         for s0 in range(0, n_episodes, nb):
             s1 = min(s0 + nb, n_episodes)
             k = s1 - s0
-            kp.run_worlds(seeds[s0:s1], 0, n, bool(shared), TEAM_RULES[team_rule], bool(space_aware), cdf,
+            ik.run_worlds(seeds[s0:s1], 0, n, bool(shared), TEAM_RULES[team_rule], bool(space_aware), cdf,
                           lik, llogl, manh, moves, int(max_steps), beliefs[:k * per_world],
                           work, scratch, pos[:k * n], scores[:k * n],
                           actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])

@@ -1,0 +1,533 @@
+"""Infotaxis decision kernels (the policy; the plume's draws and belief updates are in
+``plume_multi.models.plumes.poisson_hits.kernels``, whose tables these read).
+
+Infotaxis (Vergassola et al. 2007) without logarithms in the inner loop: for a move to ``x'``,
+with ``p`` the belief and ``L_h(x) = Pr(h | x - x')`` (0 at ``x'``),
+``A_h = sum_x p(x) L_h(x)`` is ``(1 - p_end) P(h)`` and
+``B_h = sum_x p(x) L_h(x) (log p(x) + log L_h(x)) = sum_x u(x) L_h(x) + sum_x p(x) M_h(x)``
+with ``u = p log p`` (computed once per decision, by a vectorized logarithm) and
+``M_h = L_h log L_h`` (a table); the entropy (nats) of the posterior after hit ``h`` is
+``S_h = log A_h - B_h / A_h``, and the expected entropy is ``E[S] = sum_h A_h S_h``: three
+multiply-adds per cell and hit, no logarithm in the inner loop.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from ..engine import rng
+from ..engine.jit import njit
+from ..models.plumes.poisson_hits.kernels import (STREAM_HITS, draw_first_hit, draw_source,
+                                                  draw_hit, init_belief, update_belief)
+
+__all__ = ["RULE_INDEPENDENT", "RULE_BELIEVER", "decide", "decide_group", "decide_batch", "run_world", "run_worlds"]
+
+TIE_TOL = 1e-10  # scores within this of the best are ties; the lowest action index wins
+FOUND_TOL = 1e-10  # a move whose cell holds the source with probability > 1 - this is taken at once
+INV_LN2 = 1.0 / np.log(2.0)
+
+# How agents that share one belief choose their moves.
+RULE_INDEPENDENT = 0  # each agent runs infotaxis on the shared belief, ignoring the others' moves
+RULE_BELIEVER = 1  # in agent order, each agent assumes the earlier ones receive their most likely hit
+
+# Vectorizable reductions need reassociation; no 'nnan'/'ninf' (scores use inf for masked moves).
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+
+# Bits of float64 for the vectorizable logarithm below.
+_MANTISSA = np.int64(0x000FFFFFFFFFFFFF)
+_EXP_ONE = np.int64(0x3FF0000000000000)
+_SQRT2 = np.sqrt(2.0)
+_LN2 = np.log(2.0)
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _log_or_zero(x, out, tmp):
+    """``out[i] = log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays.
+
+    libm's ``log`` does not vectorize and costs as much as the rest of a decision; this one does
+    (two branch-free loops): ``x = m 2^k``, ``m`` in ``[sqrt(2)/2, sqrt(2))``,
+    ``log m = 2 atanh(s)``, ``s = (m - 1)/(m + 1)``, by its series to ``s^21`` (``|s| < 0.172``):
+    within 1 ulp of ``np.log`` for normal numbers. Subnormal ``x`` (< 2.2e-308) get a wrong but
+    finite value; they only enter products with ``x`` itself, so they change nothing visible.
+    """
+    xi = x.view(np.int64)
+    mi = out.view(np.int64)
+    n = x.shape[0]
+    for i in range(n):
+        b = xi[i]
+        mi[i] = (b & _MANTISSA) | _EXP_ONE
+        tmp[i] = np.float64((b >> 52) - 1023)
+    for i in range(n):
+        m = out[i]
+        adj = 1.0 if m > _SQRT2 else 0.0
+        m = m * (1.0 - 0.5 * adj)
+        k = tmp[i] + adj
+        f = m - 1.0
+        s = f / (2.0 + f)
+        z = s * s
+        r = z * (1 / 3 + z * (1 / 5 + z * (1 / 7 + z * (1 / 9 + z * (1 / 11 + z * (
+            1 / 13 + z * (1 / 15 + z * (1 / 17 + z * (1 / 19 + z * (1 / 21))))))))))
+        v = k * _LN2 + (2.0 * s + 2.0 * s * r)
+        out[i] = v if x[i] > 0.0 else 0.0
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _sums(pp, up, lf, mf, df, base, n_runs, run, ww, with_lik, with_dist):
+    """``(sum p L, sum u L, sum p M, sum p L D)`` over the window at ``base`` (terms not asked for
+    are 0): ``pp``, ``up`` the padded belief and ``p log p``, ``lf`` / ``mf`` / ``df`` the flat
+    ``L``, ``L log L`` and distance tables. Short rows (``w < 64``) are one run over the padded
+    rows, padding included (zeros); long rows go row by row, skipping the padding."""
+    a = 0.0
+    b1 = 0.0
+    b2 = 0.0
+    c = 0.0
+    for r in range(n_runs):
+        o = r * ww
+        pr = pp[o:o + run]
+        mr = mf[base + o:base + o + run]
+        if with_lik:
+            ur = up[o:o + run]
+            lr = lf[base + o:base + o + run]
+            if with_dist:
+                dr = df[base + o:base + o + run]
+                for i in range(run):
+                    q = pr[i] * lr[i]
+                    a += q
+                    b1 += ur[i] * lr[i]
+                    b2 += pr[i] * mr[i]
+                    c += q * dr[i]
+            else:
+                for i in range(run):
+                    a += pr[i] * lr[i]
+                    b1 += ur[i] * lr[i]
+                    b2 += pr[i] * mr[i]
+        elif with_dist:
+            dr = df[base + o:base + o + run]
+            for i in range(run):
+                b2 += pr[i] * mr[i]
+                c += pr[i] * dr[i]
+        else:
+            for i in range(run):
+                b2 += pr[i] * mr[i]
+    return a, b1, b2, c
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _hit_value(a, b, c, space_aware):
+    """``A_h S_h`` (bits) or the space-aware ``A_h log2(D_h + 2^(S_h-1) - 1/2)`` from the sums."""
+    if a <= 0.0:
+        return 0.0
+    s_bits = (np.log(a) - b / a) * INV_LN2
+    if space_aware:
+        v = c / a + 2.0 ** (s_bits - 1.0) - 0.5
+        if v > 0.0:
+            v = np.log2(v)
+        return a * v
+    return a * s_bits
+
+
+@njit(cache=True, error_model="numpy")
+def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, space_aware):
+    """Infotaxis (or space-aware) score of moving to ``(tx, ty)``; see the module docstring.
+
+    ``pp``, ``up``: the belief and ``p log p`` with rows padded to ``2w - 1`` (zeros), flat, so
+    that the table window of the move is one contiguous run: cell ``y * (2w-1) + x`` meets table
+    entry ``base + y * (2w-1) + x``. Hit 0 needs only ``sum p L0 log L0`` (and ``sum p D``): as
+    ``sum_h L_h = 1`` off the source, ``A_0`` and ``sum u L_0`` are the totals (without the
+    target cell) minus the other hits' sums. Their error stays at rounding level (~1e-16) and
+    enters the score only as ``A_0 log A_0 - B_0``, so scores keep ~1e-14 accuracy even when
+    ``A_0`` is tiny (a strong source).
+    """
+    ww = 2 * w - 1
+    base = (h - 1 - ty) * ww + (w - 1 - tx)
+    if w < 64:
+        n_runs = 1
+        run = (h - 1) * ww + w
+    else:
+        n_runs = h
+        run = w
+    t = ty * ww + tx
+    rest_p = total_p - pp[t]
+    rest_u = total_u - up[t]
+    sum_c = 0.0
+    total = 0.0
+    for hit in range(1, likf.shape[0]):
+        a, b1, b2, c = _sums(pp, up, likf[hit], llogl[hit], manhf, base, n_runs, run, ww, True, space_aware)
+        rest_p -= a
+        rest_u -= b1
+        sum_c += c
+        total += _hit_value(a, b1 + b2, c, space_aware)
+    _, _, b2, c_all = _sums(pp, up, likf[0], llogl[0], manhf, base, n_runs, run, ww, False, space_aware)
+    c0 = c_all - sum_c  # D = 0 at the target, so sum p D needs no correction there
+    total += _hit_value(rest_p, rest_u + b2, c0, space_aware)
+    return total
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, with_lik, with_dist):
+    """``_sums`` for four windows at once (bases ``b0..b3``): the belief is read once for the
+    four moves. Returns ``(a, b1, b2, c)`` of each window, 16 values, window by window."""
+    a0 = a1 = a2 = a3 = 0.0
+    u0 = u1 = u2 = u3 = 0.0
+    m0 = m1 = m2 = m3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
+    for r in range(n_runs):
+        o = r * ww
+        pr = pp[o:o + run]
+        ur = up[o:o + run]
+        k0 = mf[b0 + o:b0 + o + run]
+        k1 = mf[b1 + o:b1 + o + run]
+        k2 = mf[b2 + o:b2 + o + run]
+        k3 = mf[b3 + o:b3 + o + run]
+        if with_lik:
+            l0 = lf[b0 + o:b0 + o + run]
+            l1 = lf[b1 + o:b1 + o + run]
+            l2 = lf[b2 + o:b2 + o + run]
+            l3 = lf[b3 + o:b3 + o + run]
+            if with_dist:
+                d0 = df[b0 + o:b0 + o + run]
+                d1 = df[b1 + o:b1 + o + run]
+                d2 = df[b2 + o:b2 + o + run]
+                d3 = df[b3 + o:b3 + o + run]
+                for i in range(run):
+                    p = pr[i]
+                    u = ur[i]
+                    q0 = p * l0[i]
+                    q1 = p * l1[i]
+                    q2 = p * l2[i]
+                    q3 = p * l3[i]
+                    a0 += q0
+                    a1 += q1
+                    a2 += q2
+                    a3 += q3
+                    u0 += u * l0[i]
+                    u1 += u * l1[i]
+                    u2 += u * l2[i]
+                    u3 += u * l3[i]
+                    m0 += p * k0[i]
+                    m1 += p * k1[i]
+                    m2 += p * k2[i]
+                    m3 += p * k3[i]
+                    c0 += q0 * d0[i]
+                    c1 += q1 * d1[i]
+                    c2 += q2 * d2[i]
+                    c3 += q3 * d3[i]
+            else:
+                for i in range(run):
+                    p = pr[i]
+                    u = ur[i]
+                    a0 += p * l0[i]
+                    a1 += p * l1[i]
+                    a2 += p * l2[i]
+                    a3 += p * l3[i]
+                    u0 += u * l0[i]
+                    u1 += u * l1[i]
+                    u2 += u * l2[i]
+                    u3 += u * l3[i]
+                    m0 += p * k0[i]
+                    m1 += p * k1[i]
+                    m2 += p * k2[i]
+                    m3 += p * k3[i]
+        elif with_dist:
+            d0 = df[b0 + o:b0 + o + run]
+            d1 = df[b1 + o:b1 + o + run]
+            d2 = df[b2 + o:b2 + o + run]
+            d3 = df[b3 + o:b3 + o + run]
+            for i in range(run):
+                p = pr[i]
+                m0 += p * k0[i]
+                m1 += p * k1[i]
+                m2 += p * k2[i]
+                m3 += p * k3[i]
+                c0 += p * d0[i]
+                c1 += p * d1[i]
+                c2 += p * d2[i]
+                c3 += p * d3[i]
+        else:
+            for i in range(run):
+                p = pr[i]
+                m0 += p * k0[i]
+                m1 += p * k1[i]
+                m2 += p * k2[i]
+                m3 += p * k3[i]
+    return (a0, u0, m0, c0, a1, u1, m1, c1, a2, u2, m2, c2, a3, u3, m3, c3)
+
+
+@njit(cache=True, error_model="numpy")
+def _score4(pp, up, total_p, total_u, likf, llogl, manhf, h, w, txs, tys, space_aware, scores):
+    """``_move_score`` of four moves (targets ``txs[j], tys[j]``, scores written to
+    ``scores[j]``) in one pass per hit: the same sums, the belief read once for the four."""
+    ww = 2 * w - 1
+    if w < 64:
+        n_runs = 1
+        run = (h - 1) * ww + w
+    else:
+        n_runs = h
+        run = w
+    b0 = (h - 1 - tys[0]) * ww + (w - 1 - txs[0])
+    b1 = (h - 1 - tys[1]) * ww + (w - 1 - txs[1])
+    b2 = (h - 1 - tys[2]) * ww + (w - 1 - txs[2])
+    b3 = (h - 1 - tys[3]) * ww + (w - 1 - txs[3])
+    rest_p0 = total_p - pp[tys[0] * ww + txs[0]]
+    rest_p1 = total_p - pp[tys[1] * ww + txs[1]]
+    rest_p2 = total_p - pp[tys[2] * ww + txs[2]]
+    rest_p3 = total_p - pp[tys[3] * ww + txs[3]]
+    rest_u0 = total_u - up[tys[0] * ww + txs[0]]
+    rest_u1 = total_u - up[tys[1] * ww + txs[1]]
+    rest_u2 = total_u - up[tys[2] * ww + txs[2]]
+    rest_u3 = total_u - up[tys[3] * ww + txs[3]]
+    sc0 = sc1 = sc2 = sc3 = 0.0
+    sum_c0 = sum_c1 = sum_c2 = sum_c3 = 0.0
+    for hit in range(1, likf.shape[0]):
+        r = _sums4(pp, up, likf[hit], llogl[hit], manhf, b0, b1, b2, b3, n_runs, run, ww, True, space_aware)
+        rest_p0 -= r[0]
+        rest_u0 -= r[1]
+        sum_c0 += r[3]
+        sc0 += _hit_value(r[0], r[1] + r[2], r[3], space_aware)
+        rest_p1 -= r[4]
+        rest_u1 -= r[5]
+        sum_c1 += r[7]
+        sc1 += _hit_value(r[4], r[5] + r[6], r[7], space_aware)
+        rest_p2 -= r[8]
+        rest_u2 -= r[9]
+        sum_c2 += r[11]
+        sc2 += _hit_value(r[8], r[9] + r[10], r[11], space_aware)
+        rest_p3 -= r[12]
+        rest_u3 -= r[13]
+        sum_c3 += r[15]
+        sc3 += _hit_value(r[12], r[13] + r[14], r[15], space_aware)
+    r = _sums4(pp, up, likf[0], llogl[0], manhf, b0, b1, b2, b3, n_runs, run, ww, False, space_aware)
+    scores[0] = sc0 + _hit_value(rest_p0, rest_u0 + r[2], r[3] - sum_c0, space_aware)
+    scores[1] = sc1 + _hit_value(rest_p1, rest_u1 + r[6], r[7] - sum_c1, space_aware)
+    scores[2] = sc2 + _hit_value(rest_p2, rest_u2 + r[10], r[11] - sum_c2, space_aware)
+    scores[3] = sc3 + _hit_value(rest_p3, rest_u3 + r[14], r[15] - sum_c3, space_aware)
+
+
+@njit(cache=True, error_model="numpy")
+def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
+    """Infotaxis action of an agent at ``(x, y)`` with belief ``p`` ``(H, W)``.
+
+    ``lik``, ``llogl`` ``(n_hits, 2H-1, 2W-1)``: the centred likelihood and ``L log L`` tables;
+    ``manh`` ``(2H-1, 2W-1)``; ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded
+    belief, ``p log p``, exponents); ``scores`` ``(K,)`` float64 out: the expected entropy in bits
+    (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf`` for a move
+    onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once).
+    Returns the allowed action with the lowest score, ties within ``1e-10`` to the lowest index
+    (-1 if no move is allowed).
+    """
+    h, w = p.shape
+    ww = 2 * w - 1
+    pp = scratch[0]
+    up = scratch[1]
+    for yy in range(h):
+        for xx in range(w):
+            pp[yy * ww + xx] = p[yy, xx]
+        for xx in range(w, ww):
+            pp[yy * ww + xx] = 0.0
+    _log_or_zero(pp, up, scratch[2])
+    total_p, total_u = _times_and_totals(pp, up)
+    nh = lik.shape[0]
+    plane = lik.shape[1] * lik.shape[2]
+    likf = lik.reshape((nh, plane))
+    lloglf = llogl.reshape((nh, plane))
+    manhf = manh.reshape(plane)
+    k_moves = moves.shape[0]
+    forced = -1
+    n_allowed = 0
+    for m in range(k_moves):
+        tx = x + moves[m, 0]
+        ty = y + moves[m, 1]
+        if tx < 0 or tx >= w or ty < 0 or ty >= h:
+            scores[m] = np.inf
+        elif p[ty, tx] > 1.0 - FOUND_TOL:
+            scores[m] = -np.inf
+            if forced < 0:
+                forced = m
+        else:
+            scores[m] = 0.0  # allowed: scored below
+            n_allowed += 1
+    if forced >= 0:
+        return forced
+    if k_moves == 4 and n_allowed == 4:
+        # away from the edges (most decisions): the four moves in one pass per hit
+        txs = (x + moves[0, 0], x + moves[1, 0], x + moves[2, 0], x + moves[3, 0])
+        tys = (y + moves[0, 1], y + moves[1, 1], y + moves[2, 1], y + moves[3, 1])
+        _score4(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, space_aware, scores)
+    else:
+        for m in range(k_moves):
+            if scores[m] != np.inf:
+                scores[m] = _move_score(pp, up, total_p, total_u, likf, lloglf, manhf, h, w,
+                                        x + moves[m, 0], y + moves[m, 1], space_aware)
+    best = np.inf
+    for m in range(k_moves):
+        if scores[m] < best:
+            best = scores[m]
+    if best == np.inf:
+        return -1
+    for m in range(k_moves):
+        if scores[m] < best + TIE_TOL:
+            return m
+    return -1
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _times_and_totals(pp, up):
+    """``up *= pp`` (``log p`` becomes ``p log p``); returns ``(sum p, sum p log p)``."""
+    sp = 0.0
+    su = 0.0
+    for i in range(pp.shape[0]):
+        u = up[i] * pp[i]
+        up[i] = u
+        sp += pp[i]
+        su += u
+    return sp, su
+
+
+@njit(cache=True)
+def _believe(p, lik, x, y):
+    """Update ``p`` with the most likely hit at ``(x, y)`` (ties to the lowest hit)."""
+    h, w = p.shape
+    oy = h - 1 - y
+    ox = w - 1 - x
+    best_hit = 0
+    best = -1.0
+    for hit in range(lik.shape[0]):
+        a = 0.0
+        for yy in range(h):
+            row = lik[hit, yy + oy, ox:ox + w]
+            for xx in range(w):
+                a += p[yy, xx] * row[xx]
+        if a > best:
+            best = a
+            best_hit = hit
+    if best > 0.0:
+        update_belief(p, lik, x, y, best_hit)
+
+
+@njit(cache=True)
+def decide_group(belief, work, scratch, lik, llogl, manh, moves, pos, a0, a1, space_aware, rule,
+                 scores, actions):
+    """Actions of agents ``a0..a1-1`` that share ``belief`` ``(H, W)`` (read only).
+
+    ``pos`` ``(M, 2)`` int32 ``(x, y)``; ``scores`` ``(M, K)`` and ``actions`` ``(M,)`` int64 out
+    (rows ``a0..a1-1`` written); ``work`` ``(H, W)`` and ``scratch`` ``(3, H * (2W-1))``
+    float64 scratch. With
+    ``RULE_BELIEVER`` agents choose in order, each on the belief updated as if every earlier
+    agent had moved and received its most likely hit (a "believer" heuristic: it makes agents
+    that sit together spread out instead of repeating the same move).
+    """
+    if rule == RULE_BELIEVER and a1 - a0 > 1:
+        work[:, :] = belief
+        p = work
+    else:
+        p = belief
+    for i in range(a0, a1):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        a = decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores[i])
+        actions[i] = a
+        if rule == RULE_BELIEVER and i + 1 < a1 and a >= 0:
+            _believe(p, lik, x + moves[a, 0], y + moves[a, 1])
+
+
+@njit(cache=True, parallel=True)
+def decide_batch(beliefs, group_start, pos, lik, llogl, manh, moves, space_aware, rule, work,
+                 scratch, scores, actions, group_active):
+    """Actions of every agent: group ``g`` (agents ``group_start[g]..group_start[g+1]-1``) shares
+    ``beliefs[g]`` ``(G, H, W)`` float64. ``group_start`` ``(G+1,)`` int64; ``pos`` ``(M, 2)``
+    int32; ``scores`` ``(M, K)`` float64 and ``actions`` ``(M,)`` int64 out. ``work``
+    ``(T, H, W)`` and ``scratch`` ``(T, 3, H * (2W-1))`` float64: one per thread (``T`` at least
+    ``numba.config.NUMBA_NUM_THREADS``), so scratch stays in cache. ``group_active`` ``(G,)``
+    bool: groups where it is False are skipped (actions 0, scores ``inf``). Parallel over groups;
+    each writes only its own rows and overwrites its scratch before reading it, so the results
+    do not depend on the thread count."""
+    for g in prange(beliefs.shape[0]):
+        if not group_active[g]:
+            for i in range(group_start[g], group_start[g + 1]):
+                actions[i] = 0
+                scores[i, :] = np.inf
+            continue
+        tid = numba.get_thread_id()
+        decide_group(beliefs[g], work[tid], scratch[tid], lik, llogl, manh, moves, pos,
+                     group_start[g], group_start[g + 1], space_aware, rule, scores, actions)
+
+
+@njit(cache=True)
+def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
+              manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions):
+    """One protocol episode of a world of ``n_agents`` searchers that start at the centre.
+
+    The first hit is drawn, the belief(s) start from it, the source is drawn from that belief;
+    then each step every agent chooses a move (infotaxis, ``decide_group``), moves, and the
+    search ends when one stands on the source; otherwise each agent draws a hit and the
+    belief(s) are updated. ``shared``: one belief for all agents (``beliefs`` ``(1, H, W)``),
+    else one each (``(n_agents, H, W)``); ``work`` ``(H, W)`` and ``scratch``
+    ``(3, H * (2W-1))`` float64 scratch; ``pos``
+    ``(n_agents, 2)`` int32, ``scores`` ``(n_agents, K)``, ``actions`` ``(n_agents,)`` int64.
+
+    Returns ``(steps, found, first_hit, source_x, source_y)``: steps taken (``max_steps`` when
+    not found).
+    """
+    h, w = beliefs.shape[1], beliefs.shape[2]
+    cx = w // 2
+    cy = h // 2
+    h0 = draw_first_hit(seed, episode, first_hit_cdf)
+    n_beliefs = 1 if shared else n_agents
+    init_belief(beliefs[0], lik, cx, cy, h0)
+    for g in range(1, n_beliefs):
+        beliefs[g, :, :] = beliefs[0]
+    sx, sy = draw_source(seed, episode, beliefs[0])
+    for k in range(n_agents):
+        pos[k, 0] = cx
+        pos[k, 1] = cy
+    key = rng.stream_key(seed, episode, STREAM_HITS)
+    for t in range(1, max_steps + 1):
+        if shared:
+            decide_group(beliefs[0], work, scratch, lik, llogl, manh, moves, pos, 0, n_agents,
+                         space_aware, rule, scores, actions)
+        else:
+            for k in range(n_agents):
+                decide_group(beliefs[k], work, scratch, lik, llogl, manh, moves, pos, k, k + 1,
+                             space_aware, rule, scores, actions)
+        found = False
+        for k in range(n_agents):
+            a = actions[k]
+            pos[k, 0] += moves[a, 0]
+            pos[k, 1] += moves[a, 1]
+            if pos[k, 0] == sx and pos[k, 1] == sy:
+                found = True
+        if found:
+            return t, True, h0, sx, sy
+        for k in range(n_agents):
+            hit = draw_hit(key, t, k, lik, sx - pos[k, 0], sy - pos[k, 1])
+            update_belief(beliefs[0 if shared else k], lik, pos[k, 0], pos[k, 1], hit)
+    return max_steps, False, h0, sx, sy
+
+
+@njit(cache=True, parallel=True)
+def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
+               manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions, out_steps,
+               out_found, out_first_hit, out_source):
+    """``run_world`` for each seed ``seeds[b]`` ``(B,)`` int64, in parallel over worlds.
+
+    Per-world buffers are stacked: ``beliefs``, ``work`` ``(B * G, H, W)``, ``scratch``
+    ``(B * G, 3, H * (2W-1))`` with ``G = 1``
+    if ``shared`` else ``n_agents``; ``pos`` ``(B * n_agents, 2)`` int32, ``scores``
+    ``(B * n_agents, K)``, ``actions`` ``(B * n_agents,)``. Outputs ``(B,)``: ``out_steps``
+    int64, ``out_found`` bool, ``out_first_hit`` int64, ``out_source`` ``(B, 2)`` int64.
+    """
+    g = 1 if shared else n_agents
+    for b in prange(seeds.shape[0]):
+        tid = numba.get_thread_id()
+        s, f, h0, sx, sy = run_world(
+            seeds[b], episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
+            manh, moves, max_steps, beliefs[b * g:(b + 1) * g], work[tid], scratch[tid], pos[b * n_agents:(b + 1) * n_agents],
+            scores[b * n_agents:(b + 1) * n_agents], actions[b * n_agents:(b + 1) * n_agents])
+        out_steps[b] = s
+        out_found[b] = f
+        out_first_hit[b] = h0
+        out_source[b, 0] = sx
+        out_source[b, 1] = sy
