@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from plume_multi.models.plumes import PuffPlume, Puffs, render_puffs
+from plume_multi.models.plumes import PuffPlume, Puffs
+from plume_multi.viz.render import render_puffs
 from plume_multi.viz.recording import write_movie
 
 

@@ -10,7 +10,8 @@ from scipy.stats import norm
 
 from plume_multi import ValidationError
 from plume_multi.models.plumes.puffs import physics as K
-from plume_multi.models.plumes import PuffPlume, Puffs, Wind, render_puffs
+from plume_multi.models.plumes import PuffPlume, Puffs, Wind
+from plume_multi.viz.render import render_puffs
 from plume_multi.models.plumes.puffs import REACH_RADII
 
 from pompy_reference import pompy_concentration, pompy_models, pompy_step

@@ -26,6 +26,7 @@ from ..errors import RenderingError, ValidationError
 
 __all__ = [
     "render_frame",
+    "render_puffs",
     "display_scale",
     "upscale",
     "check_frame",
@@ -479,3 +480,23 @@ class HumanWindow:
             except Exception:  # closing a window must never raise
                 pass
             self._fig = None
+
+
+def render_puffs(plume, b: int = 0, positions=None, *, scale: int = 1,
+                 decades: float = 3.0, vmax: float | None = None) -> np.ndarray:
+    """An RGB picture ``(H * scale, W * scale, 3)`` uint8 of world ``b`` of a ``plumes.PuffPlume``
+    (source as a red cross).
+
+    The concentration is drawn on a log scale over ``decades`` decades below ``vmax`` (default:
+    the frame's maximum), so the thin, intermittent puff trail stays visible.
+    """
+    field = plume.field_image(b)
+    top = float(field.max()) if vmax is None else float(vmax)
+    if top > 0:
+        img = (np.log10(np.maximum(field, top * 10.0 ** -decades) / top) + decades) / decades
+    else:
+        img = np.zeros_like(field)
+    w, h = plume.grid_size
+    sx, sy = plume.config.source
+    source = (min(max(int(round(sx)), 0), w - 1), min(max(int(round(sy)), 0), h - 1))
+    return render_frame(np.clip(img, 0.0, 1.0), positions, source=source, scale=scale)

@@ -2,8 +2,8 @@
 
 ``Wind`` and ``Puffs`` are frozen, validated configurations with pompy's parameter names and
 defaults; ``PuffPlume`` runs B independent worlds of the model through the compiled kernels of
-``physics.py`` beside this file (standalone: tests, benchmarks, pictures); ``render_puffs`` draws one
-world.
+``physics.py`` beside this file (standalone: tests, benchmarks, pictures);
+``plume_multi.viz.render.render_puffs`` draws one world.
 
 Conventions: ``region = ((x_min, x_max), (y_min, y_max))`` is the physical rectangle (pompy's
 ``PlumeModel`` default), and the wind grid spans the same region. The cell grid covers the region
@@ -27,7 +27,7 @@ from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray
 from . import physics as K
 
-__all__ = ["Wind", "Puffs", "PuffPlume", "render_puffs", "REACH_RADII"]
+__all__ = ["Wind", "Puffs", "PuffPlume", "REACH_RADII"]
 
 REACH_RADII = K.REACH_RADII
 MAX_WIND_GRID = 512
@@ -497,24 +497,3 @@ class PuffPlume:
         out = np.empty((h, w))
         K.field_image(int(b), h, w, self.params, self.state, out)
         return out
-
-
-def render_puffs(plume: PuffPlume, b: int = 0, positions=None, *, scale: int = 1,
-                 decades: float = 3.0, vmax: Optional[float] = None) -> np.ndarray:
-    """An RGB picture ``(H * scale, W * scale, 3)`` uint8 of world ``b`` (source as a red cross).
-
-    The concentration is drawn on a log scale over ``decades`` decades below ``vmax`` (default:
-    the frame's maximum), so the thin, intermittent puff trail stays visible.
-    """
-    from ....viz.render import render_frame
-
-    field = plume.field_image(b)
-    top = float(field.max()) if vmax is None else float(vmax)
-    if top > 0:
-        img = (np.log10(np.maximum(field, top * 10.0 ** -decades) / top) + decades) / decades
-    else:
-        img = np.zeros_like(field)
-    w, h = plume.grid_size
-    sx, sy = plume.config.source
-    source = (min(max(int(round(sx)), 0), w - 1), min(max(int(round(sy)), 0), h - 1))
-    return render_frame(np.clip(img, 0.0, 1.0), positions, source=source, scale=scale)
