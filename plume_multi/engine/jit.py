@@ -80,9 +80,19 @@ _INSTALLED = tuple(str(Path(p).resolve()) for p in {sysconfig.get_paths()[k] for
                                                                                        "purelib", "platlib")})
 
 
+_own_files: dict = {}
+
+
 def _own_file(module) -> str | None:
     """The source file of ``module`` when it is the package's or the user's own code, else None
     (installed libraries and the standard library never make a kernel stale)."""
+    key = (getattr(module, "__name__", None), getattr(module, "__file__", None))
+    if key not in _own_files:
+        _own_files[key] = _find_own_file(module)
+    return _own_files[key]
+
+
+def _find_own_file(module) -> str | None:
     path = getattr(module, "__file__", None)
     if not path or not path.endswith(".py"):
         return None
@@ -162,6 +172,19 @@ def source_digest(modules) -> str:
     return digest.hexdigest()[:20]
 
 
+_digests: dict = {}
+
+
+def _module_digest(module) -> str:
+    """``source_digest([module])``, remembered while the module's namespace does not grow (every
+    cached function of a module asks for it as the module is imported)."""
+    key = (module.__name__, len(vars(module)))
+    digest = _digests.get(key)
+    if digest is None:
+        digest = _digests[key] = source_digest([module])
+    return digest
+
+
 # ----------------------------------------------------------------------------- Numba's cache
 class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """Numba cache locator for plume_multi's files, generated drivers and the user's own models:
@@ -188,7 +211,7 @@ class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
         stamp = super().get_source_stamp()
         if self._module is None:
             return stamp
-        return (stamp, source_digest([self._module]))
+        return (stamp, _module_digest(self._module))
 
     @classmethod
     def from_function(cls, py_func, py_file):
