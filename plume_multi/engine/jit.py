@@ -168,7 +168,7 @@ def source_digest(modules) -> str:
     """A hash of the source of ``modules`` and of every own module they reach (``module_files``)."""
     digest = hashlib.sha1()
     for name, path in sorted(module_files(modules).items()):
-        digest.update(f"{name}\0{path}\0{_file_hash(path)}\0".encode())
+        digest.update(f"{name}\0{_file_hash(path)}\0".encode())  # not the path: a copied cache stays valid
     return digest.hexdigest()[:20]
 
 
