@@ -297,7 +297,7 @@ def _cubic_basis(n, i, g):
     return b0, b1, saved + r3 * tmp, l1 * tmp
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def fit_spline(b, st):
     """World ``b``'s spline coefficients of the interior grid: ``C = Bx^-1 Z By^-T``."""
     ax = st.inv_colloc_x
@@ -367,7 +367,7 @@ def std_normal(key, a, c):
     return inverse_normal_cdf((np.float64(k) + 0.5) * (1.0 / 9007199254740992.0))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def advance_wind(b, p, st):
     """One ``dt`` of pompy's ``WindModel.update``: coloured noise at the corners, the edges
     interpolated linearly between them, then the explicit advection-diffusion update."""
@@ -435,7 +435,7 @@ def advance_wind(b, p, st):
 # Puffs
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _rebin(b, p, st):
     """Sort the live puffs of world ``b`` into coarse bins (counting sort) for sampling."""
     puffs = st.puffs
@@ -486,13 +486,13 @@ def _rebin(b, p, st):
     start[b, 0] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _draw_normals(b, key, t, count, draws):
     for i in range(count):
         draws[b, i] = std_normal(key, t, 32 + i)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _wind_at_puffs(b, n, p, st):
     """The wind at each of the first ``n`` puffs into ``st.vel``. One loop per interpolation, the
     choice made outside: a loop holding both interpolations ran 5x slower (measured)."""
@@ -504,7 +504,7 @@ def _wind_at_puffs(b, n, p, st):
         _bilinear_at_puffs(b, n, p, st)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _constant_at_puffs(b, n, p, st):
     vel = st.vel
     for i in range(n):
@@ -512,7 +512,7 @@ def _constant_at_puffs(b, n, p, st):
         vel[b, i, 1] = p.v_av
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _bilinear_at_puffs(b, n, p, st):
     puffs = st.puffs
     vel = st.vel
@@ -522,7 +522,7 @@ def _bilinear_at_puffs(b, n, p, st):
         vel[b, i, 1] = v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _spline_at_puffs(b, n, p, st):
     puffs = st.puffs
     vel = st.vel
@@ -532,7 +532,7 @@ def _spline_at_puffs(b, n, p, st):
         vel[b, i, 1] = v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _move(b, n, p, st):
     """Euler step of the first ``n`` puffs; the ones still in the region are compacted in order."""
     puffs = st.puffs
@@ -556,7 +556,7 @@ def _move(b, n, p, st):
     return kept
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def advance_world(b, p, st):
     """Advance world ``b`` by one ``dt``, as pompy's ``wind.update(dt); plume.update(dt)``.
 
@@ -590,7 +590,7 @@ def advance_world(b, p, st):
     _rebin(b, p, st)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def reset_world(b, seed, episode, spin_up, p, st):
     """Start world ``b``'s episode: wind at its mean, filters at rest, ``init_puffs`` at the
     source; then ``spin_up`` advances (0 for pompy's initial state)."""
@@ -758,11 +758,11 @@ def step_all_serial(cells, p, st, conc, wind):
 # puff loop and the wind interpolation compile once, not once per driver and call site.
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def concentration_at_cell_fn(b, cx, cy, p, st):
     return concentration_at_cell(b, cx, cy, p, st)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def wind_at_cell_fn(b, cx, cy, p, st):
     return wind_at_cell(b, cx, cy, p, st)
