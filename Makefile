@@ -53,7 +53,7 @@ test: $(VENV)/.installed-test $(RAY_VENV)/.installed
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
 # tests again on RLlib's Gymnasium.
 test-ray: $(RAY_VENV)/.installed
-	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/test_rllib.py tests/test_evaluate.py
+	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/test_rllib.py tests/test_evaluate.py tests/test_compat.py
 	$(RAY_BIN)/python -m pytest -q tests/test_vector_env.py tests/contracts $(GYM12_DESELECT)
 
 bench: $(VENV)/.installed-all
