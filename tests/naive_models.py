@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from naive import counter_starts, numpy_starts
 from plume_multi import Scenario
-from plume_multi import actions, plumes, rewards, sensors
-from plume_multi import actions as A
+from plume_multi import plumes, rewards, sensors
+from plume_multi import bodies as A
 from plume_multi import plumes as P
 from plume_multi import sensors as S
 
@@ -615,13 +615,13 @@ def bodies(draw, kind):
     random_heading = draw(st.booleans())
     heading = None if random_heading else draw(st.floats(-720.0, 720.0, allow_nan=False))
     if kind == "table":
-        return draw(st.sampled_from([actions.Cardinal(), actions.Moore()]))
+        return draw(st.sampled_from([A.Cardinal(), A.Moore()]))
     if kind == "oriented":
         turn = draw(st.sampled_from([90.0, 45.0, 30.0, 60.0, 120.0, 180.0, 22.5, 37.0]))
-        return actions.Oriented(turn_degrees=turn, step=draw(st.integers(1, 3)), initial_heading=heading)
+        return A.Oriented(turn_degrees=turn, step=draw(st.integers(1, 3)), initial_heading=heading)
     if kind == "run_tumble":
-        return actions.RunTumble(step=draw(st.integers(1, 3)), initial_heading=heading)
-    return actions.Continuous(max_speed=draw(st.floats(0.1, 3.0)), max_turn_degrees=draw(st.floats(0.0, 180.0)),
+        return A.RunTumble(step=draw(st.integers(1, 3)), initial_heading=heading)
+    return A.Continuous(max_speed=draw(st.floats(0.1, 3.0)), max_turn_degrees=draw(st.floats(0.0, 180.0)),
                               initial_heading=heading)
 
 
@@ -699,8 +699,8 @@ def random_actions(sc, num_worlds, steps, seed):
 
 def simple_scenario(plume_kind, body_kind, **numbers):
     """One fixed scenario of a combination (for property tests that do not need Hypothesis)."""
-    body = {"table": actions.Moore(), "oriented": actions.Oriented(turn_degrees=45.0),
-            "run_tumble": actions.RunTumble(), "continuous": actions.Continuous(max_speed=1.5)}[body_kind]
+    body = {"table": A.Moore(), "oriented": A.Oriented(turn_degrees=45.0),
+            "run_tumble": A.RunTumble(), "continuous": A.Continuous(max_speed=1.5)}[body_kind]
     if plume_kind == "gaussian":
         plume = plumes.Gaussian(source=numbers.get("source", "random"), sigma=3.0, wind=(0.5, -0.25))
         grid = numbers.get("grid", (11, 7))

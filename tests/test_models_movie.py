@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from plume_multi import Scenario, Simulator, actions, plumes
+from plume_multi import Scenario, Simulator, bodies, plumes
 from plume_multi.errors import ValidationError
 
 from naive_models import sensor_set
@@ -17,7 +17,7 @@ STAY = 1
 
 def movie_scenario(movie, **kw):
     return Scenario(plume=movie, n_agents=kw.pop("n_agents", 2), sensors=sensor_set(),
-                    action_model=actions.Oriented(initial_heading=0.0), **kw)
+                    action_model=bodies.Oriented(initial_heading=0.0), **kw)
 
 
 def frames_with_index(t, h, w, dtype=np.uint8):
