@@ -42,7 +42,7 @@ class NumpyModels:
 
     Built from a simulator after its ``reset``: it copies the state (cells, headings, float
     positions, sources, frame clocks), so until a world is reset both compute the same numbers
-    (``tests/test_benchmark_models.py`` checks it). New episodes draw from ``numpy.random`` (the
+    (``tests/benchmarks/test_models_table.py`` checks it). New episodes draw from ``numpy.random`` (the
     simulator's counter-based draws are not reproduced, the work is the same).
 
     Bodies: ``Cardinal``, ``Moore``, ``Oriented``, ``Continuous``. Plumes: ``Gaussian`` (fixed or

@@ -5,9 +5,9 @@ independently of the kernels and of the generated step drivers:
 
 * trigonometry, exponentials and logarithms per element with ``math`` (the libm the kernels call);
 * counter-based draws from a Python-int transcription of ``plume_multi/engine/rng.py``'s hash;
-* start cells from ``numpy.random.default_rng`` (episode 0) and ``tests/naive.py``'s counter starts.
+* start cells from ``numpy.random.default_rng`` (episode 0) and ``tests/simulator_reference.py``'s counter starts.
 
-The second half holds the Hypothesis strategies and fixed scenarios the tests/test_models_*.py
+The second half holds the Hypothesis strategies and fixed scenarios the tests/models/ tests
 modules share.
 
 ``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"`` (team off):
@@ -23,7 +23,7 @@ from collections import deque
 import numpy as np
 from hypothesis import strategies as st
 
-from naive import counter_starts, numpy_starts
+from simulator_reference import counter_starts, numpy_starts
 from plume_multi import Scenario
 from plume_multi import plumes, rewards, sensors
 from plume_multi import bodies as A
@@ -145,7 +145,7 @@ def reference(table: dict, model):
     for cls in type(model).__mro__:
         if cls in table:
             return table[cls]
-    raise NotImplementedError(f"no plain reference for {type(model).__name__} in tests/naive_models.py")
+    raise NotImplementedError(f"no plain reference for {type(model).__name__} in tests/models_reference.py")
 
 
 @registers(PLUMES, P.Gaussian)
@@ -576,7 +576,7 @@ class _Ctx:
 
 
 # =============================================================================================
-# Scenarios shared by the tests/test_models_*.py modules.
+# Scenarios shared by the tests/models/ tests modules.
 #
 # Every combination of models compiles its own step driver, so the model tests use a small fixed
 # set of combinations (COMBOS) and vary only numbers: grid, seeds, sigma, thresholds, angles, turn

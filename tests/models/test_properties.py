@@ -1,5 +1,5 @@
 """Properties of every model that need no reference: bounds, determinism, world independence,
-threads, snapshots and validation, over the fixed combinations of tests/naive_models.py."""
+threads, snapshots and validation, over the fixed combinations of tests/models_reference.py."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 from plume_multi import Simulator, bodies, plumes
 from plume_multi.errors import ValidationError
 
-from naive_models import COMBOS, random_actions, run, scenarios, simple_scenario
+from models_reference import COMBOS, random_actions, run, scenarios, simple_scenario
 
 IDS = ["-".join(c) for c in COMBOS]
 

@@ -6,9 +6,9 @@ import pytest
 from plume_multi import Scenario, Simulator, bodies, plumes
 from plume_multi.errors import ValidationError
 
-from naive_models import sensor_set
+from models_reference import sensor_set
 
-# The movie-oriented combination of tests/naive_models.py (its compiled driver is shared with the
+# The movie-oriented combination of tests/models_reference.py (its compiled driver is shared with the
 # other model tests): concentration in column 0, the wind in columns 8-9. Headings start at 0, so
 # the wind reads (u, v) exactly; action 1 turns on the spot.
 WIND = slice(8, 10)
