@@ -98,6 +98,8 @@ def register_plume(params, kernels, owner: str) -> None:
 def _plume_function(plume_type, role: str):
     cls = getattr(plume_type.types[0], "instance_class", None)
     return getattr(_PLUMES[cls], role)
+
+
 def sample_cell(plume, ix, iy):
     """Concentration at integer cell ``(ix, iy)`` (inside the grid), float32."""
 
@@ -118,31 +120,19 @@ def _function_of(record_type, index: int):
     return record_type.types[index].dispatcher
 
 
-@overload(sample_cell, inline="always")
-def _sample_cell(plume, ix, iy):
-    fn = _plume_function(plume, "sample_cell")
+def _forward_to_the_plume(stub, role: str) -> None:
+    """Compile ``stub(plume, a, b)`` as a call of the plume's own ``role`` function."""
+    @overload(stub, inline="always")
+    def _typed(plume, a, b):
+        fn = _plume_function(plume, role)
 
-    def impl(plume, ix, iy):
-        return fn(plume.params, plume.state, plume.world, ix, iy)
-    return impl
-
-
-@overload(sample_at, inline="always")
-def _sample_at(plume, x, y):
-    fn = _plume_function(plume, "sample_at")
-
-    def impl(plume, x, y):
-        return fn(plume.params, plume.state, plume.world, x, y)
-    return impl
+        def impl(plume, a, b):
+            return fn(plume.params, plume.state, plume.world, a, b)
+        return impl
 
 
-@overload(wind_at, inline="always")
-def _wind_at(plume, x, y):
-    fn = _plume_function(plume, "wind_at")
-
-    def impl(plume, x, y):
-        return fn(plume.params, plume.state, plume.world, x, y)
-    return impl
+for _stub in (sample_cell, sample_at, wind_at):
+    _forward_to_the_plume(_stub, _stub.__name__)
 
 
 @overload(observe_inner, inline="always")
