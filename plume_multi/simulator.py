@@ -172,11 +172,13 @@ class Simulator:
         if parallel == "auto":
             parallel = numba.get_num_threads() > 1 and B > 1 and B * N >= PARALLEL_MIN_AGENTS
         self.parallel = bool(parallel)
-        self._step_kernel = self._driver.step_parallel if self.parallel else self._driver.step
+        self._no_actions = self._dummy_actions()
         # compile (or load from the cache) what this simulator runs now: a model that cannot
         # compile fails here, named, not at the first reset()
-        self._compile(self._driver.reset, (self._all_worlds, np.int64(0), *self._args), "reset")
-        self._compile(self._step_kernel, (self._dummy_actions(), *self._args), "step")
+        run_args = (0, self._all_worlds, np.int64(0), self._no_actions, *self._args)
+        self._compile(self._driver.run, run_args, "step" if not self.parallel else "reset")
+        if self.parallel:
+            self._compile(self._driver.step_parallel, (self._no_actions, *self._args), "threaded step")
         self._ready = False
         self.seed = None
         # the base of each world's seed (world_seed = base + b); validate() checks against it
@@ -359,7 +361,7 @@ class Simulator:
             if mask is self._all_worlds:
                 self.seed = seed
             self._seed_base[mask] = seed
-        self._driver.reset(mask, -1 if seed is None else seed, *self._args)
+        self._driver.run(1, mask, -1 if seed is None else seed, self._no_actions, *self._args)
         self._ready = True
         return self.state.obs
 
@@ -386,7 +388,10 @@ class Simulator:
             actions = self._coerce_actions(actions)
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
-        bad = self._step_kernel(actions, *self._args)
+        if self.parallel:
+            bad = self._driver.step_parallel(actions, *self._args)
+        else:
+            bad = self._driver.run(0, self._all_worlds, -1, actions, *self._args)
         if bad >= 0:
             self._bad_action(given, bad)
         s = self.state

@@ -233,13 +233,25 @@ def advance(b_start, b_stop, actions, {args}):
 
 
 @njit
-def step(actions, {args}):
-    """Check every action, then advance every world one step. Returns -1, or the index of the
-    first invalid action (then nothing changed)."""
-    bad = body_first_invalid(AP, actions)
-    if bad >= 0:
-        return bad
-    advance(0, world_t.shape[0], actions, {args})
+def run(mode, mask, seed, actions, {args}):
+    """The serial entry point (one compiled function for both, so one CPython wrapper).
+
+    ``mode`` 0: check every action, then advance every world one step; returns -1, or the index
+    of the first invalid action (then nothing changed). ``mode`` 1: reset the worlds where
+    ``mask``: seeded ``seed + b`` (episode 0) when ``seed >= 0``, else each world's next episode.
+    """
+    if mode == 0:
+        bad = body_first_invalid(AP, actions)
+        if bad >= 0:
+            return bad
+        advance(0, world_t.shape[0], actions, {args})
+        return -1
+    yes = seed == seed  # a run-time True (see ``advance``)
+    for b in range(world_t.shape[0]):
+        if mask[b]:
+            if seed >= 0:
+                world_seed[b] = seed + b
+            reset_world(b, seed >= 0, yes, {args})
     return -1
 
 
@@ -276,18 +288,6 @@ def observe_all({args}):
 {observe_agent_3}
         if HAS_WORLD_CODE:
             observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args})
-
-
-@njit
-def reset(mask, seed, {args}):
-    """Reset the worlds where ``mask``: seeded ``seed + b`` (episode 0) when ``seed >= 0``, else
-    each world's next episode."""
-    yes = seed == seed
-    for b in range(world_t.shape[0]):
-        if mask[b]:
-            if seed >= 0:
-                world_seed[b] = seed + b
-            reset_world(b, seed >= 0, yes, {args})
 '''
 
 _loaded: dict = {}
