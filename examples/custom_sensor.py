@@ -23,7 +23,7 @@ from plume_multi.models import Sensor, SensorKernels
 # the new value: never a stale one.
 SCALE = 1.0
 
-GradientParams = namedtuple("GradientParams", "offset")  # held under its own name: the cache finds it again
+GradientParams = namedtuple("GradientParams", "offset")
 
 
 @njit(inline="always")

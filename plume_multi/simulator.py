@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import warnings
 
 import numba
@@ -18,7 +17,7 @@ import numpy as np
 
 from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
-from .engine import api
+from .engine import api, records
 from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
 from .scenario import Scenario, _Context
@@ -52,20 +51,14 @@ def check_seed(seed, num_worlds: int):
     return seed
 
 
-def _check_record(value, model, what: str) -> None:
-    """A named tuple a model hands the compiled code must be found again by its name (Numba's cache
-    stores its class by reference: a class its module holds under another name is a new class in
-    every process, and the step would compile anew each time)."""
+def _findable_record(value):
+    """``value`` with its named tuple class replaced, where Numba's cache could not find that class
+    again in another process (a script's ``__main__``, a notebook, a class held under another
+    name), by an equivalent one it can (``engine.records``)."""
     cls = type(value)
-    if isinstance(value, tuple) and hasattr(cls, "_fields"):
-        module = sys.modules.get(cls.__module__)
-        if getattr(module, cls.__qualname__, None) is not cls:
-            raise ValidationError(
-                f"{type(model).__name__}.{what}: returned a {cls.__qualname__} named tuple that its module "
-                f"{cls.__module__} does not hold under that name; define it at the top level as "
-                f"{cls.__qualname__} = namedtuple({cls.__qualname__!r}, ...)")
-        for item in value:
-            _check_record(item, model, what)
+    if isinstance(value, tuple) and hasattr(cls, "_fields") and not records.findable(cls):
+        return records.stable(cls)(*value)
+    return value
 
 
 def _available_memory() -> int | None:
@@ -141,7 +134,7 @@ class Simulator:
         specs = {f"{role}.{name}": spec for role, model in self._roles.items()
                  for name, spec in model.state_spec(ctx).items()}
         self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step"))
-        self._params = {role: model.params(ctx) for role, model in self._roles.items()}
+        self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
         self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs)
 
         cfg = np.zeros(A.CFG_SIZE, dtype=np.int64)
@@ -238,8 +231,6 @@ class Simulator:
                                        "observe_agent")
             sensors.append((agent, world, inner))
         api.register_plume(self._params["plume"], sc.plume.kernels, f"{type(sc.plume).__name__} (plume model)")
-        for role, model in self._roles.items():
-            _check_record(self._params[role], model, "params()")
         for model in self._models():
             kernels = model.kernels
             for role in kernels.__dataclass_fields__:
@@ -262,14 +253,14 @@ class Simulator:
     def _model_state(self, state: WorldState, role: str) -> tuple:
         prefix = role + "."
         arrays = {name[len(prefix):]: arr for name, arr in state.models.items() if name.startswith(prefix)}
-        return self._roles[role].state_tuple(arrays)
+        return _findable_record(self._roles[role].state_tuple(arrays))
 
     def _args_for(self, state: WorldState) -> tuple:
         P = self._params
         args = [P["plume"], self._model_state(state, "plume"), P["body"], self._model_state(state, "body"),
                 P["reward"]]
         for k, sensor in enumerate(self.scenario.sensors):
-            inner = sensor.wraps.params(self._ctx) if sensor.wraps is not None else ()
+            inner = _findable_record(sensor.wraps.params(self._ctx)) if sensor.wraps is not None else ()
             args += [P[f"sensor{k}"], self._model_state(state, f"sensor{k}"), inner]
         args += [self._cols, self._cfg, self._fcfg, self._starts, state.pos, state.active, state.terminated,
                  state.truncated, state.obs, state.reward, state.ep_length, state.world_t,

@@ -321,8 +321,10 @@ def source(layout: Layout) -> str:
     agent_block = "\n".join(_AGENT_VIEW + agent_calls) if agent_calls else "pass"
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))
+    source_lines = [f"# source: {f}" for f in files] + [f"# code: {_fingerprint(ref.resolve())}"
+                                                          for ref in layout.refs() if _fileless(ref)]
     return _TEMPLATE.format(
-        label=layout.label, source_lines="\n".join(f"# source: {f}" for f in files), imports="\n".join(imports),
+        label=layout.label, source_lines="\n".join(source_lines), imports="\n".join(imports),
         one_agent=layout.one_agent, next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
         columns="\n".join(f"    col{k} = cols[{k}]" for k in range(len(layout.sensors))),
         observe_agent_2=textwrap.indent(agent_block, " " * 8), observe_agent_3=textwrap.indent(agent_block, " " * 12),
@@ -332,6 +334,21 @@ def source(layout: Layout) -> str:
     )
 
 
+def _fileless(ref: FunctionRef) -> bool:
+    """A function whose module has no source file the cache can hash (a notebook's, exec'd code)."""
+    return not module_files([sys.modules[ref.module]])
+
+
+def _fingerprint(fn) -> str:
+    """A hash of a compiled function's code and of the simple globals it reads (Numba freezes them)."""
+    py_func = getattr(fn, "py_func", fn)
+    code = py_func.__code__
+    names = {n: py_func.__globals__.get(n) for n in code.co_names}
+    simple = {n: repr(v) for n, v in names.items() if isinstance(v, (int, float, complex, str, bytes, bool, tuple))}
+    text = repr((code.co_code, code.co_consts, code.co_names, sorted(simple.items())))
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
 def assemble(layout: Layout):
     """The driver module for ``layout`` (written once, imported once per process).
 
@@ -339,7 +356,10 @@ def assemble(layout: Layout):
     *args)`` and ``observe_all(*args)``, ``args`` in ``Layout.args()`` order. Nothing is compiled
     here: each entry point compiles (or loads from the cache) at its first use.
     """
-    module = _loaded.get(layout)
+    # the functions themselves are part of the key: a model redefined in a running session (a
+    # notebook cell run again) is a new function, and gets a new driver
+    key = (layout, tuple(id(ref.resolve()) for ref in layout.refs()))
+    module = _loaded.get(key)
     if module is not None:
         return module
     if not _loaded:
@@ -367,5 +387,5 @@ def assemble(layout: Layout):
         module.__file__ = f"<{name}>"
         sys.modules[name] = module
         exec(compile(text, module.__file__, "exec"), module.__dict__)
-    _loaded[layout] = module
+    _loaded[key] = module
     return module

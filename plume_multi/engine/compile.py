@@ -93,11 +93,16 @@ def _model_error(exc: Exception, models, label: str) -> ModelError:
     engine_dir = str(Path(__file__).resolve().parent)
     files = _model_files(models)
     culprit = where = None
+    package_dir = str(Path(engine_dir).parent)
+    found = []
     for path, line in _LOCATION.findall(message):
         resolved = str(Path(path).resolve()) if os.path.exists(path) else path
         if resolved in files and not resolved.startswith(engine_dir):
-            culprit, where = files[resolved], f"{path}:{line}"
-            break
+            found.append((files[resolved], f"{path}:{line}", resolved.startswith(package_dir)))
+    if found:
+        # the package's models are tested: a model of the user's in the chain is the likelier author
+        # (a sensor passing a wrong type into the plume fails inside the plume's code)
+        culprit, where, _ = min(found, key=lambda f: f[2])
     if culprit is None:
         for path, line in _LOCATION.findall(message):
             if "plume_multi_driver_" not in path and not path.startswith(engine_dir):

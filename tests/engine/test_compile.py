@@ -102,9 +102,23 @@ class _Offset(Sensor):
         return self.record(1.0)
 
 
-def test_records_must_be_found_again_by_their_name():
-    with pytest.raises(ValidationError, match=r"SomethingElse = namedtuple\('SomethingElse'"):
-        Simulator(Scenario(sensors=(_Offset(record=Misnamed),)), 2)
+def test_a_record_its_module_holds_under_another_name_is_replaced_by_a_findable_one():
+    import pickle
+    import subprocess
+
+    from plume_multi.engine import records
+
+    sim = Simulator(Scenario(sensors=(_Offset(record=Misnamed),)), 2)
+    params = sim._params["sensor0"]
+    assert type(params).__name__ == "SomethingElse" and params.offset == 1.0
+    assert records.findable(type(params)) and not records.findable(Misnamed)
+    assert pickle.loads(pickle.dumps(type(params))) is type(params)
+    code = (f"import pickle, sys; cls = pickle.loads({pickle.dumps(type(params))!r}); "
+            "print(cls.__name__, cls._fields, cls.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["SomethingElse", "('offset',)", "plume_multi.engine.records"], out.stderr
+    assert records.findable(GoodParams)
+    assert type(Simulator(Scenario(sensors=(_Offset(),)), 2)._params["sensor0"]) is GoodParams
 
 
 def test_compiled_functions_must_be_module_level_numba_functions():
@@ -159,3 +173,76 @@ def test_a_long_compile_says_so_on_one_line_and_quiet_silences_it(monkeypatch, c
     monkeypatch.setenv("PLUME_MULTI_QUIET", "1")
     C.compile_entry(Slow(), (np.zeros(2),), what="step", label="A + B", models=[])
     assert capsys.readouterr().err == "" and len(calls) == 2
+
+
+def test_a_wrong_type_passed_into_the_plume_blames_the_sensor_not_the_plume():
+    module = _user_module(_SENSOR.format(body="sample_at(plume, agent, agent.y)"))
+    with pytest.raises(ModelError) as err:
+        Simulator(Scenario(sensors=(module.Probe(),)), 2)
+    first_line = str(err.value).splitlines()[0]
+    assert first_line.startswith(f"{module.__name__}.Probe (sensor model, ") and ":10)" in first_line
+
+
+_MAIN_SENSOR = """
+import sys
+from collections import namedtuple
+from dataclasses import dataclass
+from typing import ClassVar
+import numpy as np
+from numba import njit
+from plume_multi import Scenario, Simulator
+from plume_multi.models import Sensor, SensorKernels
+
+OffsetParams = namedtuple("OffsetParams", "offset")
+VALUE = {value}
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    obs[agent.i, col] = VALUE + P.offset
+
+@dataclass(frozen=True)
+class Offset(Sensor):
+    kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+    def columns(self, ctx):
+        return ["v"]
+    def params(self, ctx):
+        return OffsetParams(0.5)
+
+sim = Simulator(Scenario(sensors=(Offset(),)), 2)
+obs = sim.reset(seed=0)
+print(obs[0, 0], sum(sim._driver.run.stats.cache_misses.values()))
+"""
+
+
+def _run_script(path, cache):
+    import os
+    import subprocess
+
+    env = {**os.environ, "PLUME_MULTI_CACHE_DIR": str(cache), "PLUME_MULTI_QUIET": "1"}
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    value, misses = out.stdout.split()
+    return float(value), int(misses)
+
+
+def test_a_script_model_with_a_named_tuple_is_found_in_the_cache_by_the_next_run(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(_MAIN_SENSOR.format(value=1.0))
+    assert _run_script(script, tmp_path / "cache") == (1.5, 1)
+    assert _run_script(script, tmp_path / "cache") == (1.5, 0)  # loaded: no compile
+    script.write_text(_MAIN_SENSOR.format(value=2.0))
+    assert _run_script(script, tmp_path / "cache") == (2.5, 1)
+
+
+def test_a_model_redefined_in_a_session_runs_its_new_code():
+    namespace = {"__name__": "plume_multi_test_session"}  # a notebook's cells: no source file
+    session = types.ModuleType("plume_multi_test_session")
+    sys.modules["plume_multi_test_session"] = session
+    values = []
+    for value in (1.0, 2.0):
+        code = _MAIN_SENSOR.format(value=value).replace("sim = Simulator", "SIM = Simulator").split("SIM = ")[0]
+        exec(compile(code, "<cell>", "exec"), session.__dict__)
+        sim = Simulator(Scenario(sensors=(session.Offset(),)), 2)
+        values.append(float(sim.reset(seed=0)[0, 0]))
+    del namespace
+    assert values == [1.5, 2.5]
