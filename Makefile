@@ -10,7 +10,7 @@ RAY_VENV ?= .venv-ray
 RAY_BIN := $(RAY_VENV)/bin
 # Gymnasium 1.2's RecordEpisodeStatistics has no SAME_STEP branch (1.3 added it): that one test
 # holds for the newer Gymnasium only.
-GYM12_DESELECT := --deselect "tests/test_vector_env.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
+GYM12_DESELECT := --deselect "tests/envs/test_vector.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
 
 .PHONY: demo test test-ray ray-venv bench docs clean
 
@@ -53,8 +53,8 @@ test: $(VENV)/.installed-test $(RAY_VENV)/.installed
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
 # tests again on RLlib's Gymnasium.
 test-ray: $(RAY_VENV)/.installed
-	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/test_rllib.py tests/test_evaluate.py tests/test_compat.py
-	$(RAY_BIN)/python -m pytest -q tests/test_vector_env.py tests/contracts $(GYM12_DESELECT)
+	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/integrations/test_rllib.py tests/test_evaluation.py tests/test_compat.py
+	$(RAY_BIN)/python -m pytest -q tests/envs/test_vector.py tests/envs/contracts $(GYM12_DESELECT)
 
 bench: $(VENV)/.installed-all
 	$(BIN)/python benchmarks/throughput.py

@@ -31,7 +31,7 @@ import numpy as np
 
 from plume_multi import Scenario, Simulator
 from plume_multi.cli.bench import _rate
-from plume_multi.models import actions, plumes, rewards, sensors
+from plume_multi.models import bodies, plumes, rewards, sensors
 
 __all__ = ["NumpyModels", "ROWS", "measure", "format_table", "main"]
 
@@ -42,7 +42,7 @@ class NumpyModels:
 
     Built from a simulator after its ``reset``: it copies the state (cells, headings, float
     positions, sources, frame clocks), so until a world is reset both compute the same numbers
-    (``tests/test_benchmark_models.py`` checks it). New episodes draw from ``numpy.random`` (the
+    (``tests/benchmarks/test_models_table.py`` checks it). New episodes draw from ``numpy.random`` (the
     simulator's counter-based draws are not reproduced, the work is the same).
 
     Bodies: ``Cardinal``, ``Moore``, ``Oriented``, ``Continuous``. Plumes: ``Gaussian`` (fixed or
@@ -288,10 +288,10 @@ def _scenarios(movie_T: int, movie_size: int) -> dict:
     return {
         "default": (lambda N: Scenario(n_agents=N), False),
         "oriented + antennae + wind + heading": (lambda N: Scenario(
-            n_agents=N, plume=plumes.Gaussian(wind=(1.0, 0.0)), action_model=actions.Oriented(turn_degrees=45),
+            n_agents=N, plume=plumes.Gaussian(wind=(1.0, 0.0)), action_model=bodies.Oriented(turn_degrees=45),
             sensors=(sensors.Antennae(), sensors.Wind(), sensors.Heading()), reward=rewards.StepPenalty()), False),
         "continuous + bilinear concentration": (lambda N: Scenario(
-            n_agents=N, action_model=actions.Continuous(),
+            n_agents=N, action_model=bodies.Continuous(),
             sensors=(sensors.Concentration(), sensors.Position())), True),
         "movie uint8 (T=%d, per-world clocks)" % movie_T: (lambda N: Scenario(
             n_agents=N, plume=plumes.Movie(_MOVIES(np.uint8, movie_T, movie_size), source=(10, movie_size // 2))),

@@ -1,6 +1,6 @@
 """Surge upwind on a whiff, cast crosswind when the odour is lost: moths in a puff plume.
 
-Searchers with a heading (``actions.Continuous``: speed and turn), two antennae
+Searchers with a heading (``bodies.Continuous``: speed and turn), two antennae
 (``sensors.Antennae``) and a wind sensor in their own frame (``sensors.Wind``: forward, left) fly
 in pompy's meandering puff plume (``plumes.Puffs``). The rule, after Kennedy's and Baker's
 descriptions of moth flight:
@@ -22,7 +22,7 @@ import argparse
 
 import numpy as np
 
-from plume_multi import Scenario, Simulator, actions, plumes, sensors
+from plume_multi import Scenario, Simulator, bodies, plumes, sensors
 
 MAX_SPEED = 0.2  # cells per step: 5 x the mean wind (0.04 cells per step)
 MAX_TURN = 30.0  # degrees per step
@@ -33,7 +33,7 @@ def scenario(n_agents: int, max_steps: int, spin_up: int = 3000) -> Scenario:
     length units downwind of the source."""
     return Scenario(
         grid_size=(200, 100), plume=plumes.Puffs(source=(10, 50), spin_up_steps=spin_up),
-        action_model=actions.Continuous(max_speed=MAX_SPEED, max_turn_degrees=MAX_TURN),
+        action_model=bodies.Continuous(max_speed=MAX_SPEED, max_turn_degrees=MAX_TURN),
         sensors=(sensors.Concentration(), sensors.Antennae(angles=(30.0, -30.0), distance=1.0), sensors.Wind()),
         n_agents=n_agents, max_steps=max_steps, goal_radius=4.0, start_region=((60, 35), (110, 65)),
     )

@@ -26,7 +26,7 @@ import pytest
 HAVE_RAY = importlib.util.find_spec("ray") is not None
 if os.environ.get("PLUME_REQUIRE_RAY") == "1" and not HAVE_RAY:
     raise RuntimeError("PLUME_REQUIRE_RAY=1 but Ray is not installed here: run `make test` (it builds .venv-ray)")
-collect_ignore = [] if HAVE_RAY else ["test_rllib.py"]
+collect_ignore = [] if HAVE_RAY else ["integrations/test_rllib.py"]
 
 
 def pytest_configure(config):

@@ -5,9 +5,9 @@ independently of the kernels and of the generated step drivers:
 
 * trigonometry, exponentials and logarithms per element with ``math`` (the libm the kernels call);
 * counter-based draws from a Python-int transcription of ``plume_multi/engine/rng.py``'s hash;
-* start cells from ``numpy.random.default_rng`` (episode 0) and ``tests/naive.py``'s counter starts.
+* start cells from ``numpy.random.default_rng`` (episode 0) and ``tests/simulator_reference.py``'s counter starts.
 
-The second half holds the Hypothesis strategies and fixed scenarios the tests/test_models_*.py
+The second half holds the Hypothesis strategies and fixed scenarios the tests/models/ tests
 modules share.
 
 ``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"`` (team off):
@@ -23,10 +23,10 @@ from collections import deque
 import numpy as np
 from hypothesis import strategies as st
 
-from naive import counter_starts, numpy_starts
+from simulator_reference import counter_starts, numpy_starts
 from plume_multi import Scenario
-from plume_multi import actions, plumes, rewards, sensors
-from plume_multi import actions as A
+from plume_multi import plumes, rewards, sensors
+from plume_multi import bodies as A
 from plume_multi import plumes as P
 from plume_multi import sensors as S
 
@@ -123,6 +123,243 @@ def gaussian_grid(w: int, h: int, sx: float, sy: float, sigma: float) -> np.ndar
 
 
 # ----------------------------------------------------------------------------- the reference
+# ---------------------------------------------------------------- references found by model class
+# Each model's plain reference registers itself for its class; ``reference(table, model)`` finds it
+# by the model's class and its bases (Moore is a Cardinal), so a new model adds one entry, and a
+# model without a reference is named, never silently skipped.
+PLUMES: dict = {}  # plume class -> reference class (reset, concentration, wind of one world)
+BODY_RESETS: dict = {}  # body class -> fn(sim, i, n, b)
+BODY_MOVES: dict = {}  # body class -> fn(sim, i, n, b, action)
+READINGS: dict = {}  # per-agent sensor class -> fn(sim, sensor, i, n, b) -> list of float32
+
+
+def registers(table: dict, *classes):
+    def decorate(fn):
+        for cls in classes:
+            table[cls] = fn
+        return fn
+    return decorate
+
+
+def reference(table: dict, model):
+    for cls in type(model).__mro__:
+        if cls in table:
+            return table[cls]
+    raise NotImplementedError(f"no plain reference for {type(model).__name__} in tests/models_reference.py")
+
+
+@registers(PLUMES, P.Gaussian)
+class GaussianReference:
+    def __init__(self, sim):
+        self.sim = sim
+        self.plume = plume = sim.plume
+        self.random_source = plume.source == "random"
+        if not self.random_source:
+            sx, sy = plume.source
+            self.field = gaussian_grid(sim.W, sim.H, sx, sy, plume.sigma)
+
+    def reset(self, b, seed, ep):
+        if self.random_source:
+            key = stream_key(seed, ep, STREAM_GAUSSIAN)
+            self.sim.sources[b] = (math.floor(uniform(key, 0, 0) * self.sim.W), math.floor(uniform(key, 0, 1) * self.sim.H))
+        else:
+            self.sim.sources[b] = self.plume.source
+
+    def _analytic(self, b, x, y):
+        dx = x - self.sim.sources[b, 0]
+        dy = y - self.sim.sources[b, 1]
+        return F32(math.exp(-(dx * dx + dy * dy) / (2.0 * self.plume.sigma ** 2)))
+
+    def conc_cell(self, b, ix, iy):
+        return self._analytic(b, ix, iy) if self.random_source else self.field[iy, ix]
+
+    def conc_at(self, b, x, y):
+        return self._analytic(b, x, y) if self.random_source else F32(bilinear(self.field, x, y))
+
+    def wind_at(self, b, x, y):
+        return self.plume.wind
+
+
+@registers(PLUMES, P.Movie)
+class MovieReference:
+    def __init__(self, sim):
+        self.sim = sim
+        self.plume = m = sim.plume
+        self.frames = m.frames
+        self.T = m.frames.shape[0]
+        if m.frames.dtype.kind == "f":
+            self.scale = F32(1.0)
+        else:
+            self.scale = F32(m.scale if m.scale is not None else 1.0 / np.iinfo(m.frames.dtype).max)
+        wind = m.wind
+        if wind is None:
+            self.wind = np.zeros((1, 1, 1, 2), np.float32)
+        else:
+            arr = np.asarray(wind, np.float64)
+            if arr.shape == (2,):
+                arr = arr.reshape(1, 1, 1, 2)
+            elif arr.ndim == 2:
+                arr = arr.reshape(self.T, 1, 1, 2)
+            self.wind = arr.astype(np.float32)
+        self.start = sim.movie_start  # shared: tests compare it with the plume's state
+
+    def reset(self, b, seed, ep):
+        m = self.plume
+        if m.start == "random":
+            self.start[b] = int(uniform(stream_key(seed, ep, STREAM_MOVIE), 0, 0) * self.T)
+        else:
+            self.start[b] = m.start
+        self.sim.sources[b] = m.source
+
+    def frame(self, b) -> int:
+        f = int(self.start[b] + self.sim.t[b])
+        return f % self.T if self.plume.end == "wrap" else min(f, self.T - 1)
+
+    def conc_cell(self, b, ix, iy):
+        return F32(self.frames[self.frame(b), iy, ix]) * self.scale
+
+    def conc_at(self, b, x, y):
+        return F32(bilinear(self.frames[self.frame(b)], x, y)) * self.scale
+
+    def wind_at(self, b, x, y):
+        wind = self.wind
+        f = self.frame(b) if wind.shape[0] > 1 else 0
+        iy = clamp(math.floor(y + 0.5), 0, wind.shape[1] - 1)
+        ix = clamp(math.floor(x + 0.5), 0, wind.shape[2] - 1)
+        return float(wind[f, iy, ix, 0]), float(wind[f, iy, ix, 1])
+
+
+@registers(BODY_RESETS, A.Cardinal)
+def _table_reset(sim, i, n, b):
+    pass
+
+
+@registers(BODY_RESETS, A.Oriented)
+def _oriented_reset(sim, i, n, b):
+    body = sim.body
+    if body.initial_heading is not None:
+        sim.heading[i] = body.initial_heading
+    else:
+        n_dirs = max(1, int(round(360.0 / body.turn_degrees)))
+        k = math.floor(uniform(stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_ORIENTED), 0, n) * n_dirs)
+        sim.heading[i] = (k * body.turn_degrees) % 360.0
+
+
+@registers(BODY_RESETS, A.RunTumble)
+def _run_tumble_reset(sim, i, n, b):
+    body = sim.body
+    sim.heading[i] = (body.initial_heading if body.initial_heading is not None
+                      else uniform(stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_RUN_TUMBLE), 0, n) * 360.0)
+
+
+@registers(BODY_RESETS, A.Continuous)
+def _continuous_reset(sim, i, n, b):
+    body = sim.body
+    sim.heading[i] = (body.initial_heading if body.initial_heading is not None
+                      else uniform(stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_CONTINUOUS), 0, n) * 360.0)
+    sim.xy[i] = sim.pos[i]
+
+
+@registers(BODY_MOVES, A.Cardinal)
+def _table_move(sim, i, n, b, action):
+    dx, dy = type(sim.body).MOVES[action]
+    sim.pos[i, 0] = clamp(sim.pos[i, 0] + dx, 0, sim.W - 1)
+    sim.pos[i, 1] = clamp(sim.pos[i, 1] + dy, 0, sim.H - 1)
+
+
+@registers(BODY_MOVES, A.Oriented)
+def _oriented_move(sim, i, n, b, action):
+    body = sim.body
+    if action == 0:
+        sim.forward(i, body.step)
+    elif action == 1:
+        sim.heading[i] = wrap_degrees(sim.heading[i] + body.turn_degrees)
+    else:
+        sim.heading[i] = wrap_degrees(sim.heading[i] - body.turn_degrees)
+
+
+@registers(BODY_MOVES, A.RunTumble)
+def _run_tumble_move(sim, i, n, b, action):
+    if action == 1:
+        key = stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_RUN_TUMBLE)
+        sim.heading[i] = uniform(key, int(sim.t[b]), n) * 360.0
+    sim.forward(i, sim.body.step)
+
+
+@registers(BODY_MOVES, A.Continuous)
+def _continuous_move(sim, i, n, b, action):
+    body = sim.body
+    speed = clamp(float(action[0]), 0.0, body.max_speed)
+    turn = clamp(float(action[1]), -body.max_turn_degrees, body.max_turn_degrees)
+    h = wrap_degrees(sim.heading[i] + turn)
+    sim.heading[i] = h
+    rad = h * (math.pi / 180.0)
+    x = clamp(sim.xy[i, 0] + speed * math.cos(rad), 0.0, sim.W - 1.0)
+    y = clamp(sim.xy[i, 1] + speed * math.sin(rad), 0.0, sim.H - 1.0)
+    sim.xy[i] = (x, y)
+    sim.pos[i] = (math.floor(x + 0.5), math.floor(y + 0.5))
+
+
+def _here(sim, i, b):
+    """Concentration where the agent is, as Concentration and Binary read it."""
+    if sim.continuous:
+        x, y = sim.location(i)
+        return sim.conc_at(b, x, y)
+    return sim.conc_cell(b, int(sim.pos[i, 0]), int(sim.pos[i, 1]))
+
+
+def _heading(sim, i):
+    return float(sim.heading[i]) if sim.oriented else 0.0
+
+
+@registers(READINGS, S.Concentration)
+def _concentration(sim, sensor, i, n, b):
+    return [_here(sim, i, b)]
+
+
+@registers(READINGS, S.Position)
+def _position(sim, sensor, i, n, b):
+    ax, ay = sim.location(i)
+    return [F32(ax * inv_side(sim.W)), F32(ay * inv_side(sim.H))]
+
+
+@registers(READINGS, S.Heading)
+def _heading_reading(sim, sensor, i, n, b):
+    rad = _heading(sim, i) * (math.pi / 180.0)
+    return [F32(math.cos(rad)), F32(math.sin(rad))]
+
+
+@registers(READINGS, S.Binary)
+def _binary(sim, sensor, i, n, b):
+    return [F32(1.0) if _here(sim, i, b) > F32(sensor.threshold) else F32(0.0)]
+
+
+@registers(READINGS, S.Antennae)
+def _antennae(sim, sensor, i, n, b):
+    ax, ay = sim.location(i)
+    out = []
+    for angle in sensor.angles:
+        rad = (_heading(sim, i) + angle) * (math.pi / 180.0)
+        out.append(sim.conc_at(b, ax + sensor.distance * math.cos(rad), ay + sensor.distance * math.sin(rad)))
+    return out
+
+
+@registers(READINGS, S.Wind)
+def _wind(sim, sensor, i, n, b):
+    ax, ay = sim.location(i)
+    u, v = sim.wind_at(b, ax, ay)
+    if sim.oriented:
+        rad = _heading(sim, i) * (math.pi / 180.0)
+        c, s = math.cos(rad), math.sin(rad)
+        u, v = u * c + v * s, -u * s + v * c
+    if sensor.noise_std > 0.0:
+        key = stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_WIND)
+        t = int(sim.t[b])
+        u += sensor.noise_std * normal(key, t, 2 * n)
+        v += sensor.noise_std * normal(key, t, 2 * n + 1)
+    return [F32(u), F32(v)]
+
+
 class NaiveSim:
     """Reference of ``Simulator(scenario, num_worlds)`` (autoreset ``next_step``, team off)."""
 
@@ -135,30 +372,6 @@ class NaiveSim:
         self.W, self.H = sc.grid_size
         self.plume = sc.plume
         self.body = sc.action_model
-        self.gaussian = isinstance(self.plume, P.Gaussian)
-        if self.gaussian:
-            self.random_source = self.plume.source == "random"
-            if not self.random_source:
-                sx, sy = self.plume.source
-                self.field = gaussian_grid(self.W, self.H, sx, sy, self.plume.sigma)
-        else:
-            m = self.plume
-            self.frames = m.frames
-            self.T = m.frames.shape[0]
-            if m.frames.dtype.kind == "f":
-                self.scale = F32(1.0)
-            else:
-                self.scale = F32(m.scale if m.scale is not None else 1.0 / np.iinfo(m.frames.dtype).max)
-            wind = m.wind
-            if wind is None:
-                self.wind = np.zeros((1, 1, 1, 2), np.float32)
-            else:
-                arr = np.asarray(wind, np.float64)
-                if arr.shape == (2,):
-                    arr = arr.reshape(1, 1, 1, 2)
-                elif arr.ndim == 2:
-                    arr = arr.reshape(self.T, 1, 1, 2)
-                self.wind = arr.astype(np.float32)
         n = self.B * self.N
         self.pos = np.zeros((n, 2), np.int64)
         self.heading = np.zeros(n)
@@ -182,58 +395,29 @@ class NaiveSim:
             col += width
         self.obs = np.zeros((n, col), np.float32)
         self.history = {}  # (row, slot) -> deque of readings
+        self.plume_ref = reference(PLUMES, self.plume)(self)
+        self.scale = getattr(self.plume_ref, "scale", None)  # a movie's stored-value scale
 
-    # ---------------------------------------------------------------- plume
+    # ---------------------------------------------------------------- plume (its reference)
     def _plume_reset(self, b):
-        seed, ep = int(self.seed[b]), int(self.episode[b])
-        if self.gaussian:
-            if self.random_source:
-                key = stream_key(seed, ep, STREAM_GAUSSIAN)
-                self.sources[b] = (math.floor(uniform(key, 0, 0) * self.W), math.floor(uniform(key, 0, 1) * self.H))
-            else:
-                self.sources[b] = self.plume.source
-        else:
-            m = self.plume
-            if m.start == "random":
-                self.movie_start[b] = int(uniform(stream_key(seed, ep, STREAM_MOVIE), 0, 0) * self.T)
-            else:
-                self.movie_start[b] = m.start
-            self.sources[b] = m.source
-
-    def frame(self, b) -> int:
-        f = int(self.movie_start[b] + self.t[b])
-        return f % self.T if self.plume.end == "wrap" else min(f, self.T - 1)
+        self.plume_ref.reset(b, int(self.seed[b]), int(self.episode[b]))
 
     def conc_cell(self, b, ix, iy):
         """float32 concentration of cell (ix, iy) of world b."""
-        if self.gaussian:
-            if self.random_source:
-                dx = ix - self.sources[b, 0]
-                dy = iy - self.sources[b, 1]
-                return F32(math.exp(-(dx * dx + dy * dy) / (2.0 * self.plume.sigma ** 2)))
-            return self.field[iy, ix]
-        return F32(self.frames[self.frame(b), iy, ix]) * self.scale
+        return self.plume_ref.conc_cell(b, ix, iy)
 
     def conc_at(self, b, x, y):
         """float32 concentration at a float point of world b; 0 off the grid."""
         if x < 0.0 or y < 0.0 or x > self.W - 1 or y > self.H - 1:
             return F32(0.0)
-        if self.gaussian:
-            if self.random_source:
-                dx = x - self.sources[b, 0]
-                dy = y - self.sources[b, 1]
-                return F32(math.exp(-(dx * dx + dy * dy) / (2.0 * self.plume.sigma ** 2)))
-            return F32(bilinear(self.field, x, y))
-        return F32(bilinear(self.frames[self.frame(b)], x, y)) * self.scale
+        return self.plume_ref.conc_at(b, x, y)
 
     def wind_at(self, b, x, y):
-        if self.gaussian:
-            return self.plume.wind
-        wind = self.wind
-        f = self.frame(b) if wind.shape[0] > 1 else 0
-        iy = clamp(math.floor(y + 0.5), 0, wind.shape[1] - 1)
-        ix = clamp(math.floor(x + 0.5), 0, wind.shape[2] - 1)
-        return float(wind[f, iy, ix, 0]), float(wind[f, iy, ix, 1])
+        return self.plume_ref.wind_at(b, x, y)
+
+    def frame(self, b) -> int:
+        """A movie's frame of world b now."""
+        return self.plume_ref.frame(b)
 
     # ---------------------------------------------------------------- body
     @property
@@ -245,57 +429,15 @@ class NaiveSim:
         return self.body.continuous
 
     def _body_reset(self, i, n, b):
-        seed, ep = int(self.seed[b]), int(self.episode[b])
-        body = self.body
-        if isinstance(body, A.Oriented):
-            if body.initial_heading is not None:
-                self.heading[i] = body.initial_heading
-            else:
-                n_dirs = max(1, int(round(360.0 / body.turn_degrees)))
-                k = math.floor(uniform(stream_key(seed, ep, STREAM_ORIENTED), 0, n) * n_dirs)
-                self.heading[i] = (k * body.turn_degrees) % 360.0
-        elif isinstance(body, A.RunTumble):
-            self.heading[i] = (body.initial_heading if body.initial_heading is not None
-                               else uniform(stream_key(seed, ep, STREAM_RUN_TUMBLE), 0, n) * 360.0)
-        elif isinstance(body, A.Continuous):
-            self.heading[i] = (body.initial_heading if body.initial_heading is not None
-                               else uniform(stream_key(seed, ep, STREAM_CONTINUOUS), 0, n) * 360.0)
-            self.xy[i] = self.pos[i]
+        reference(BODY_RESETS, self.body)(self, i, n, b)
 
-    def _forward(self, i, step):
+    def forward(self, i, step):
         dx, dy = grid_step(self.heading[i], step)
         self.pos[i, 0] = clamp(self.pos[i, 0] + dx, 0, self.W - 1)
         self.pos[i, 1] = clamp(self.pos[i, 1] + dy, 0, self.H - 1)
 
     def _move(self, i, n, b, action):
-        body = self.body
-        t = int(self.t[b])
-        if isinstance(body, A.Oriented):  # before Cardinal: not a subclass, but be explicit
-            if action == 0:
-                self._forward(i, body.step)
-            elif action == 1:
-                self.heading[i] = wrap_degrees(self.heading[i] + body.turn_degrees)
-            else:
-                self.heading[i] = wrap_degrees(self.heading[i] - body.turn_degrees)
-        elif isinstance(body, A.RunTumble):
-            if action == 1:
-                key = stream_key(int(self.seed[b]), int(self.episode[b]), STREAM_RUN_TUMBLE)
-                self.heading[i] = uniform(key, t, n) * 360.0
-            self._forward(i, body.step)
-        elif isinstance(body, A.Continuous):
-            speed = clamp(float(action[0]), 0.0, body.max_speed)
-            turn = clamp(float(action[1]), -body.max_turn_degrees, body.max_turn_degrees)
-            h = wrap_degrees(self.heading[i] + turn)
-            self.heading[i] = h
-            rad = h * (math.pi / 180.0)
-            x = clamp(self.xy[i, 0] + speed * math.cos(rad), 0.0, self.W - 1.0)
-            y = clamp(self.xy[i, 1] + speed * math.sin(rad), 0.0, self.H - 1.0)
-            self.xy[i] = (x, y)
-            self.pos[i] = (math.floor(x + 0.5), math.floor(y + 0.5))
-        else:  # Cardinal / Moore: a displacement table
-            dx, dy = type(body).MOVES[action]
-            self.pos[i, 0] = clamp(self.pos[i, 0] + dx, 0, self.W - 1)
-            self.pos[i, 1] = clamp(self.pos[i, 1] + dy, 0, self.H - 1)
+        reference(BODY_MOVES, self.body)(self, i, n, b, action)
 
     def location(self, i):
         if self.continuous:
@@ -313,44 +455,13 @@ class NaiveSim:
     # ---------------------------------------------------------------- sensors
     def _reading(self, sensor, i, n, b):
         """The columns of one per-agent sensor for row i (a list of float32)."""
-        cx, cy = int(self.pos[i, 0]), int(self.pos[i, 1])
-        ax, ay = self.location(i)
-        hd = float(self.heading[i]) if self.oriented else 0.0
-        if isinstance(sensor, S.Concentration):
-            return [self.conc_at(b, ax, ay) if self.continuous else self.conc_cell(b, cx, cy)]
-        if isinstance(sensor, S.Position):
-            return [F32(ax * inv_side(self.W)), F32(ay * inv_side(self.H))]
-        if isinstance(sensor, S.Heading):
-            rad = hd * (math.pi / 180.0)
-            return [F32(math.cos(rad)), F32(math.sin(rad))]
-        if isinstance(sensor, S.Binary):
-            c = self.conc_at(b, ax, ay) if self.continuous else self.conc_cell(b, cx, cy)
-            return [F32(1.0) if c > F32(sensor.threshold) else F32(0.0)]
-        if isinstance(sensor, S.Antennae):
-            out = []
-            for angle in sensor.angles:
-                rad = (hd + angle) * (math.pi / 180.0)
-                out.append(self.conc_at(b, ax + sensor.distance * math.cos(rad), ay + sensor.distance * math.sin(rad)))
-            return out
-        if isinstance(sensor, S.Wind):
-            u, v = self.wind_at(b, ax, ay)
-            if self.oriented:
-                rad = hd * (math.pi / 180.0)
-                c, s = math.cos(rad), math.sin(rad)
-                u, v = u * c + v * s, -u * s + v * c
-            if sensor.noise_std > 0.0:
-                key = stream_key(int(self.seed[b]), int(self.episode[b]), STREAM_WIND)
-                t = int(self.t[b])
-                u += sensor.noise_std * normal(key, t, 2 * n)
-                v += sensor.noise_std * normal(key, t, 2 * n + 1)
-            return [F32(u), F32(v)]
-        raise NotImplementedError(type(sensor).__name__)
+        return reference(READINGS, sensor)(self, sensor, i, n, b)
 
     def _observe_agent(self, i, n, b, first):
         for slot, (sensor, col, width) in enumerate(self.columns):
-            if isinstance(sensor, S.Neighbours):
+            if sensor.per_world:
                 continue
-            if isinstance(sensor, S.History):
+            if sensor.wraps is not None:  # History
                 reading = self._reading(sensor.sensor, i, n, b)
                 if first:
                     hist = deque([reading] * sensor.steps, maxlen=sensor.steps)
@@ -364,7 +475,7 @@ class NaiveSim:
 
     def _observe_world(self, b):
         for sensor, col, width in self.columns:
-            if not isinstance(sensor, S.Neighbours):
+            if not sensor.per_world:  # Neighbours
                 continue
             base = b * self.N
             for n in range(self.N):
@@ -465,7 +576,7 @@ class _Ctx:
 
 
 # =============================================================================================
-# Scenarios shared by the tests/test_models_*.py modules.
+# Scenarios shared by the tests/models/ tests modules.
 #
 # Every combination of models compiles its own step driver, so the model tests use a small fixed
 # set of combinations (COMBOS) and vary only numbers: grid, seeds, sigma, thresholds, angles, turn
@@ -504,13 +615,13 @@ def bodies(draw, kind):
     random_heading = draw(st.booleans())
     heading = None if random_heading else draw(st.floats(-720.0, 720.0, allow_nan=False))
     if kind == "table":
-        return draw(st.sampled_from([actions.Cardinal(), actions.Moore()]))
+        return draw(st.sampled_from([A.Cardinal(), A.Moore()]))
     if kind == "oriented":
         turn = draw(st.sampled_from([90.0, 45.0, 30.0, 60.0, 120.0, 180.0, 22.5, 37.0]))
-        return actions.Oriented(turn_degrees=turn, step=draw(st.integers(1, 3)), initial_heading=heading)
+        return A.Oriented(turn_degrees=turn, step=draw(st.integers(1, 3)), initial_heading=heading)
     if kind == "run_tumble":
-        return actions.RunTumble(step=draw(st.integers(1, 3)), initial_heading=heading)
-    return actions.Continuous(max_speed=draw(st.floats(0.1, 3.0)), max_turn_degrees=draw(st.floats(0.0, 180.0)),
+        return A.RunTumble(step=draw(st.integers(1, 3)), initial_heading=heading)
+    return A.Continuous(max_speed=draw(st.floats(0.1, 3.0)), max_turn_degrees=draw(st.floats(0.0, 180.0)),
                               initial_heading=heading)
 
 
@@ -588,8 +699,8 @@ def random_actions(sc, num_worlds, steps, seed):
 
 def simple_scenario(plume_kind, body_kind, **numbers):
     """One fixed scenario of a combination (for property tests that do not need Hypothesis)."""
-    body = {"table": actions.Moore(), "oriented": actions.Oriented(turn_degrees=45.0),
-            "run_tumble": actions.RunTumble(), "continuous": actions.Continuous(max_speed=1.5)}[body_kind]
+    body = {"table": A.Moore(), "oriented": A.Oriented(turn_degrees=45.0),
+            "run_tumble": A.RunTumble(), "continuous": A.Continuous(max_speed=1.5)}[body_kind]
     if plume_kind == "gaussian":
         plume = plumes.Gaussian(source=numbers.get("source", "random"), sigma=3.0, wind=(0.5, -0.25))
         grid = numbers.get("grid", (11, 7))

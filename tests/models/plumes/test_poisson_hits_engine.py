@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import naive_poisson as nv
+import poisson_reference as nv
 from plume_multi import Simulator, ValidationError
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp

@@ -19,7 +19,7 @@ from plume_multi.integrations.rllib import (AGENT_ROWS_NAME, MULTI_AGENT_NAME, A
                                register, shared_policy_ppo_config)
 
 pytestmark = pytest.mark.ray
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 W, H, MAX_STEPS = 7, 5, 12
 MOVES = np.array(Scenario().moves())
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
-from naive import NaiveWorld, gaussian
+from simulator_reference import NaiveWorld, gaussian
 
 import plume_multi
 from plume_multi import Scenario, StateError, ValidationError
@@ -315,7 +315,7 @@ def test_benchmark_runs_quick_and_prints_its_table(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "multiagent_vector.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "multiagent_vector.py"
     spec = importlib.util.spec_from_file_location("benchmark_multiagent_vector", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

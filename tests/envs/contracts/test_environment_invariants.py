@@ -1,6 +1,6 @@
 """Seed 000's class invariants I1-I9, each checked after every call of random call sequences.
 
-``lifecycle`` (tests/single_agent_reference.py) runs the calls and, beside them, a plain model of
+``lifecycle`` (tests/envs/single_agent_reference.py) runs the calls and, beside them, a plain model of
 the transition table: it fails at once if a call's outcome or the next state disagrees.
 """
 

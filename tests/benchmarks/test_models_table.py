@@ -10,7 +10,7 @@ import pytest
 
 from plume_multi import Simulator
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_models", ROOT / "benchmarks" / "models.py")
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)

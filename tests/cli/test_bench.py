@@ -41,7 +41,7 @@ def test_throughput_script_runs_every_table_quick():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "throughput.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
     out = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, check=True).stdout
     for table in ("## engine", "## single_agent", "## pettingzoo_api", "## vector"):
         assert table in out

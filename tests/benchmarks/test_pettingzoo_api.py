@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "pettingzoo_api.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "pettingzoo_api.py"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The kernels against the plain reference in tests/naive.py, over random scenarios."""
+"""The kernels against the plain reference in tests/simulator_reference.py, over random scenarios."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from plume_multi import Scenario, Simulator
 from plume_multi.models.plumes.gaussian import gaussian_field
 from plume_multi.engine.rng import counter_starts, pcg64_starts
 
-from naive import NaiveWorld, counter_starts as naive_counter_starts, gaussian, numpy_starts
+from simulator_reference import NaiveWorld, counter_starts as naive_counter_starts, gaussian, numpy_starts
 from strategies import scenarios
 
 

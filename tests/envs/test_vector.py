@@ -448,7 +448,7 @@ def test_benchmark_runs_quick_and_prints_its_table(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "vector.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "vector.py"
     spec = importlib.util.spec_from_file_location("benchmark_vector", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import imageio.v3 as iio
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def load(path):

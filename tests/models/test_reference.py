@@ -1,4 +1,4 @@
-"""Every model against its plain reference (tests/naive_models.py), step by step.
+"""Every model against its plain reference (tests/models_reference.py), step by step.
 
 Hypothesis draws the numbers (grid sizes, non-square; sources; sigma; wind; frames; headings; turn
 sizes; thresholds; antenna angles; noise; seeds; actions) for a fixed set of model combinations
@@ -17,7 +17,7 @@ from hypothesis import given, strategies as st
 
 from plume_multi import Simulator
 
-from naive_models import COMBOS, NaiveSim, random_actions, scenarios
+from models_reference import COMBOS, NaiveSim, random_actions, scenarios
 
 
 def compare(sc, num_worlds, seed, steps, action_seed):
@@ -75,7 +75,7 @@ def test_reference_draws_are_the_kernels_draws():
     """The Python transcription of the hash equals plume_multi.engine.rng, word for word."""
     from numba import njit
 
-    from naive_models import normal, stream_key, uniform
+    from models_reference import normal, stream_key, uniform
     from plume_multi.engine import rng
 
     @njit
@@ -93,7 +93,7 @@ def test_reference_draws_are_the_kernels_draws():
 
 def test_oriented_lattice_moves_are_the_documented_cells():
     """``(round(step cos h), round(step sin h))`` with 9-decimal cleanup and halves away from 0."""
-    from naive_models import grid_step
+    from models_reference import grid_step
 
     assert grid_step(0.0, 1) == (1, 0)
     assert grid_step(90.0, 1) == (0, 1)

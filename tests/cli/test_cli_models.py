@@ -12,7 +12,7 @@ import pytest
 
 from plume_multi import Scenario, ValidationError
 from plume_multi.cli import UsageError, load_policy, main, parse_model
-from plume_multi.models import actions, from_metadata, plumes, rewards, sensors
+from plume_multi.models import bodies, from_metadata, plumes, rewards, sensors
 from plume_multi.scenario import load_scenario, save_scenario, scenario_from_metadata
 
 TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "12", "--quiet"]
@@ -30,9 +30,9 @@ def run(capsys, *argv):
     ("gaussian:sigma=8,source=random", "plume", plumes.Gaussian(sigma=8, source="random")),
     ("Gaussian:source=10,20,sigma=3", "plume", plumes.Gaussian(source=(10, 20), sigma=3)),
     ("gaussian:wind=(1.5, -0.5)", "plume", plumes.Gaussian(wind=(1.5, -0.5))),
-    ("oriented:turn_degrees=45", "action", actions.Oriented(turn_degrees=45)),
-    ("run_tumble:step=2", "action", actions.RunTumble(step=2)),
-    ("continuous:max_speed=0.5,max_turn_degrees=20", "action", actions.Continuous(0.5, 20)),
+    ("oriented:turn_degrees=45", "action", bodies.Oriented(turn_degrees=45)),
+    ("run_tumble:step=2", "action", bodies.RunTumble(step=2)),
+    ("continuous:max_speed=0.5,max_turn_degrees=20", "action", bodies.Continuous(0.5, 20)),
     ("antennae:distance=2", "sensor", sensors.Antennae(distance=2)),
     ("antennae:angles=30,-30,0", "sensor", sensors.Antennae(angles=(30, -30, 0))),
     ("wind:noise_std=0.1", "sensor", sensors.Wind(noise_std=0.1)),
@@ -102,11 +102,11 @@ def test_render_continuous_body_with_random_policy_and_random_source(capsys, tmp
 
 
 def test_random_policy_handles_any_discrete_body():
-    for body, n in ((actions.Oriented(), 3), (actions.RunTumble(), 2), (actions.Moore(), 9)):
+    for body, n in ((bodies.Oriented(), 3), (bodies.RunTumble(), 2), (bodies.Moore(), 9)):
         policy = load_policy("random", Scenario(action_model=body), seed=0)
         acts = policy(np.zeros((500, 3), np.float32))
         assert set(np.unique(acts)) == set(range(n))
-    box = load_policy("random", Scenario(action_model=actions.Continuous(max_speed=2, max_turn_degrees=10)), seed=0)
+    box = load_policy("random", Scenario(action_model=bodies.Continuous(max_speed=2, max_turn_degrees=10)), seed=0)
     acts = box(np.zeros((500, 3), np.float32))
     assert acts.shape == (500, 2) and 0 <= acts[:, 0].min() and acts[:, 0].max() <= 2 and abs(acts[:, 1]).max() <= 10
 
@@ -116,11 +116,11 @@ SCENARIOS = [
     Scenario(),
     Scenario(n_agents=4, n_neighbours=2, team=True, goal_radius=2.0),
     Scenario(grid_size=(40, 30), n_agents=2, plume=plumes.Gaussian(sigma=8, source="random", wind=(1, 0)),
-             action_model=actions.Oriented(turn_degrees=45), reward=rewards.StepPenalty(step_penalty=0.05),
+             action_model=bodies.Oriented(turn_degrees=45), reward=rewards.StepPenalty(step_penalty=0.05),
              sensors=(sensors.Concentration(), sensors.Antennae(distance=2), sensors.Wind(), sensors.Heading(),
                       sensors.History(sensors.Binary(0.3), steps=3)),
              start_region=((0, 0), (5, 5))),
-    Scenario(action_model=actions.Continuous(max_speed=0.5), start_positions=((1, 2), (3, 4)), n_agents=2),
+    Scenario(action_model=bodies.Continuous(max_speed=0.5), start_positions=((1, 2), (3, 4)), n_agents=2),
 ]
 
 
@@ -141,7 +141,7 @@ def test_a_movie_scenario_round_trips_through_its_path(tmp_path):
 
 def test_from_metadata_builds_each_family():
     assert from_metadata({"model": "Gaussian", "sigma": 8}) == plumes.Gaussian(sigma=8)
-    assert from_metadata({"model": "oriented", "turn_degrees": 30}, "action") == actions.Oriented(turn_degrees=30)
+    assert from_metadata({"model": "oriented", "turn_degrees": 30}, "action") == bodies.Oriented(turn_degrees=30)
     assert from_metadata({"family": "sensor", "model": "Antennae", "angles": [10, -10]}) == sensors.Antennae((10, -10))
     assert from_metadata({"model": "History", "sensor": {"model": "Concentration"}, "steps": 2}) == \
         sensors.History(sensors.Concentration(), 2)

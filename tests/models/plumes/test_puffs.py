@@ -15,7 +15,7 @@ from plume_multi.viz.render import render_puffs
 from plume_multi.models.plumes.puffs import REACH_RADII
 
 from pompy_reference import pompy_concentration, pompy_models, pompy_step
-from test_rng_draws import ref_key, ref_u64
+from rng_reference import ref_key, ref_u64
 
 GRID = (100, 50)  # cells of 0.5 over pompy's default region (50 x 25)
 

@@ -29,7 +29,7 @@ from plume_multi.envs.single import EnvironmentState
 from single_agent_reference import (MOVES, RIGHT, SMALLEST_FLOAT32, ReferenceEpisode, expected_start,
                                     gaussian_field, gaussian_value, path_to, seed_with_start)
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 seeds = st.integers(0, 2**31 - 1)
 
 

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from plume_multi import Scenario, Simulator, actions, plumes
+from plume_multi import Scenario, Simulator, bodies, plumes
 from plume_multi.errors import ValidationError
 
-from naive_models import sensor_set
+from models_reference import sensor_set
 
-# The movie-oriented combination of tests/naive_models.py (its compiled driver is shared with the
+# The movie-oriented combination of tests/models_reference.py (its compiled driver is shared with the
 # other model tests): concentration in column 0, the wind in columns 8-9. Headings start at 0, so
 # the wind reads (u, v) exactly; action 1 turns on the spot.
 WIND = slice(8, 10)
@@ -17,7 +17,7 @@ STAY = 1
 
 def movie_scenario(movie, **kw):
     return Scenario(plume=movie, n_agents=kw.pop("n_agents", 2), sensors=sensor_set(),
-                    action_model=actions.Oriented(initial_heading=0.0), **kw)
+                    action_model=bodies.Oriented(initial_heading=0.0), **kw)
 
 
 def frames_with_index(t, h, w, dtype=np.uint8):

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from plume_multi import Scenario, Simulator, actions, plumes, rewards, sensors
+from plume_multi import Scenario, Simulator, bodies, plumes, rewards, sensors
 from plume_multi.errors import ValidationError
 
 NAN, INF = math.nan, math.inf
@@ -58,30 +58,30 @@ BAD = [
     (lambda: plumes.Movie(GOOD_FRAMES, source=(0, 0), scale=0.0), "Movie.scale"),
     (lambda: plumes.Movie(GOOD_FRAMES, source=(0, 0), scale=1.0), "Movie.scale"),
     (lambda: plumes.Movie(np.zeros((2, 3, 5), np.float32), source=(0, 0), scale=0.5), "Movie.scale"),
-    (lambda: actions.Oriented(turn_degrees=0), "Oriented.turn_degrees"),
-    (lambda: actions.Oriented(turn_degrees=-90), "Oriented.turn_degrees"),
-    (lambda: actions.Oriented(turn_degrees=181), "Oriented.turn_degrees"),
-    (lambda: actions.Oriented(turn_degrees=NAN), "Oriented.turn_degrees"),
-    (lambda: actions.Oriented(step=0), "Oriented.step"),
-    (lambda: actions.Oriented(step=2049), "Oriented.step"),
-    (lambda: actions.Oriented(step=1.0), "Oriented.step"),
-    (lambda: actions.Oriented(step=True), "Oriented.step"),
-    (lambda: actions.Oriented(initial_heading=NAN), "Oriented.initial_heading"),
-    (lambda: actions.Oriented(initial_heading=INF), "Oriented.initial_heading"),
-    (lambda: actions.Oriented(initial_heading=1e7), "Oriented.initial_heading"),
-    (lambda: actions.Oriented(initial_heading="north"), "Oriented.initial_heading"),
-    (lambda: actions.RunTumble(step=0), "RunTumble.step"),
-    (lambda: actions.RunTumble(step=2.5), "RunTumble.step"),
-    (lambda: actions.RunTumble(initial_heading=NAN), "RunTumble.initial_heading"),
-    (lambda: actions.RunTumble(initial_heading=-1e7), "RunTumble.initial_heading"),
-    (lambda: actions.Continuous(max_speed=0.0), "Continuous.max_speed"),
-    (lambda: actions.Continuous(max_speed=-1.0), "Continuous.max_speed"),
-    (lambda: actions.Continuous(max_speed=2049.0), "Continuous.max_speed"),
-    (lambda: actions.Continuous(max_speed=NAN), "Continuous.max_speed"),
-    (lambda: actions.Continuous(max_turn_degrees=-1.0), "Continuous.max_turn_degrees"),
-    (lambda: actions.Continuous(max_turn_degrees=181.0), "Continuous.max_turn_degrees"),
-    (lambda: actions.Continuous(max_turn_degrees=INF), "Continuous.max_turn_degrees"),
-    (lambda: actions.Continuous(initial_heading=NAN), "Continuous.initial_heading"),
+    (lambda: bodies.Oriented(turn_degrees=0), "Oriented.turn_degrees"),
+    (lambda: bodies.Oriented(turn_degrees=-90), "Oriented.turn_degrees"),
+    (lambda: bodies.Oriented(turn_degrees=181), "Oriented.turn_degrees"),
+    (lambda: bodies.Oriented(turn_degrees=NAN), "Oriented.turn_degrees"),
+    (lambda: bodies.Oriented(step=0), "Oriented.step"),
+    (lambda: bodies.Oriented(step=2049), "Oriented.step"),
+    (lambda: bodies.Oriented(step=1.0), "Oriented.step"),
+    (lambda: bodies.Oriented(step=True), "Oriented.step"),
+    (lambda: bodies.Oriented(initial_heading=NAN), "Oriented.initial_heading"),
+    (lambda: bodies.Oriented(initial_heading=INF), "Oriented.initial_heading"),
+    (lambda: bodies.Oriented(initial_heading=1e7), "Oriented.initial_heading"),
+    (lambda: bodies.Oriented(initial_heading="north"), "Oriented.initial_heading"),
+    (lambda: bodies.RunTumble(step=0), "RunTumble.step"),
+    (lambda: bodies.RunTumble(step=2.5), "RunTumble.step"),
+    (lambda: bodies.RunTumble(initial_heading=NAN), "RunTumble.initial_heading"),
+    (lambda: bodies.RunTumble(initial_heading=-1e7), "RunTumble.initial_heading"),
+    (lambda: bodies.Continuous(max_speed=0.0), "Continuous.max_speed"),
+    (lambda: bodies.Continuous(max_speed=-1.0), "Continuous.max_speed"),
+    (lambda: bodies.Continuous(max_speed=2049.0), "Continuous.max_speed"),
+    (lambda: bodies.Continuous(max_speed=NAN), "Continuous.max_speed"),
+    (lambda: bodies.Continuous(max_turn_degrees=-1.0), "Continuous.max_turn_degrees"),
+    (lambda: bodies.Continuous(max_turn_degrees=181.0), "Continuous.max_turn_degrees"),
+    (lambda: bodies.Continuous(max_turn_degrees=INF), "Continuous.max_turn_degrees"),
+    (lambda: bodies.Continuous(initial_heading=NAN), "Continuous.initial_heading"),
     (lambda: sensors.Binary(-0.1), "Binary.threshold"),
     (lambda: sensors.Binary(NAN), "Binary.threshold"),
     (lambda: sensors.Binary("0.5"), "Binary.threshold"),
@@ -105,7 +105,7 @@ BAD = [
     (lambda: sensors.History("concentration"), "History.sensor"),
     (lambda: sensors.History(sensors.Neighbours(1)), "History.sensor"),
     (lambda: sensors.History(sensors.History(sensors.Concentration())), "History.sensor"),
-    (lambda: sensors.History(actions.Cardinal()), "History.sensor"),
+    (lambda: sensors.History(bodies.Cardinal()), "History.sensor"),
     (lambda: sensors.History(sensors.Concentration(), steps=0), "History.steps"),
     (lambda: sensors.History(sensors.Concentration(), steps=1025), "History.steps"),
     (lambda: sensors.History(sensors.Concentration(), steps=2.0), "History.steps"),
@@ -141,8 +141,8 @@ IMPOSSIBLE = [
     (lambda: Scenario(action_model="oriented"), "Scenario.action_model"),
     (lambda: Scenario(sensors=()), "Scenario.sensors"),
     (lambda: Scenario(sensors=sensors.Concentration()), "Scenario.sensors"),
-    (lambda: Scenario(sensors=(actions.Cardinal(),)), "Scenario.sensors"),
-    (lambda: Scenario(reward=actions.Cardinal()), "Scenario.reward"),
+    (lambda: Scenario(sensors=(bodies.Cardinal(),)), "Scenario.sensors"),
+    (lambda: Scenario(reward=bodies.Cardinal()), "Scenario.reward"),
     (lambda: Scenario(grid_size=(5, 5), start_region=((0, 0), (5, 4))), "Scenario.start_region"),
     (lambda: Scenario(grid_size=(5, 5), start_region=((3, 0), (2, 4))), "Scenario.start_region"),
     (lambda: Scenario(grid_size=(5, 5), start_positions=((0, 0),), start_region=((0, 0), (1, 1))),
@@ -166,9 +166,9 @@ def test_good_edges_are_accepted():
     plumes.Movie(GOOD_FRAMES, source=(4, 2), start=3, end="clamp", fps=1e-3, scale=1 / 255,
                  wind=np.zeros((4, 3, 5, 2)))
     plumes.Movie(GOOD_FRAMES, source=(4.0, 2.0), wind=np.zeros((4, 2)))
-    actions.Oriented(turn_degrees=180.0, step=2048, initial_heading=-1e6)
-    actions.RunTumble(step=2048, initial_heading=1e6)
-    actions.Continuous(max_speed=2048.0, max_turn_degrees=0.0, initial_heading=0.0)
+    bodies.Oriented(turn_degrees=180.0, step=2048, initial_heading=-1e6)
+    bodies.RunTumble(step=2048, initial_heading=1e6)
+    bodies.Continuous(max_speed=2048.0, max_turn_degrees=0.0, initial_heading=0.0)
     sensors.Binary(0.0)
     sensors.Antennae(angles=tuple(range(64)), distance=0.0)
     sensors.Antennae(angles=(-360.0, 360.0), distance=2048.0)

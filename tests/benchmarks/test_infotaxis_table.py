@@ -5,12 +5,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import numpy as np
 
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(name):

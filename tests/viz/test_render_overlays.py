@@ -9,7 +9,7 @@ import pytest
 
 import plume_multi as pm
 from plume_multi import Scenario, Simulator, ValidationError
-from plume_multi.models import actions, plumes, sensors
+from plume_multi.models import bodies, plumes, sensors
 from plume_multi.viz.recording import TrajectoryRecorder
 from plume_multi.viz.render import POINT_COLOUR, WIND_COLOUR, agent_colours, cell_centre_pixel, marker_radius, render_frame
 from plume_multi.viz.scene import antenna_points, world_overlays
@@ -103,7 +103,7 @@ def test_headings_need_positions():
 # ------------------------------------------------------------------ from a simulator
 def _oriented_scenario(**kw):
     return Scenario(grid_size=(W, H), n_agents=3, plume=plumes.Gaussian(sigma=5, wind=(1.0, 0.5)),
-                    action_model=actions.Oriented(turn_degrees=45),
+                    action_model=bodies.Oriented(turn_degrees=45),
                     sensors=(sensors.Concentration(), sensors.Antennae(distance=2), sensors.Wind(),
                              sensors.Heading()), **kw)
 
@@ -149,7 +149,7 @@ def test_the_recorder_draws_headings_points_wind_and_each_steps_movie_frame():
     rng = np.random.default_rng(0)
     frames = rng.random((6, H, W)).astype(np.float32)
     sc = Scenario(n_agents=2, plume=plumes.Movie(frames, source=(3, 4), start=0, wind=(0.0, 1.0)),
-                  action_model=actions.Oriented(), sensors=(sensors.Antennae(),))
+                  action_model=bodies.Oriented(), sensors=(sensors.Antennae(),))
     sim = Simulator(sc, 1, autoreset="disabled")
     sim.reset(seed=0)
     rec = TrajectoryRecorder.from_simulator(sim)
@@ -177,7 +177,7 @@ def test_a_recorder_of_the_default_scenario_draws_as_before():
 
 
 MODELS = dict(grid_size=(W, H), plume=plumes.Gaussian(sigma=5, wind=(1.0, 0.5)),
-              action_model=actions.Oriented(turn_degrees=45),
+              action_model=bodies.Oriented(turn_degrees=45),
               sensors=(sensors.Concentration(), sensors.Antennae(distance=2), sensors.Wind(), sensors.Heading()))
 
 

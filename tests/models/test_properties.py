@@ -1,14 +1,14 @@
 """Properties of every model that need no reference: bounds, determinism, world independence,
-threads, snapshots and validation, over the fixed combinations of tests/naive_models.py."""
+threads, snapshots and validation, over the fixed combinations of tests/models_reference.py."""
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from plume_multi import Simulator, actions, plumes
+from plume_multi import Simulator, bodies, plumes
 from plume_multi.errors import ValidationError
 
-from naive_models import COMBOS, random_actions, run, scenarios, simple_scenario
+from models_reference import COMBOS, random_actions, run, scenarios, simple_scenario
 
 IDS = ["-".join(c) for c in COMBOS]
 
@@ -25,12 +25,12 @@ def assert_runs_equal(a, b):
 
 # ----------------------------------------------------------------------------- bounds
 EXTREME_BODIES = {
-    "table": st.sampled_from([actions.Cardinal(), actions.Moore()]),
-    "oriented": st.builds(actions.Oriented, turn_degrees=st.floats(0.01, 180.0), step=st.integers(1, 2048),
+    "table": st.sampled_from([bodies.Cardinal(), bodies.Moore()]),
+    "oriented": st.builds(bodies.Oriented, turn_degrees=st.floats(0.01, 180.0), step=st.integers(1, 2048),
                           initial_heading=st.one_of(st.none(), st.floats(-1e6, 1e6))),
-    "run_tumble": st.builds(actions.RunTumble, step=st.integers(1, 2048),
+    "run_tumble": st.builds(bodies.RunTumble, step=st.integers(1, 2048),
                             initial_heading=st.one_of(st.none(), st.floats(-1e6, 1e6))),
-    "continuous": st.builds(actions.Continuous, max_speed=st.floats(0.01, 2048.0),
+    "continuous": st.builds(bodies.Continuous, max_speed=st.floats(0.01, 2048.0),
                             max_turn_degrees=st.floats(0.0, 180.0),
                             initial_heading=st.one_of(st.none(), st.floats(-1e6, 1e6))),
 }
@@ -58,7 +58,7 @@ def test_agents_stay_in_bounds_and_headings_in_0_360(plume_kind, body_kind, data
         assert sim.validate() == []
 
 
-@pytest.mark.parametrize("cls", [actions.Oriented, actions.RunTumble, actions.Continuous])
+@pytest.mark.parametrize("cls", [bodies.Oriented, bodies.RunTumble, bodies.Continuous])
 @pytest.mark.parametrize("given_heading, wrapped", [(-1e-300, 0.0), (-1e-14, 0.0), (360.0, 0.0), (-90.0, 270.0),
                                                     (725.0, 5.0), (0.0, 0.0)])
 def test_initial_heading_is_wrapped_into_0_360(cls, given_heading, wrapped):

@@ -1,4 +1,4 @@
-"""PoissonHits, its kernels and Infotaxis against the plain reference in tests/naive_poisson.py."""
+"""PoissonHits, its kernels and Infotaxis against the plain reference in tests/poisson_reference.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pytest
 
-import naive_poisson as nv
+import poisson_reference as nv
 from plume_multi import StateError, ValidationError
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp

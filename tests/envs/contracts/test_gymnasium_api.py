@@ -21,7 +21,7 @@ def test_gymnasium_api_compliance():
         check_env(env)  # Official Gymnasium checker
     # Built directly (not by gymnasium.make) the env has no spec, so the checker cannot build
     # it in its other render modes and says so; that must be its only remark.
-    # tests/test_single_agent.py runs it through gymnasium.make with warnings as errors.
+    # tests/envs/test_single.py runs it through gymnasium.make with warnings as errors.
     messages = [str(w.message) for w in caught]
     assert all("not having a spec" in m for m in messages), messages
 
