@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import runpy
 import shlex
 import subprocess
 import sys
@@ -100,8 +101,9 @@ def test_python_block_runs(block, tmp_path, monkeypatch):
         assert old in code, f"{block.id}: the docs-test mark replaces {old!r}, which the block no longer contains"
         code = code.replace(old, new)
     monkeypatch.chdir(tmp_path)  # pictures and movies land in a temporary folder
-    namespace = {"__name__": "__docs__"}
-    exec(compile(code, block.id, "exec"), namespace)
+    script = tmp_path / "block.py"  # run as a reader runs it: a script, a module with a source file
+    script.write_text(code, encoding="utf-8")
+    runpy.run_path(str(script), run_name="__docs__")
 
 
 def test_no_page_points_at_documents_users_do_not_have():
