@@ -47,7 +47,7 @@ demo: $(VENV)/.installed-all
 	@echo "Next: source $(VENV)/bin/activate   (then plume-multi --help, python examples/train_ppo.py, ...)"
 
 test: $(VENV)/.installed-test $(RAY_VENV)/.installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=15
 	$(MAKE) --no-print-directory test-ray
 
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing

@@ -214,7 +214,7 @@ def test_sweep_writes_one_table_and_equals_single_evaluations(tmp_path):
 
 
 def test_cli_eval(tmp_path, capsys):
-    code = cli_main(["eval", "--policy", "tests.test_evaluate:RowClimber", "--episodes", "24", "--worlds", "5",
+    code = cli_main(["eval", "--policy", "tests.test_evaluation:RowClimber", "--episodes", "24", "--worlds", "5",
                      "--grid", "24", "17", "--sigma", "5", "--steps", "80", "--agents", "3", "--seed", "11",
                      "--out", str(tmp_path / "ev"), "--quiet"])
     out = capsys.readouterr().out
