@@ -159,7 +159,7 @@ def test_huge_action_values_are_reported_as_given():
     _same(before, sim.snapshot())
 
 
-# ---------------------------------------------------------------- 2. read-only installs, and a cache that is never stale
+# ---------------------------------------------------------------- 2. read-only installs (the cache is never stale: tests/engine/test_cache.py)
 _PROBE = """
 import warnings, numpy as np
 warnings.simplefilter("always")
@@ -219,20 +219,3 @@ def test_imports_and_runs_from_a_read_only_install_with_no_writable_cache(tmp_pa
     obs, *_ = reference.step(np.zeros(6, np.int64))
     assert lines[0] == repr(obs[:, 0].tolist())
     assert int(lines[1]) <= 1  # one warning at most
-
-
-def test_editing_a_model_recompiles_what_uses_it(tmp_path):
-    pkg = _copy_package(tmp_path / "site")
-    env = {"PLUME_MULTI_CACHE_DIR": str(tmp_path / "cache")}
-    before = _run(tmp_path / "site", env)
-    model = pkg / "models" / "plumes" / "gaussian.py"
-    text = model.read_text()
-    edited = text.replace("    return P.field[iy, ix]\n", "    return P.field[iy, ix] * np.float32(0.5)\n")
-    assert edited != text
-    model.write_text(edited)
-    after = _run(tmp_path / "site", env)
-    assert [v / 2 for v in eval(before[0])] == eval(after[0])
-    rng_file = pkg / "engine" / "rng.py"  # a file the driver only reaches through other files
-    rng_file.write_text(rng_file.read_text() + "\n# an edit\n")
-    assert _run(tmp_path / "site", env) == after
-    assert len([p for p in (tmp_path / "cache").iterdir() if p.is_dir()]) == 1  # one folder per Numba and Python version
