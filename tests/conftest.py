@@ -76,7 +76,8 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)
     ("engine", ("test_engine.py", "test_engine_properties.py", "test_cli.py")),
     ("benchmark", ("test_benchmark.py",)),
-    ("cli_models", ("test_cli_models.py",)),
+    # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
+    ("cli_models", ("test_cli_models.py", "test_render_overlays.py")),
     ("puffs", ("test_puffs.py",)),
     ("poisson", ("test_poisson.py",)),
 ]
