@@ -46,8 +46,10 @@ demo: $(VENV)/.installed-all
 	@echo
 	@echo "Next: source $(VENV)/bin/activate   (then plume-multi --help, python examples/train_ppo.py, ...)"
 
+# The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
+# the same models on one worker and starts the longest first), then the Ray tests.
 test: $(VENV)/.installed-test $(RAY_VENV)/.installed
-	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=15
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 	$(MAKE) --no-print-directory test-ray
 
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing

@@ -34,12 +34,13 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if HAVE_RAY:
-        return
-    kept = [item for item in items if item.get_closest_marker("ray") is None]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
-        items[:] = kept
+    if not HAVE_RAY:
+        kept = [item for item in items if item.get_closest_marker("ray") is None]
+        if len(kept) != len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+            items[:] = kept
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its collection order is the schedule's
+        _longest_groups_first(items)
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +54,63 @@ def ray_local():
     yield ray
     if started:
         ray.shutdown()
+
+
+# ----------------------------------------------------------------------------------------- pytest-xdist
+# `make test` runs the suite on two workers: `pytest -n 2 --dist loadfile`. Every process compiles
+# each combination of models it uses (a few seconds to half a minute each; Numba's cache on disk
+# serves later processes), so the tests of a file stay on one worker (they share its
+# combinations), files that compile the same costly combinations go to one worker together, and
+# the longest groups start first so that the short ones even out the end. The scheduler below
+# does it for `--dist loadfile` (pytest-xdist's `xdist_group` marks are ignored on pytest 9.2:
+# pytest-dev/pytest-xdist#1386). Files are named without their folder; a file not named here is a
+# group of its own, handed out after these in collection order.
+GROUPS = [  # (group, files), longest first: measured on two cores with an empty cache
+    # the documentation's Poisson and puff combinations, shared with these files
+    ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
+              "test_puffs_tools.py", "test_evaluation.py", "test_examples.py")),
+    # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
+    ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
+    ("benchmark_models", ("test_models_table.py",)),
+    ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
+    ("engine_cache", ("test_cache.py", "test_compile.py")),  # compiles in fresh processes, on fresh caches
+    # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)
+    ("engine", ("test_simulator.py", "test_simulator_properties.py", "test_cli.py")),
+    ("benchmark", ("test_bench.py",)),
+    # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
+    ("cli_models", ("test_cli_models.py", "test_render_overlays.py")),
+    ("puffs", ("test_puffs.py",)),
+    ("poisson", ("test_poisson_hits.py",)),
+]
+_GROUP_OF = {name: group for group, names in GROUPS for name in names}
+_RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}
+
+
+def _group(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return _GROUP_OF.get(path.rsplit("/", 1)[-1], path)
+
+
+def _longest_groups_first(items):
+    first = {}
+    for index, item in enumerate(items):
+        first.setdefault(_group(item.nodeid), (_RANK.get(_group(item.nodeid), len(GROUPS)), index))
+    position = {id(item): index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (first[_group(item.nodeid)], position[id(item)]))
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: ignored without pytest-xdist
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """``--dist loadfile`` with the files of one entry of ``GROUPS`` as one unit of work, the
+        units handed out in the workers' collection order (longest first)."""
+
+        def _split_scope(self, nodeid):
+            return _group(nodeid)
+
+    config.option.loadscopereorder = False  # that order, not "most tests first"
+    return GroupScheduling(config, log)

@@ -6,7 +6,8 @@ from plume_multi import Scenario
 
 
 @st.composite
-def scenarios(draw, max_agents=6, team=None, neighbours=True, fixed_starts=None, max_side=24):
+def scenarios(draw, max_agents=6, team=None, neighbours=True, fixed_starts=None, max_side=24,
+              action_models=("cardinal", "moore")):
     w = draw(st.integers(1, max_side))
     h = draw(st.integers(1, max_side))
     n = draw(st.integers(1, max_agents))
@@ -23,7 +24,7 @@ def scenarios(draw, max_agents=6, team=None, neighbours=True, fixed_starts=None,
         goal_radius=draw(st.sampled_from([1e-45, 1.0, 1.5, 2.0, 3.2])),
         max_steps=draw(st.integers(1, 12)),
         start_positions=starts,
-        action_model=draw(st.sampled_from(["cardinal", "moore"])),
+        action_model=draw(st.sampled_from(action_models)),
         n_neighbours=k,
         team=draw(st.booleans()) if team is None else team,
     )

@@ -46,7 +46,9 @@ def test_numpy_models_refuse_what_they_do_not_cover():
     from plume_multi import Scenario
     from plume_multi.models import sensors
 
-    sim = Simulator(Scenario(n_agents=3, sensors=(sensors.Neighbours(1),)), 1)
+    # the default sensors and the neighbours (the combination other tests compile too)
+    sim = Simulator(Scenario(n_agents=3, n_neighbours=1), 1)
+    assert any(isinstance(s, sensors.Neighbours) for s in sim.scenario.sensors)
     sim.reset(seed=0)
     with pytest.raises(ValueError, match="Neighbours"):
         bench.NumpyModels(sim)

@@ -174,10 +174,12 @@ def test_scenario_from_metadata_refuses_bad_input(meta, message):
 
 
 def test_render_from_a_scenario_file(capsys, tmp_path):
+    # the models of test_render_an_oriented_body_with_antennae (one compiled step for both tests)
     meta = {"grid_size": [20, 14], "n_agents": 2, "max_steps": 30,
             "plume": {"model": "Gaussian", "sigma": 5, "source": [4, 4]},
             "action_model": {"model": "Oriented", "turn_degrees": 90},
-            "sensors": [{"model": "Concentration"}, {"model": "Antennae", "distance": 1.5}]}
+            "sensors": [{"model": "Concentration"}, {"model": "Antennae", "distance": 1.5}, {"model": "Wind"},
+                        {"model": "Heading"}]}
     path = tmp_path / "sc.json"
     path.write_text(json.dumps(meta))
     code, out, err = run(capsys, "render", "--scenario", str(path), "--steps", "8", "--policy", "random", "--quiet",
