@@ -612,10 +612,10 @@ COMBOS = (("gaussian", "table"), ("gaussian", "run_tumble"), ("gaussian", "conti
           ("movie", "oriented"), ("movie", "continuous"))
 
 # The table body of these tests: Cardinal and Moore are one model (Moore subclasses Cardinal; both
-# run models/bodies/table.py's compiled functions, only the moves table, a parameter, differs), yet
-# each class compiles a driver of its own. Moore's nine moves include Cardinal's four; Cardinal is
-# checked against its reference in test_engine.py.
-TABLE_BODY = actions.Moore
+# run models/bodies/table.py's compiled functions and share one driver, only the moves table, a
+# parameter, differs). Moore's nine moves include Cardinal's four; Cardinal is checked against its
+# reference in tests/test_simulator.py.
+TABLE_BODY = A.Moore
 # The Gaussian's source kinds drawn per body: a random source and a fixed one ("none": the grid's
 # centre, "cell": a drawn cell) are two compiled variants of the plume (a compile-time flag). Grid
 # bodies read the plume through the same compiled sample_cell, so the table body draws both kinds
