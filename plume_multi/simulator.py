@@ -207,7 +207,7 @@ class Simulator:
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
                                                           "advance", "view", "wind_at")),
                                      ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
-                                                                "heading")),
+                                                                "heading", "heading_index")),
                                      ("reward", sc.reward, ("goal", "step"))):
             kernels = model.kernels
             owner = f"{type(model).__name__} ({model.family} model)"

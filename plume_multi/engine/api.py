@@ -16,7 +16,12 @@ per agent (Numba keeps them in registers: they cost nothing):
     ``t`` step of the episode (0 after a reset), ``first`` (True right after a reset), ``active``
     (still searching), ``seed``, ``episode`` (for counter-based draws), ``x, y`` float position
     (the cell for grid bodies), ``cx, cy`` the cell (ints), ``heading`` (degrees, 0 = +x,
-    90 = +y; 0 for bodies without one), ``width``, ``height``, ``n_agents`` (per world).
+    90 = +y; 0 for bodies without one), ``width``, ``height``, ``n_agents`` (per world),
+    ``heading_index``: ``k >= 0`` when the heading is exactly ``heading_table[k]`` of the body's
+    parameters (a body on a lattice of headings, ``Oriented``), else -1 (always -1 for bodies
+    without ``BodyKernels.heading_index``: a constant, so the branch it guards compiles away). A
+    sensor reads ``body_heading_table(ctx)`` when it builds its parameters and keeps tables of what
+    it computes from the heading, indexed by ``k``: exactly today's values, without their sines.
 
 ``WorldView`` (per world, after all its agents moved)
     ``b``, ``t``, ``first``, ``was_done`` (the episode was already over before this step: stepping on
@@ -46,12 +51,13 @@ from .jit import njit
 
 __all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "sample_cell", "sample_at", "wind_at", "observe_inner", "register_plume", "static_flag", "is_on",
            "plume_reset_world", "plume_advance", "plume_view", "calm", "body_reset_agent", "body_location",
-           "body_heading", "no_sensor"]
+           "body_heading", "body_heading_index", "body_heading_table", "no_sensor"]
 
 PlumeView = namedtuple("PlumeView", "params state world")
 # what a wrapper sensor (History) receives as ``inner``: the wrapped sensor's function and parameters
 InnerSensor = namedtuple("InnerSensor", "observe_agent params")
-AgentView = namedtuple("AgentView", "i b n t first active seed episode x y cx cy heading width height n_agents")
+AgentView = namedtuple("AgentView", "i b n t first active seed episode x y cx cy heading width height n_agents "
+                                   "heading_index")
 WorldView = namedtuple("WorldView", "b t first was_done seed episode n_agents base width height pos active")
 
 
@@ -182,6 +188,26 @@ def body_location(P, S, i, pos):
 def body_heading(P, S, i):
     """A body without a heading faces +x."""
     return 0.0
+
+
+@njit(inline="always")
+def body_heading_index(P, S, i):
+    """A body without a lattice of headings: no index (sensors compute from the heading)."""
+    return -1
+
+
+def body_heading_table(ctx) -> np.ndarray:
+    """The scenario's body's lattice of headings, ``(K,)`` float64 degrees (``heading_table`` of its
+    parameters: ``AgentView.heading_index`` indexes it), or an empty array for a body without
+    ``BodyKernels.heading_index``. For a sensor's ``params(ctx)``."""
+    body = getattr(ctx, "body", None)
+    kernels = getattr(body, "kernels", None)
+    if getattr(kernels, "heading_index", body_heading_index) is body_heading_index:
+        return np.zeros(0, np.float64)
+    table = getattr(body.params(ctx), "heading_table", None)
+    if table is None:
+        return np.zeros(0, np.float64)
+    return np.ascontiguousarray(table, dtype=np.float64)
 
 
 @njit(inline="always")

@@ -297,7 +297,7 @@ _loaded: dict = {}
 _AGENT_VIEW = [
     "ax, ay = body_location(AP, AS, i, pos)",
     "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, ax, ay, pos[i, 0], pos[i, 1],",
-    "                  body_heading(AP, AS, i), width, height, n_agents)",
+    "                  body_heading(AP, AS, i), width, height, n_agents, body_heading_index(AP, AS, i))",
 ]
 
 

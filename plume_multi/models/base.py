@@ -85,6 +85,10 @@ class BodyKernels:
             cell is placed already). Default: nothing.
         location(P, S, i, pos) -> (x, y): float position. Default: the cell.
         heading(P, S, i) -> degrees. Default: 0 (+x).
+        heading_index(P, S, i) -> int: ``k`` when the agent's heading is exactly (bit for bit)
+            ``P.heading_table[k]`` (the body's parameters then hold ``heading_table``, ``(K,)``
+            float64 degrees), else -1. Sensors keep tables of what they compute from a heading,
+            indexed by ``k`` (``AgentView.heading_index``): no sine per step. Default: -1.
     """
 
     first_invalid: Any
@@ -92,6 +96,7 @@ class BodyKernels:
     reset_agent: Any = api.body_reset_agent
     location: Any = api.body_location
     heading: Any = api.body_heading
+    heading_index: Any = api.body_heading_index
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -18,8 +19,15 @@ from ...engine.shared import first_invalid_action
 from ..base import Body, BodyKernels, StateArray, check_heading, check_int, check_real
 
 STREAM = 0x3C6EF372
-# initial_heading < 0: drawn per agent among the n_headings lattice headings
-OrientedParams = namedtuple("OrientedParams", "turn_degrees step initial_heading n_headings")
+# initial_heading < 0: drawn per agent among the n_headings lattice headings. heading_table: every
+# heading an agent can have (as the float arithmetic below produces them), index k at
+# round(h * index_scale) (NaN where none); move_x, move_y: grid_step of each, in cells; left,
+# right: each turned by +-turn_degrees.
+OrientedParams = namedtuple("OrientedParams", "turn_degrees step initial_heading n_headings heading_table "
+                                              "index_scale move_x move_y left right")
+# at most this many lattice headings in the table (turns that drift in floating point reach more:
+# then the table holds the drawn headings, and the others are computed)
+MAX_TABLE = 4096
 
 
 # S = (heading (B*N,) float64 degrees,)
@@ -35,7 +43,13 @@ def draw_heading(P, i, n, seed, episode):
         return P.initial_heading
     key = rng.stream_key(seed, episode, STREAM)
     k = np.floor(rng.uniform(key, 0, n) * P.n_headings)
-    return (k * P.turn_degrees) % 360.0
+    return lattice_heading(k, P.turn_degrees)
+
+
+@njit(inline="always")
+def lattice_heading(k, turn_degrees):
+    """The drawn heading of lattice index ``k`` (a float)."""
+    return (k * turn_degrees) % 360.0
 
 
 @njit(inline="always")
@@ -57,8 +71,8 @@ def grid_step(heading, step):
 
 
 @njit(inline="always")
-def forward(P, S, i, pos, width, height):
-    dx, dy = grid_step(S[0][i], P.step)
+def shift(i, dx, dy, pos, width, height):
+    """Move agent ``i`` by ``(dx, dy)`` cells, clamped into the grid."""
     x = pos[i, 0] + dx
     y = pos[i, 1] + dy
     pos[i, 0] = min(max(x, 0), width - 1)
@@ -66,22 +80,55 @@ def forward(P, S, i, pos, width, height):
 
 
 @njit(inline="always")
-def turn(S, i, degrees):
-    h = (S[0][i] + degrees) % 360.0
-    S[0][i] = h if h < 360.0 else 0.0
+def forward(P, S, i, pos, width, height):
+    """A forward move along the heading, computed (``RunTumble``: any heading)."""
+    dx, dy = grid_step(S[0][i], P.step)
+    shift(i, dx, dy, pos, width, height)
+
+
+@njit(inline="always")
+def turned(h, degrees):
+    """Heading ``h`` turned by ``degrees``, in [0, 360)."""
+    h = (h + degrees) % 360.0
+    return h if h < 360.0 else 0.0
+
+
+@njit(inline="always")
+def moved(a, h, x, y, k, dx, dy, left, right, step, degrees, width, height):
+    """Heading and cell after action ``a``; ``(dx, dy)``, ``left``, ``right``: the forward move
+    and the turned headings when ``k >= 0`` (else computed: the same numbers). Without a branch on
+    the action (random actions would mispredict it)."""
+    if k < 0:
+        if a == 0:
+            dx, dy = grid_step(h, step)
+        elif a == 1:
+            left = turned(h, degrees)
+        else:
+            right = turned(h, -degrees)
+    forward = a == 0
+    nx = min(max(x + dx, 0), width - 1)
+    ny = min(max(y + dy, 0), height - 1)
+    h_turned = left if a == 1 else right
+    return (h if forward else h_turned), (nx if forward else x), (ny if forward else y)
 
 
 @njit(inline="always")
 def move(P, S, i, actions, pos, width, height, seed, episode, t):
+    # Arrays are read before any branch and written after the last, whatever the action (the
+    # same values when unchanged), and the branches between touch numbers only: then Numba prunes
+    # the counting of references to the arrays (P's tables, S, pos), which costs more than the
+    # sines when it is left in (atomic operations, several per agent and step).
     a = actions[i]
-    if a == 0:
-        forward(P, S, i, pos, width, height)
-    elif a == 1:
-        turn(S, i, P.turn_degrees)
-    else:
-        turn(S, i, -P.turn_degrees)
-
-
+    h = S[0][i]
+    x = pos[i, 0]
+    y = pos[i, 1]
+    k = table_index(P.heading_table, P.index_scale, h)
+    row = max(k, 0)
+    h, x, y = moved(a, h, x, y, k, P.move_x[row], P.move_y[row], P.left[row], P.right[row], P.step,
+                    P.turn_degrees, width, height)
+    S[0][i] = h
+    pos[i, 0] = x
+    pos[i, 1] = y
 
 
 @njit(inline="always")
@@ -89,7 +136,73 @@ def heading(P, S, i):
     return S[0][i]
 
 
-KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, heading=heading)
+@njit(inline="always")
+def table_index(table, index_scale, h):
+    """``k`` where ``table[k] == h`` (bit for bit), else -1. Without a branch (see ``move``):
+    ``k`` clamped into the table (NaN: 0) is read, and kept where it holds ``h``."""
+    k = np.int64(min(max(0.0, h * index_scale + 0.5), table.shape[0] - 1.0))
+    return (table[k] == h) * (k + 1) - 1
+
+
+@njit(inline="always")
+def heading_index(P, S, i):
+    return table_index(P.heading_table, P.index_scale, S[0][i])
+
+
+KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, heading=heading,
+                      heading_index=heading_index)
+
+
+@lru_cache(maxsize=64)
+def lattice(turn_degrees: float, initial_heading: float, n_headings: int):
+    """``(heading_table, index_scale)``: every heading reachable from the initial ones (the given
+    heading, else the drawn ``lattice_heading(k)``) by turns, found with the compiled arithmetic
+    of the step (``turned``), so the values are the agents' bit for bit. When turns drift (more
+    than ``MAX_TABLE`` values), the initial headings only. Read-only arrays."""
+    if initial_heading >= 0.0:
+        start = [float(initial_heading)]
+    else:
+        start = [float(lattice_heading(float(k), turn_degrees)) for k in range(n_headings)]
+    seen = dict.fromkeys(start)
+    todo = list(seen)
+    while todo and len(seen) <= MAX_TABLE:
+        h = todo.pop()
+        for d in (turn_degrees, -turn_degrees):
+            g = float(turned(h, d))
+            if g not in seen:
+                seen[g] = None
+                todo.append(g)
+    values = list(seen) if len(seen) <= MAX_TABLE else list(dict.fromkeys(start))
+    # K values evenly spaced (turns without rounding errors) fall at distinct k = round(h K / 360)
+    # in 0..K (one slot more: a lattice offset from 0 reaches K just below 360)
+    size = len(values)
+    scale = size / 360.0 if size > 1 else 0.0
+    table = np.full(size + 1, np.nan)
+    for h in sorted(values):
+        k = int(np.int64(h * scale + 0.5))  # as table_index
+        if 0 <= k < len(table) and np.isnan(table[k]):
+            table[k] = h  # a second heading at the same k (irregular lattices) is computed
+    table.flags.writeable = False
+    return table, scale
+
+
+@lru_cache(maxsize=64)
+def moves(table: bytes, step: int, turn_degrees: float):
+    """``(move_x, move_y, left, right)``: ``grid_step`` (int64) and the headings ``turned`` by
+    ``+-turn_degrees`` (float64) of each heading of the table (NaN: 0). Read-only."""
+    headings = np.frombuffer(table, np.float64)
+    mx = np.zeros(len(headings), np.int64)
+    my = np.zeros(len(headings), np.int64)
+    left = np.zeros(len(headings))
+    right = np.zeros(len(headings))
+    for k, h in enumerate(headings):
+        if h == h:
+            mx[k], my[k] = grid_step(float(h), step)
+            left[k] = turned(float(h), turn_degrees)
+            right[k] = turned(float(h), -turn_degrees)
+    for a in (mx, my, left, right):
+        a.flags.writeable = False
+    return mx, my, left, right
 
 
 @dataclass(frozen=True)
@@ -123,7 +236,9 @@ class Oriented(Body):
     def params(self, ctx) -> tuple:
         start = -1.0 if self.initial_heading is None else self.initial_heading
         n_dirs = max(1, int(round(360.0 / self.turn_degrees)))
-        return OrientedParams(self.turn_degrees, self.step, start, n_dirs)
+        table, scale = lattice(float(self.turn_degrees), float(start), n_dirs)
+        tables = moves(table.tobytes(), int(self.step), float(self.turn_degrees))
+        return OrientedParams(self.turn_degrees, self.step, start, n_dirs, table, scale, *tables)
 
     def state_spec(self, ctx) -> dict:
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0)}

@@ -8,25 +8,55 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...engine.api import sample_at
+from ...engine.api import body_heading_table, sample_at
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, check_real, fail
 
-AntennaeParams = namedtuple("AntennaeParams", "angles distance")
+# dx, dy: (K, J) float64, ``offset`` of antenna j for each heading k of the body's heading_table
+AntennaeParams = namedtuple("AntennaeParams", "angles distance dx dy")
+
+
+@njit(inline="always")
+def offset(degrees, distance):
+    """``(dx, dy)``: ``distance`` cells in the direction ``degrees``."""
+    rad = degrees * (np.pi / 180.0)
+    return distance * np.cos(rad), distance * np.sin(rad)
 
 
 @njit(inline="always")
 def point(x, y, degrees, distance):
     """The point ``distance`` cells from ``(x, y)`` in the direction ``degrees``."""
-    rad = degrees * (np.pi / 180.0)
-    return x + distance * np.cos(rad), y + distance * np.sin(rad)
+    dx, dy = offset(degrees, distance)
+    return x + dx, y + dy
 
 
 @njit(inline="always")
 def observe_agent(P, S, obs, col, plume, agent, inner):
+    k = agent.heading_index
+    rows = P.dx.shape[0]
+    on_table = k >= 0 and k < rows
+    row = min(max(k, 0), rows - 1)
     for j in range(P.angles.shape[0]):
-        px, py = point(agent.x, agent.y, agent.heading + P.angles[j], P.distance)
+        if on_table:
+            px = agent.x + P.dx[row, j]
+            py = agent.y + P.dy[row, j]
+        else:
+            px, py = point(agent.x, agent.y, agent.heading + P.angles[j], P.distance)
         obs[agent.i, col + j] = sample_at(plume, px, py)
+
+
+def offset_table(headings: np.ndarray, angles: np.ndarray, distance: float) -> tuple:
+    """``offset`` of ``heading + angle`` per heading and angle (NaN headings: 0), read-only (one
+    row at least)."""
+    dx = np.zeros((max(1, len(headings)), len(angles)))
+    dy = np.zeros((max(1, len(headings)), len(angles)))
+    for k, h in enumerate(headings):
+        if h == h:
+            for j, a in enumerate(angles):
+                dx[k, j], dy[k, j] = offset(float(h) + float(a), distance)
+    dx.flags.writeable = False
+    dy.flags.writeable = False
+    return dx, dy
 
 
 @dataclass(frozen=True)
@@ -56,4 +86,5 @@ class Antennae(Sensor):
         return np.full(n, lo, np.float32), np.full(n, hi, np.float32)
 
     def params(self, ctx) -> tuple:
-        return AntennaeParams(np.array(self.angles, dtype=np.float64), self.distance)
+        angles = np.array(self.angles, dtype=np.float64)
+        return AntennaeParams(angles, self.distance, *offset_table(body_heading_table(ctx), angles, self.distance))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from ...engine.api import body_heading_table
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels
+
+# cos, sin: (K,) float32, ``unit`` of each heading of the body's heading_table
+HeadingParams = namedtuple("HeadingParams", "cos sin")
 
 
 @njit(inline="always")
@@ -19,7 +24,29 @@ def unit(degrees):
 
 @njit(inline="always")
 def observe_agent(P, S, obs, col, plume, agent, inner):
-    obs[agent.i, col], obs[agent.i, col + 1] = unit(agent.heading)
+    # the tables are read before any branch (row 0 when off the table): Numba prunes the counting
+    # of references to P's arrays within one block, not across branches
+    k = agent.heading_index
+    rows = P.cos.shape[0]
+    row = min(max(k, 0), rows - 1)
+    c = P.cos[row]
+    s = P.sin[row]
+    if k < 0 or k >= rows:
+        c, s = unit(agent.heading)
+    obs[agent.i, col] = c
+    obs[agent.i, col + 1] = s
+
+
+def unit_table(headings: np.ndarray) -> tuple:
+    """``unit`` of each heading (NaN: 0), read-only float32 arrays (one row at least)."""
+    c = np.zeros(max(1, len(headings)), np.float32)
+    s = np.zeros(max(1, len(headings)), np.float32)
+    for k, h in enumerate(headings):
+        if h == h:
+            c[k], s[k] = unit(float(h))
+    c.flags.writeable = False
+    s.flags.writeable = False
+    return c, s
 
 
 @dataclass(frozen=True)
@@ -34,3 +61,6 @@ class Heading(Sensor):
 
     def bounds(self, ctx) -> tuple:
         return np.full(2, -1.0, np.float32), np.ones(2, np.float32)
+
+    def params(self, ctx) -> tuple:
+        return HeadingParams(*unit_table(body_heading_table(ctx)))
