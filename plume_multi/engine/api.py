@@ -54,11 +54,14 @@ __all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "sample_cell", 
            "body_heading", "body_heading_index", "body_heading_table", "no_sensor"]
 
 PlumeView = namedtuple("PlumeView", "params state world")
-# what a wrapper sensor (History) receives as ``inner``: the wrapped sensor's function and parameters
+"""The plume of the world being stepped, as sensors receive it (see the module's documentation)."""
 InnerSensor = namedtuple("InnerSensor", "observe_agent params")
+"""What a wrapper sensor (``History``) receives as ``inner``: the wrapped sensor's function and parameters."""
 AgentView = namedtuple("AgentView", "i b n t first active seed episode x y cx cy heading width height n_agents "
                                    "heading_index")
+"""One agent after it moved, as ``observe_agent`` receives it (the fields: the module's documentation)."""
 WorldView = namedtuple("WorldView", "b t first was_done seed episode n_agents base width height pos active")
+"""One world after all its agents moved, as ``observe_world`` receives it (the fields: the module's documentation)."""
 
 
 def static_flag(value: bool):
