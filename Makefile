@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine with Python 3.10+:
 #   make demo   # creates .venv, installs plume_multi with every extra the README uses, runs the demo
-#   make test   # creates .venv, installs plume_multi with its test extras, runs the tests
+#   make test   # creates .venv, installs plume_multi with its test extras (and Debian's chromium for the
+#               # docs' browser check), runs the tests
 # Then use the package from .venv: `source .venv/bin/activate`, or call .venv/bin/... directly.
 #   (make test also runs the tests that need Ray in .venv-ray: Ray RLlib pins an older Gymnasium)
 PYTHON ?= python3
@@ -12,7 +13,7 @@ RAY_BIN := $(RAY_VENV)/bin
 # holds for the newer Gymnasium only.
 GYM12_DESELECT := --deselect "tests/envs/test_vector.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
 
-.PHONY: demo test test-ray ray-venv bench docs clean
+.PHONY: demo test test-ray ray-venv bench docs clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,10 +47,19 @@ demo: $(VENV)/.installed-all
 	@echo
 	@echo "Next: source $(VENV)/bin/activate   (then plume-multi --help, python examples/train_ppo.py, ...)"
 
+# The headless browser tests/test_docs_site.py looks at the built site with: Debian's chromium
+# (about 15 s to install; without root, through sudo). Nothing happens when one is there.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+
 # The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
 # the same models on one worker and starts the longest first), then the Ray tests.
-test: $(VENV)/.installed-test $(RAY_VENV)/.installed
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+# PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
+test: $(VENV)/.installed-test $(RAY_VENV)/.installed browser
+	PLUME_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n auto --dist loadfile
 	$(MAKE) --no-print-directory test-ray
 
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
@@ -61,7 +71,7 @@ test-ray: $(RAY_VENV)/.installed
 bench: $(VENV)/.installed-all
 	$(BIN)/python benchmarks/throughput.py
 
-# The documentation site, built into site/ (open site/index.html).
+# The documentation site, built into site/ (open site/index.html; it needs no network).
 docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 

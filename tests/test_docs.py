@@ -12,6 +12,9 @@ and runs with those replacements (each must occur in the block). A block that is
     <!-- docs-test: skip: needs AgileRL, not installed by the test extra -->
 
 Shell commands go in ```bash blocks, which are not run.
+
+What a block says it prints is checked: a line ``print(expr)  # value`` whose comment is a Python
+literal (or starts with one, followed by ``:`` or ``;`` and words) runs as ``assert expr == value``.
 """
 
 from __future__ import annotations
@@ -72,8 +75,49 @@ def blocks(page: Path) -> list[Block]:
     return found
 
 
+PRINTED = re.compile(r"^(\s*)print\((.+)\)\s*#\s*(.+?)\s*$")
+
+
+def _literal(comment: str):
+    """The Python literal a comment states (whole, or before ': ' / '; '), or raise ValueError."""
+    import ast
+
+    for text in (comment, *(comment.split(mark, 1)[0] for mark in (": ", "; ") if mark in comment)):
+        try:
+            return ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            continue
+    raise ValueError(comment)
+
+
+def checked_prints(code: str) -> str:
+    """``code`` with each ``print(expr)  # literal`` turned into an assertion of that value."""
+    lines = []
+    for line in code.splitlines():
+        match = PRINTED.match(line)
+        if match:
+            indent, expr, comment = match.groups()
+            try:
+                value = _literal(comment)
+            except ValueError:
+                lines.append(line)
+                continue
+            message = f"the page says print({expr}) shows {value!r}; it shows "
+            line = f"{indent}assert ({expr}) == {value!r}, {message!r} + repr({expr})"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 ALL = [block for page in PAGES for block in blocks(page)]
 PYTHON = [block for block in ALL if block.language == "python"]
+
+
+def test_a_printed_value_the_page_states_is_checked():
+    code = checked_prints("x = (1, 2)\nprint(x)  # (1, 2): a pair\nprint(x)  # some words\n")
+    assert "assert (x) == (1, 2)" in code and "print(x)  # some words" in code
+    exec(code, {})
+    with pytest.raises(AssertionError, match=r"the page says print\(x\) shows \(1, 3\); it shows \(1, 2\)"):
+        exec(checked_prints("x = (1, 2)\nprint(x)  # (1, 3)\n"), {})
 
 
 def test_the_pages_have_python_blocks_to_run():
@@ -100,6 +144,7 @@ def test_python_block_runs(block, tmp_path, monkeypatch):
     for old, new in block.replacements:
         assert old in code, f"{block.id}: the docs-test mark replaces {old!r}, which the block no longer contains"
         code = code.replace(old, new)
+    code = checked_prints(code)
     monkeypatch.chdir(tmp_path)  # pictures and movies land in a temporary folder
     script = tmp_path / "block.py"  # run as a reader runs it: a script, a module with a source file
     script.write_text(code, encoding="utf-8")
@@ -149,3 +194,81 @@ def test_licence_and_citation_agree_with_the_package():
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())  # titles wrap across lines
     assert len(cited) == 5 and all(title.split(":")[0] in readme for title in cited)  # the README's References
     assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+def _extras() -> set[str]:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    section = pyproject.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    return set(re.findall(r"^([a-z][\w-]*) = ", section, re.M))
+
+
+def test_the_readme_and_getting_started_name_every_extra():
+    extras = _extras()
+    assert {"viz", "movie", "sb3", "data", "rllib", "all", "docs", "test"} <= extras
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    sentence = re.search(r"the extras are (.*?)\)", readme).group(1)
+    assert set(re.findall(r"`([\w-]+)`", sentence)) == extras, sentence
+    table = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"^\| `([\w-]+)` \|", table, re.M)) == extras
+
+
+def _top_level_split(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "([{" and 1 or (char in ")]}" and -1 or 0)
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [part for part in [*parts, current.strip()] if part]
+
+
+def test_the_readme_table_of_models_names_every_model_with_its_real_parameters():
+    """Each row of the README's table of model families names every model of its family, and each
+    ``Model(keyword=default)`` written there is a parameter of that model, with that default when
+    the default is a literal."""
+    import ast
+    import inspect
+
+    import plume_multi
+    from plume_multi.models import Body, Plume, Reward, Sensor
+
+    bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(plumes|bodies|sensors|rewards)`[^|]*\| (.*) \|\s*$", readme, re.M))
+    assert set(rows) == set(bases)
+    for family, row in rows.items():
+        module = getattr(plume_multi, family)
+        models = {name for name in module.__all__ if inspect.isclass(getattr(module, name))
+                  and issubclass(getattr(module, name), bases[family]) and getattr(module, name) is not bases[family]}
+        written = {name: arguments for name, arguments in re.findall(r"`([A-Z]\w*)\(([^`]*)\)`", row.replace("\\|", "|"))
+                   if name not in ("Discrete", "Box")}  # the action spaces the bodies give
+        assert models <= set(written), f"README's {family} row lacks {sorted(models - set(written))}"
+        for name, arguments in written.items():
+            assert name in models, f"README's {family} row names {name}, which plume_multi.{family} does not export"
+            parameters = inspect.signature(getattr(module, name)).parameters
+            for argument in _top_level_split(arguments):
+                if "=" not in argument or argument == "...":
+                    continue
+                keyword, default = (part.strip() for part in argument.split("=", 1))
+                assert keyword in parameters, f"README: {name}({keyword}=...) but {name} has no parameter {keyword}"
+                try:
+                    value = ast.literal_eval(default)
+                except (ValueError, SyntaxError):
+                    continue  # a placeholder such as (x, y) | "random"
+                assert parameters[keyword].default == value, (
+                    f"README: {name}({keyword}={default}) but the default is {parameters[keyword].default!r}")
+
+
+def test_the_readme_layout_names_only_files_that_exist():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    package_files = {path.name for folder in ("plume_multi", "examples", "tests", "benchmarks")
+                     for path in (ROOT / folder).rglob("*.py")}
+    folders = {path.name for path in ROOT.rglob("*") if path.is_dir() and ".venv" not in path.parts}
+    named = set(re.findall(r"\b(\w+\.py)\b", layout))
+    assert len(named) > 30
+    assert not named - package_files, f"README's Layout names files that do not exist: {sorted(named - package_files)}"
+    for folder in re.findall(r"^\s*(\w+)/", layout, re.M):
+        assert folder in folders, f"README's Layout names the folder {folder}/, which does not exist"
