@@ -355,7 +355,11 @@ document.body.setAttribute("data-formulas", JSON.stringify({
 def test_a_model_page_shows_its_formulas_typeset_in_a_headless_browser(site):
     """Chromium, offline, on the plumes page: the Gaussian's formula is laid out as mathematics (a
     fraction's numerator above its denominator), no raw TeX is shown; the screenshot is kept in
-    test-artifacts/ ($PLUME_TEST_ARTIFACTS)."""
+    test-artifacts/ ($PLUME_TEST_ARTIFACTS). The browser: chromium on the PATH, or $PLUME_BROWSER.
+
+    Plain ``chromium --headless`` twice (``--dump-dom`` of a copy of the page with a measuring
+    script, then ``--screenshot``): no driver to install (Playwright's own browser download does not
+    work offline; Selenium needs chromedriver), and MathML needs no script to typeset."""
     browser = _browser()
     if browser is None:
         if os.environ.get("PLUME_REQUIRE_BROWSER") == "1":
@@ -364,8 +368,8 @@ def test_a_model_page_shows_its_formulas_typeset_in_a_headless_browser(site):
     page = site / "models" / "plumes" / "index.html"
     probe = page.with_name("formula-check.html")  # beside the page: its relative assets resolve
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-             "--disable-extensions", "--window-size=1200,1600"]  # tall: the Gaussian's formula in the picture
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+             "--no-first-run", "--disable-extensions", "--window-size=1200,1600"]  # tall: the Gaussian's formula in the picture
     env = {**os.environ, "HOME": str(site)}  # chromium writes its profile under HOME
     dom = subprocess.run([*flags, "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120, env=env)
     found = re.search(r'data-formulas="([^"]*)"', dom.stdout)
