@@ -8,8 +8,9 @@ so a picture always shows the models of the code it documents. To look at them w
 
 A model's section on its family's page shows its picture (``![...](../figures/plumes/Gaussian.png)``).
 Adding one: a function that draws on a matplotlib ``Figure``, registered with ``@figure("family",
-"Model")``. Numbers come from the models themselves (fields, tables, likelihoods, parameters),
-never from the compiled step: drawing every picture takes a few seconds and compiles nothing.
+"Model")``. Numbers come from the models themselves (fields, move tables, likelihoods,
+parameters), never from a run of the compiled step: drawing every picture takes a few seconds
+(the only compiled code it calls is two small functions of ``Oriented``'s move table).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 from matplotlib.patches import Arc, Circle, FancyArrowPatch, Rectangle  # noqa: E402
 
 from plume_multi import bodies, plumes, rewards, sensors  # noqa: E402
+from plume_multi.models.bodies.oriented import grid_step  # noqa: E402
 
 FIGURES: dict[str, tuple[Callable[[Figure], None], tuple[float, float]]] = {}
 DPI = 90
@@ -92,13 +94,10 @@ def _grid_axes(ax, half=2, title=None):
 
 
 def _grid_step(heading: float, step: int) -> tuple[int, int]:
-    """``Oriented``'s forward move: ``step (cos h, sin h)`` rounded to 9 decimals, then half away from 0."""
-    rad = np.radians(heading)
-    out = []
-    for v in (step * np.cos(rad), step * np.sin(rad)):
-        v = np.floor(v * 1e9 + 0.5) / 1e9
-        out.append(int(np.floor(v + 0.5) if v >= 0 else -np.floor(-v + 0.5)))
-    return out[0], out[1]
+    """``Oriented``'s (and ``RunTumble``'s) forward move of ``step`` cells along ``heading``: the
+    package's own compiled function, called from Python."""
+    dx, dy = grid_step(float(heading), int(step))
+    return int(dx), int(dy)
 
 
 def _gaussian(grid=(64, 48), source=(20, 30), sigma=8.0):
@@ -220,12 +219,14 @@ def draw_moore(fig):
 @figure("bodies", "Oriented")
 def draw_oriented(fig):
     left, right = fig.subplots(1, 2)
-    turn = 45.0
+    body = bodies.Oriented(turn_degrees=45.0)
+    turn = body.turn_degrees
+    table = body.params(None)  # the model's own tables: its lattice of headings and their forward moves
     _grid_axes(left, 1, f"turn_degrees={turn:g}: forward from each heading")
     left.plot(0, 0, **AGENT)
-    for k in range(8):
-        h = k * turn
-        dx, dy = _grid_step(h, 1)
+    for h, dx, dy in zip(table.heading_table, table.move_x, table.move_y):
+        if h != h:  # NaN: an unused slot of the table
+            continue
         _arrow(left, (0.15 * np.cos(np.radians(h)), 0.15 * np.sin(np.radians(h))), (0.75 * dx, 0.75 * dy), "#1f77b4")
         left.text(dx, dy + 0.3, f"{h:g}", fontsize=7, ha="center")
     _grid_axes(right, 1, "the actions, from heading 45")
