@@ -2,11 +2,22 @@
 
 * ``baselines``: ``RandomPolicy``, ``RandomBoxPolicy``, ``GradientClimber``, functions of what the
   agents sense (the demo's, the benchmarks' and RL's baselines).
-* ``infotaxis``: ``Infotaxis`` on Poisson-hit beliefs, and ``run_search``, batched protocol
-  episodes of ``plumes.PoissonHits``.
+* ``surge_cast``: ``SurgeCast``, surge upwind on a whiff and cast crosswind without one (grid and
+  continuous bodies, with a wind sensor or a known upwind direction).
+* ``infotaxis``: ``Infotaxis`` (and space-aware infotaxis) on Poisson-hit beliefs, and
+  ``run_search``, batched protocol episodes of ``plumes.PoissonHits``.
+* ``greedy``: ``Greedy``, the most-likely-source searcher on the same beliefs.
+* ``team``: ``Team``, one policy per agent of a world (mixed teams sharing one belief).
+
+Policies of observations are callables ``obs (M, D) -> actions``; the belief searchers
+(``Infotaxis``, ``Greedy``) and ``Team`` decide with ``act(sim)`` on a ``Simulator`` or a
+front-end that exposes one (``parallel_env``, ``multi_agent_vector_env``).
 """
 
 from .baselines import GradientClimber, RandomBoxPolicy, RandomPolicy
+from .greedy import Greedy
 from .infotaxis import Infotaxis
+from .surge_cast import SurgeCast
+from .team import Team
 
-__all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber", "Infotaxis"]
+__all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber", "SurgeCast", "Infotaxis", "Greedy", "Team"]

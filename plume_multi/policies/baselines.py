@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checks import check_real, is_int
+from ..errors import ValidationError
+
 __all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber"]
 
 
@@ -51,14 +54,27 @@ class GradientClimber:
     it turns at random anyway, so it does not get stuck against a wall.
 
     Args:
-        n_actions: size of the action set (4 for ``"cardinal"``).
+        n_actions: size of the action set (4 for ``"cardinal"``), >= 2.
         explore: probability of a random turn at each step.
         seed: seeds the policy's own generator.
+        scenario: optional; the scenario it acts in, whose body's discrete moves it picks among
+            (``n_actions`` is then taken from it). A body with continuous actions is refused.
     """
 
-    def __init__(self, n_actions: int = 4, explore: float = 0.1, seed=None):
+    def __init__(self, n_actions: int | None = 4, explore: float = 0.1, seed=None, *, scenario=None):
+        if scenario is not None:
+            body = scenario.action_model
+            if body.continuous:
+                raise ValidationError(
+                    f"GradientClimber: the scenario's body {body.name} takes continuous (speed, turn) actions; "
+                    "GradientClimber picks among a grid body's discrete moves: use a cardinal or moore body, "
+                    "or policies.SurgeCast / RandomBoxPolicy for this one")
+            n_actions = body.n_actions
+        if not is_int(n_actions) or n_actions < 2:
+            raise ValidationError(f"GradientClimber.n_actions: got {n_actions!r}; expected an integer >= 2 (the "
+                                  "discrete moves of a grid body; a continuous body has none)")
         self.n_actions = int(n_actions)
-        self.explore = float(explore)
+        self.explore = check_real("GradientClimber", "explore", explore, 0.0, 1.0)
         self.rng = np.random.default_rng(seed)
         self._last = None
         self._heading = None

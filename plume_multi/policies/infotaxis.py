@@ -20,9 +20,10 @@ import numba
 import numpy as np
 
 from ..checks import is_int
-from ..errors import StateError, ValidationError
+from ..errors import ValidationError
 from . import infotaxis_kernels as ik
 from ..models.plumes.poisson_hits import PoissonHits
+from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES"]
 
@@ -86,20 +87,15 @@ class Infotaxis:
                              np.empty((m, k)), np.empty(m, dtype=np.int64))
         return self._buffers[1:]
 
-    def act(self, sim) -> np.ndarray:
-        """Actions for every agent of a ``Simulator`` whose scenario has a ``PoissonHits`` plume
-        and a ``sensors.Belief``: decided on the beliefs in its state, with its action model's
-        moves (a move off the grid is never chosen). ``(B*N,)`` int64."""
-        from ..models.sensors.belief import Belief
-
-        sc = sim.scenario
-        ks = [k for k, s in enumerate(sc.sensors) if isinstance(s, Belief)]
-        if not isinstance(sc.plume, PoissonHits) or not ks:
-            raise ValidationError("Infotaxis.act: the simulator's scenario needs a PoissonHits plume and a sensors.Belief")
-        beliefs = sim.state.models[f"sensor{ks[0]}.belief"]
-        shared = beliefs.shape[0] != sim.state.pos.shape[0]
-        return self.decide(beliefs, sim.state.pos, groups=sc.n_agents if shared else None, plume=sc.plume,
-                           moves=sc.moves(), active=sim.state.active)
+    def act(self, sim):
+        """Actions for every agent of a ``Simulator`` (or of the simulator of a front-end:
+        ``parallel_env``, ``multi_agent_vector_env``) whose scenario has a ``PoissonHits`` plume and a
+        ``sensors.Belief``: decided on the beliefs in its state, with its body's moves (a move off the
+        grid is never chosen). ``(B*N,)`` int64; for a PettingZoo env, ``{agent: action}`` of its
+        live agents."""
+        view = belief_view(simulator_of(sim, "Infotaxis.act"), "Infotaxis.act")
+        return shaped_for(sim, self.decide(view.beliefs, view.positions, groups=view.groups, plume=view.plume,
+                                           moves=view.moves, active=view.active))
 
     def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None,
                active=None) -> np.ndarray:
@@ -122,47 +118,14 @@ class Infotaxis:
             ``(M,)`` int64 actions (a fresh array); ``self.scores`` ``(M, K)`` float64.
         """
         plume = plume if plume is not None else self.plume
-        if not isinstance(plume, PoissonHits):
-            raise StateError("Infotaxis.decide: no plume model; pass plume=PoissonHits(...) here or at construction")
-        b = np.ascontiguousarray(beliefs, dtype=np.float64)
-        if b.ndim != 3 or b.shape[1:] != plume.shape:
-            raise ValidationError(f"Infotaxis.decide: beliefs has shape {np.shape(beliefs)}; expected (G, {plume.shape[0]}, {plume.shape[1]})")
-        if not np.all(np.isfinite(b)) or np.any(b < 0):
-            raise ValidationError("Infotaxis.decide: beliefs must be finite and non-negative")
-        pos = np.asarray(positions)
-        if pos.ndim != 2 or pos.shape[1] != 2 or not np.issubdtype(pos.dtype, np.integer):
-            raise ValidationError(f"Infotaxis.decide: positions has shape {pos.shape} and dtype {pos.dtype}; expected (M, 2) integers")
+        d = decision_inputs("Infotaxis.decide", plume, beliefs, positions, groups, moves, active)
         h, w = plume.shape
-        if pos.size and (pos[:, 0].min() < 0 or pos[:, 0].max() >= w or pos[:, 1].min() < 0 or pos[:, 1].max() >= h):
-            raise ValidationError(f"Infotaxis.decide: positions outside the {w} x {h} grid")
-        g, m = b.shape[0], pos.shape[0]
-        if groups is None:
-            starts = np.arange(g + 1, dtype=np.int64)
-        elif is_int(groups):
-            if groups < 1:
-                raise ValidationError(f"Infotaxis.decide: groups={groups!r}; expected a team size >= 1")
-            starts = np.arange(g + 1, dtype=np.int64) * int(groups)
-        else:
-            starts = np.asarray(groups, dtype=np.int64)
-            if starts.shape != (g + 1,) or starts[0] != 0 or np.any(np.diff(starts) < 1):
-                raise ValidationError(f"Infotaxis.decide: groups must be (G+1,) = ({g + 1},) increasing offsets from 0")
-        if starts[-1] != m:
-            raise ValidationError(f"Infotaxis.decide: {m} positions for groups covering {int(starts[-1])} agents")
-        lik, llogl, manh, plume_moves = _tables(plume)
-        moves = plume_moves if moves is None else np.ascontiguousarray(moves, dtype=np.int32)
-        if moves.ndim != 2 or moves.shape[1] != 2 or not 1 <= moves.shape[0] <= 8:
-            raise ValidationError(f"Infotaxis.decide: moves has shape {moves.shape}; expected (K, 2) with K in 1..8")
-        if active is None:
-            group_active = np.ones(g, dtype=np.bool_)
-        else:
-            act = np.asarray(active)
-            if act.shape != (m,) or act.dtype != np.bool_:
-                raise ValidationError(f"Infotaxis.decide: active has shape {act.shape} and dtype {act.dtype}; expected ({m},) bool")
-            group_active = np.logical_or.reduceat(act, starts[:-1]) if m else np.zeros(g, dtype=np.bool_)
+        lik, llogl, manh, _ = _tables(plume)
+        m = d.positions.shape[0]
+        moves = d.moves
         work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
-        ik.decide_batch(b, starts, np.ascontiguousarray(pos, dtype=np.int32), lik, llogl, manh, moves,
-                        self.space_aware, TEAM_RULES[self.team_rule], work, scratch, scores, actions,
-                        group_active)
+        ik.decide_batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, moves, self.space_aware,
+                        TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
         self.scores = scores
         return actions.copy()
 

@@ -1,0 +1,71 @@
+"""``Greedy``: the most-likely-source searcher on Poisson-hit beliefs, for many agents at once."""
+
+from __future__ import annotations
+
+from ..errors import ValidationError
+from ..models.plumes.poisson_hits import PoissonHits
+from . import team_kernels as tk
+from .belief_state import belief_view, shaped_for, simulator_of
+from .infotaxis import TEAM_RULES
+from .team import decide_kinds
+
+__all__ = ["Greedy"]
+
+
+class Greedy:
+    """Greedy search: each agent moves toward the most likely source cell of its belief.
+
+    The target is the cell of highest probability (cells within a relative ``1e-9`` of the
+    maximum are tied: the nearest to the agent wins, then the first in row-major order, lowest
+    ``y`` then lowest ``x``); the move is the one whose cell is nearest to the target (squared
+    Euclidean distance), moves off the grid excluded, ties to the lowest action index. With
+    cardinal moves an agent closes the longer of its two offsets first. The exploitative
+    searcher of Piro et al. (2025), "most likely state" in Loisy & Eloy (2022).
+
+    Args:
+        plume: the ``PoissonHits`` model whose beliefs are read; may also be given to ``decide``.
+        team_rule: for agents that share a belief, as ``Infotaxis``'s: ``"believer"`` (in agent
+            order, each on the belief updated with every earlier agent's move and most likely
+            hit) or ``"independent"``.
+
+    ``act(sim)`` decides for a ``Simulator`` (or a front-end's simulator) on its ``sensors.Belief``
+    state; ``decide(beliefs, positions, groups=None, plume=None, moves=None, active=None)``
+    takes the arrays as ``Infotaxis.decide`` does and returns ``(M,)`` int64 actions; ``scores``
+    then holds each move's squared distance to the target ``(M, K)`` (``inf`` off the grid).
+
+    Example:
+        >>> from plume_multi import Simulator
+        >>> from plume_multi.presets import poisson_search
+        >>> sim = Simulator(poisson_search(1.0, 2.0), num_worlds=8)
+        >>> obs = sim.reset(seed=0)
+        >>> obs, reward, terminated, truncated = sim.step(Greedy().act(sim))
+    """
+
+    def __init__(self, *, plume: PoissonHits | None = None, team_rule: str = "believer"):
+        if plume is not None and not isinstance(plume, PoissonHits):
+            raise ValidationError(f"Greedy.plume: got {plume!r}; expected a PoissonHits model or None")
+        if team_rule not in TEAM_RULES:
+            raise ValidationError(f"Greedy.team_rule: got {team_rule!r}; expected one of {sorted(TEAM_RULES)}")
+        self.plume = plume
+        self.team_rule = team_rule
+        self.scores = None
+
+    def reset(self, mask=None) -> None:
+        """No memory to clear (the beliefs are the memory, held by the caller)."""
+
+    def act(self, sim):
+        """Actions ``(B*N,)`` int64 for every agent of ``sim`` (a ``Simulator`` or a front-end with
+        ``.simulator``; ``{agent: action}`` for a PettingZoo env)."""
+        view = belief_view(simulator_of(sim, "Greedy.act"), "Greedy.act")
+        return shaped_for(sim, self.decide(view.beliefs, view.positions, groups=view.groups, plume=view.plume,
+                                           moves=view.moves, active=view.active))
+
+    def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None,
+               active=None):
+        """Actions of M agents; arguments as ``Infotaxis.decide``'s."""
+        plume = plume if plume is not None else self.plume
+        actions, self.scores = decide_kinds("Greedy.decide", plume, beliefs, positions, lambda m: tk.KIND_GREEDY,
+                                            self.team_rule, groups=groups, moves=moves, active=active)
+        return actions
+
+    __call__ = decide

@@ -1,0 +1,105 @@
+"""policies.Greedy (most likely source) against the NumPy reference in policies_reference.py."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+import policies_reference as ref
+from plume_multi import StateError, ValidationError
+from plume_multi.models.plumes.poisson_hits import PoissonHits
+from plume_multi.policies import Greedy
+from plume_multi.policies import greedy_kernels as gk
+
+MOVES_CARDINAL = [(0, 1), (1, 0), (0, -1), (-1, 0)]
+MOVES_MOORE = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1), (0, 0)]
+
+
+def _random_belief(rng, shape, sharp=4.0, zeros=0.2, ties=False):
+    p = rng.random(shape) ** sharp
+    p[rng.random(shape) < zeros] = 0.0
+    if ties:  # several cells at the maximum, some equal only to rounding
+        cells = rng.choice(p.size, 4, replace=False)
+        p.flat[cells] = p.max() * (1 + np.array([0.0, 0.0, 1e-13, -1e-13]))
+    return p / p.sum()
+
+
+@pytest.mark.parametrize("moves", [MOVES_CARDINAL, MOVES_MOORE])
+@pytest.mark.parametrize("ties", [False, True])
+def test_decisions_match_the_reference_on_random_beliefs(moves, ties):
+    rng = np.random.default_rng(1)
+    table = np.array(moves, dtype=np.int32)
+    for _ in range(60):
+        h, w = rng.integers(2, 12, 2)
+        p = _random_belief(rng, (h, w), ties=ties)
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        scores = np.empty(len(moves))
+        a = gk.decide(p, table, x, y, scores)
+        want, want_scores = ref.greedy_decide(p, x, y, moves)
+        assert a == want
+        np.testing.assert_array_equal(scores, want_scores)
+        assert gk.most_likely_cell(p, x, y) == ref.greedy_target(p, x, y)
+
+
+def test_ties_and_paths_are_the_documented_ones():
+    moves = np.array(MOVES_CARDINAL, dtype=np.int32)
+    scores = np.empty(4)
+    # a uniform belief but the agent's cell: the four neighbours tie, the first in row-major
+    # order (lowest y) is the target, so the agent steps DOWN (action 2)
+    p = np.ones((5, 7))
+    p[2, 3] = 0
+    assert gk.most_likely_cell(p / p.sum(), 3, 2) == (3, 1)
+    assert gk.decide(p / p.sum(), moves, 3, 2, scores) == 2
+    # the target 3 right and 1 up: the longer offset first (RIGHT), then, on the diagonal, the
+    # lowest action (UP before RIGHT)
+    q = np.zeros((5, 7))
+    q[3, 5] = 1.0
+    assert gk.decide(q, moves, 2, 2, scores) == 1 and scores.tolist() == [9.0, 5.0, 13.0, 17.0]
+    assert gk.decide(q, moves, 4, 2, scores) == 0  # one right, one up: UP (index 0) wins the tie
+    # off the grid: never chosen
+    corner = np.zeros((5, 7))
+    corner[0, 0] = 1.0
+    assert gk.decide(corner, moves, 0, 0, scores) == 0 and scores[2] == scores[3] == np.inf
+
+
+def test_batched_decisions_are_the_single_ones_for_any_thread_count_and_team_rules():
+    m = PoissonHits(1.0, 2.0, grid_size=9)
+    rng = np.random.default_rng(2)
+    beliefs = np.stack([_random_belief(rng, m.shape) for _ in range(12)])
+    pos = np.stack([rng.integers(0, 9, 12), rng.integers(0, 9, 12)], axis=1)
+    moves = [tuple(int(v) for v in row) for row in m.moves]
+    single = [ref.greedy_decide(beliefs[i], pos[i, 0], pos[i, 1], moves)[0] for i in range(12)]
+    results = []
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        try:
+            policy = Greedy(plume=m)
+            results.append((policy.decide(beliefs, pos), policy.scores.copy()))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert results[0][0].tolist() == single
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    # three agents at one cell on one belief: independent choices coincide, believers spread out
+    like = ref.nv.Likelihood(m.shape, m.lambda_over_dx, m.R_dt, m.dims, m.n_hits, m.norm)
+    team = np.array([[4, 4]] * 3)
+    b0 = m.initial_belief(1)[None]
+    independent = Greedy(plume=m, team_rule="independent").decide(b0, team, groups=3)
+    believer = Greedy(plume=m).decide(b0, team, groups=3)
+    assert len(set(independent.tolist())) == 1
+    assert believer.tolist() == ref.mixed_team_decide(b0[0], team.tolist(), ["greedy"] * 3, moves, like)
+
+
+def test_greedy_checks_its_inputs():
+    m = PoissonHits(1.0, 2.0, grid_size=7)
+    with pytest.raises(StateError, match="Greedy.decide: no plume"):
+        Greedy().decide(np.ones((1, 7, 7)) / 49, [[3, 3]])
+    with pytest.raises(ValidationError, match="Greedy.team_rule"):
+        Greedy(team_rule="swarm")
+    with pytest.raises(ValidationError, match="Greedy.plume"):
+        Greedy(plume="poisson")
+    with pytest.raises(ValidationError, match="Greedy.decide: positions outside"):
+        Greedy(plume=m).decide(np.ones((1, 7, 7)) / 49, [[7, 0]])
+    with pytest.raises(ValidationError, match="Greedy.decide: beliefs must be finite"):
+        Greedy(plume=m).decide(np.full((1, 7, 7), np.nan), [[0, 0]])

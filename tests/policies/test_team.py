@@ -1,0 +1,181 @@
+"""policies.Team: mixed teams on one shared belief against the NumPy reference, and a Team in
+every front-end (Simulator, evaluate, parallel_env, multi_agent_vector_env).
+
+The engine runs the Poisson search combination of tests/models/plumes/test_poisson_hits_engine.py
+(PoissonHits + Cardinal + Hits + Belief, several agents): grid sizes are numbers, not compiled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import policies_reference as ref
+from plume_multi import Simulator, StateError, ValidationError, evaluate
+from plume_multi.models.plumes.poisson_hits import PoissonHits
+from plume_multi.policies import GradientClimber, Greedy, Infotaxis, Team
+from plume_multi.policies import team_kernels as tk
+from plume_multi.policies.team import decide_kinds
+from plume_multi.presets import poisson_search
+
+KINDS = {"infotaxis": tk.KIND_INFOTAXIS, "space_aware": tk.KIND_SPACE_AWARE, "greedy": tk.KIND_GREEDY,
+         "given": tk.KIND_GIVEN}
+POLICIES = {"infotaxis": Infotaxis, "space_aware": lambda: Infotaxis(space_aware=True), "greedy": Greedy}
+
+
+def _like(m):
+    return ref.nv.Likelihood(m.shape, m.lambda_over_dx, m.R_dt, m.dims, m.n_hits, m.norm)
+
+
+def _moves(m):
+    return [tuple(int(v) for v in row) for row in m.moves]
+
+
+def _random_belief(rng, shape):
+    p = rng.random(shape) ** 4
+    p[rng.random(shape) < 0.2] = 0.0
+    return p / p.sum()
+
+
+@pytest.mark.parametrize("rule", ["believer", "independent"])
+def test_mixed_teams_match_the_sequential_reference(rule):
+    """Each agent in turn decides with its own policy on the belief updated with the earlier
+    agents' moves and most likely hits (believer), or on the shared belief alone."""
+    m = PoissonHits(1.0, 2.0, grid_size=11)
+    like, moves = _like(m), _moves(m)
+    rng = np.random.default_rng(7)
+    x0, y0 = m.start
+    teams = [  # (belief, positions, kinds)
+        (m.initial_belief(1), [(x0, y0)] * 4, ["greedy", "infotaxis", "space_aware", "greedy"]),
+        (_random_belief(rng, m.shape), [(2, 3), (2, 3), (9, 10), (0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
+        (_random_belief(rng, m.shape), [(5, 5), (4, 5), (10, 0), (5, 6)], ["space_aware", "greedy", "given", "infotaxis"]),
+    ]
+    given = np.array([0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0])  # LEFT from (2, 3); DOWN off the grid at (10, 0)
+    beliefs = np.stack([t[0] for t in teams])
+    positions = np.array([p for t in teams for p in t[1]])
+    kinds = np.array([KINDS[k] for t in teams for k in t[2]])
+    got, scores = decide_kinds("test", m, beliefs, positions, kinds, rule, groups=4, given=given)
+    want = []
+    for g, (belief, pos, kind) in enumerate(teams):
+        want += ref.mixed_team_decide(belief, pos, kind, moves, like, given=given[4 * g:4 * g + 4], rule=rule)
+    assert got.tolist() == want
+    assert np.isnan(scores[kinds == tk.KIND_GIVEN]).all() and np.isfinite(scores[kinds == tk.KIND_GREEDY]).any()
+    if rule == "believer":  # four agents at one cell spread out
+        assert len(set(got[:4].tolist())) > 1
+
+
+@pytest.fixture(scope="module")
+def poisson_sim():
+    """Two worlds of the Poisson search with a team of three on one belief (11 x 11 domain)."""
+    return Simulator(poisson_search(1.0, 2.0, n_agents=3, team=True, max_steps=60, grid_size=11), num_worlds=2,
+                     autoreset="disabled")
+
+
+def test_a_team_on_a_simulator_decides_as_the_reference_and_one_kind_as_that_policy(poisson_sim):
+    sim = poisson_sim
+    sim.reset(seed=3)
+    m = sim.scenario.plume
+    like, moves = _like(m), _moves(m)
+    names = ["greedy", "infotaxis", "space_aware"]
+    team = Team([POLICIES[n]() for n in names])
+    compared = 0
+    for _ in range(6):
+        if not sim.active.any():
+            break
+        beliefs = sim.state.models["sensor1.belief"]
+        actions = team.act(sim)
+        for b in range(2):
+            if sim.active[3 * b:3 * b + 3].any():
+                want = ref.mixed_team_decide(beliefs[b], sim.positions[3 * b:3 * b + 3].tolist(), names, moves, like)
+                assert actions[3 * b:3 * b + 3].tolist() == want
+                compared += 1
+        np.testing.assert_array_equal(Team([Infotaxis()] * 3).act(sim), Infotaxis().act(sim))
+        np.testing.assert_array_equal(Team({0: Greedy(), 1: Greedy(), 2: Greedy()}).act(sim), Greedy().act(sim))
+        sim.step(actions)
+    assert compared >= 4
+
+
+def test_evaluate_takes_one_policy_per_agent(poisson_sim):
+    sc = poisson_sim.scenario
+    mixed = [Infotaxis(), Greedy(), Infotaxis(space_aware=True)]
+    a = evaluate(mixed, sc, episodes=12, seed=5, num_worlds=12, progress=False)
+    b = evaluate({0: Infotaxis(), 1: Greedy(), 2: Infotaxis(space_aware=True)}, sc, episodes=12, seed=5,
+                 num_worlds=5, progress=False)
+    c = evaluate(Team(mixed), sc, episodes=12, seed=5, num_worlds=12, progress=False)
+    np.testing.assert_array_equal(a.arrival_time, b.arrival_time)
+    np.testing.assert_array_equal(a.arrival_time, c.arrival_time)
+    assert a.success_rate > 0.5
+    uniform = evaluate([Infotaxis()] * 3, sc, episodes=12, seed=5, progress=False)
+    alone = evaluate(Infotaxis(), sc, episodes=12, seed=5, progress=False)
+    np.testing.assert_array_equal(uniform.arrival_time, alone.arrival_time)
+    with pytest.raises(ValidationError, match="got 2 policies .* for worlds of 3 agents"):
+        evaluate([Infotaxis(), Greedy()], sc, episodes=2, progress=False)
+
+
+def test_front_ends_take_a_team_through_their_simulator(poisson_sim):
+    from plume_multi import multi_agent_vector_env, parallel_env
+
+    sc = poisson_sim.scenario
+    fields = dict(plume=sc.plume, sensors=sc.sensors, start_positions=sc.start_positions, team=True)
+    team = Team([Infotaxis(), Greedy(), Infotaxis(space_aware=True)])
+    env = parallel_env(n_agents=3, max_cycles=60, **fields)
+    env.reset(seed=4)
+    sim = Simulator(sc, num_worlds=1, autoreset="disabled")
+    sim.reset(seed=4)
+    steps = 0
+    while env.agents:
+        actions = team.act(env)
+        assert isinstance(actions, dict) and list(actions) == env.agents
+        want = team.act(sim)
+        assert [int(a) for a in actions.values()] == want.tolist()
+        env.step(actions)
+        sim.step(want)
+        np.testing.assert_array_equal(env.simulator.positions, sim.positions)
+        steps += 1
+    assert 0 < steps < 60
+    envs = multi_agent_vector_env(num_worlds=2, n_agents=3, max_steps=60, **fields)
+    envs.reset(seed=4)
+    actions = team.act(envs)
+    assert actions.shape == (6,) and actions.tolist() == team.act(envs.simulator).tolist()
+    envs.step(actions)
+
+
+def test_members_that_read_observations_get_their_rows():
+    class Constant:
+        def __init__(self, action):
+            self.action, self.seen = action, []
+
+        def __call__(self, obs):
+            self.seen.append(obs[:, 0].tolist())
+            return np.full(len(obs), self.action)
+
+    up, right = Constant(0), Constant(1)
+    team = Team([up, right, up])
+    obs = np.arange(12, dtype=np.float32).reshape(6, 2)  # two worlds of three agents
+    assert team(obs).tolist() == [0, 1, 0, 0, 1, 0]
+    assert up.seen == [[0.0, 4.0, 6.0, 10.0]] and right.seen == [[2.0, 8.0]]  # one call each, rows in order
+    climbers = Team([GradientClimber(seed=0), GradientClimber(seed=1)])
+    assert climbers(np.zeros((4, 3), np.float32)).shape == (4,)
+    climbers.reset(np.array([True, False, False, True]))
+
+
+def test_team_checks_its_members_and_its_use(poisson_sim):
+    with pytest.raises(ValidationError, match="Team.members: got no policy"):
+        Team([])
+    with pytest.raises(ValidationError, match="every agent index 0..1 once"):
+        Team({0: Greedy(), 2: Greedy()})
+    with pytest.raises(ValidationError, match=r"Team.members\[1\]: got 3"):
+        Team([Greedy(), 3])
+    with pytest.raises(ValidationError, match="Team.members: got 'greedy'"):
+        Team("greedy")
+    with pytest.raises(ValidationError, match="Team.team_rule"):
+        Team([Greedy()], team_rule="swarm")
+    with pytest.raises(StateError, match="need the simulator"):
+        Team([Greedy(), Infotaxis()])(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValidationError, match="the team has 2 policies for worlds of 3 agents"):
+        Team([Greedy(), Infotaxis()]).act(poisson_sim)
+    with pytest.raises(ValidationError, match="expected a plume_multi Simulator"):
+        Team([Greedy()] * 3).act("sim")
+    poisson_sim.reset(seed=0)
+    with pytest.raises(ValidationError, match="gave actions in 7..7"):
+        Team([Greedy(), lambda obs: np.full(len(obs), 7), Greedy()]).act(poisson_sim)
