@@ -18,7 +18,10 @@ The policy protocol (also ``plume-multi eval --policy``):
   stateful policy starts every chunk from the same state;
 * or a factory: a class, or a function with a ``scenario`` and/or ``simulator`` parameter. It is
   called once per chunk (one simulator each) with those of ``scenario=``, ``simulator=``,
-  ``n_actions=``, ``seed=`` (the chunk's seed) that it accepts, and returns the callable policy.
+  ``n_actions=``, ``seed=`` (the chunk's seed) that it accepts, and returns the callable policy;
+* or one policy per agent of a world (a mixed team): a list of ``N`` policies, a mapping
+  ``{agent index: policy}`` or a ``policies.Team``, each member any of the above (factories are
+  made per chunk, the others copied per chunk).
 
 A chunk depends only on its first episode and its size, so the result for a seed is the same
 whatever the executor and the number of Ray tasks, bit for bit. It does not depend on
@@ -42,6 +45,7 @@ import math
 import numbers
 import sys
 import types
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +55,7 @@ from .errors import PlumeError, RenderingError, ValidationError
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
 
-__all__ = ["evaluate", "sweep", "EvaluationResult", "SweepResult", "EXECUTORS", "UNTIL"]
+__all__ = ["evaluate", "sweep", "plot_results", "EvaluationResult", "SweepResult", "EXECUTORS", "UNTIL"]
 
 EXECUTORS = ("local", "ray")
 UNTIL = ("first", "all")  # search time: until the first agent arrives, or until all have
@@ -96,8 +100,23 @@ class EvaluationResult:
     @property
     def success(self) -> np.ndarray:
         """``(E,)`` bool: the first agent (``until="first"``) or every agent (``"all"``) arrived."""
-        arrived = self.arrival_time >= 0
-        return arrived.any(axis=1) if self.until == "first" else arrived.all(axis=1)
+        return self.success_first if self.until == "first" else self.success_all
+
+    @property
+    def success_first(self) -> np.ndarray:
+        """``(E,)`` bool: an agent (the first to arrive) reached the source."""
+        return (self.arrival_time >= 0).any(axis=1)
+
+    @property
+    def success_all(self) -> np.ndarray:
+        """``(E,)`` bool: every searcher reached the source (in team mode: the team's first arrival
+        ended every searcher's search)."""
+        return (self.arrival_time >= 0).all(axis=1)
+
+    @property
+    def arrival_rate(self) -> float:
+        """Share of all searchers (E x N) that reached the source."""
+        return float((self.arrival_time >= 0).mean())
 
     @property
     def search_time(self) -> np.ndarray:
@@ -153,6 +172,8 @@ class EvaluationResult:
         mlo, mhi = self.mean_interval()
         out = {"episodes": self.episodes, "seed": self.seed, "until": self.until, "n_agents": self.scenario.n_agents,
                "success_rate": self.success_rate, "success_rate_ci95_low": lo, "success_rate_ci95_high": hi,
+               "success_rate_first": float(self.success_first.mean()),
+               "success_rate_all": float(self.success_all.mean()), "searchers_arrived": self.arrival_rate,
                "mean_search_time": self.mean, "mean_search_time_ci95_low": mlo, "mean_search_time_ci95_high": mhi,
                "mean_episode_length": float(self.episode_length.mean())}
         out.update({f"p{k}_search_time": v for k, v in self.percentiles().items()})
@@ -190,35 +211,104 @@ class EvaluationResult:
         path.write_text(json.dumps(doc, indent=1))
         return path
 
-    def plot(self, path, title: str | None = None) -> Path:
-        """PNG: histogram of the search times of successful episodes, and the arrival-time CDF."""
-        plt = _pyplot()
-        path = _out_path(path, ".png")
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-        t = self.search_time[self.success]
-        if t.size:
-            ax1.hist(t, bins=min(50, max(5, int(np.sqrt(t.size)))), color="tab:blue")
-            ax1.axvline(self.mean, color="k", ls="--", label=f"mean {self.mean:.1f}")
-            ax1.legend()
-        ax1.set_xlabel(f"steps until {'the first' if self.until == 'first' else 'every'} arrival")
-        ax1.set_ylabel("episodes")
-        steps, frac = self.cdf()
-        ax2.step(steps, frac, where="post", color="tab:blue")
-        ax2.set_ylim(0, 1.02)
-        ax2.set_xlabel("steps")
-        ax2.set_ylabel("share of episodes found")
-        ax2.set_title(f"success {self.success_rate:.1%} of {self.episodes}")
-        fig.suptitle(title or _describe(self.scenario))
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        return path
+    def plot(self, path, title: str | None = None, *, others=(), labels=None) -> Path:
+        """PNG of the search times: their histogram (several results: each mean with its 95 %
+        interval) and the arrival-time CDF over the steps the data span; ``others``: more
+        results drawn beside this one (``plot_results([self, *others], path, labels, title)``)."""
+        return plot_results([self, *others], path, labels=labels, title=title)
+
+
+def _label_of(result: EvaluationResult) -> str:
+    sc = result.scenario
+    return f"{sc.n_agents} agent{'s' if sc.n_agents != 1 else ''}{', team' if sc.team else ''}"
+
+
+def plot_results(results, path, labels=None, title: str | None = None) -> Path:
+    """One PNG comparing ``EvaluationResult``s (policies, team sizes, scenarios).
+
+    Left: the histogram of the search times of one result, or, for several, each mean with its
+    95 % interval. Right: the arrival-time CDFs, over the steps the data span (to the last
+    arrival, not ``max_steps``). What success means is written on the figure: the search time
+    is each result's ``until`` ("first arrival": the first agent's; "every searcher": the last
+    one's), and with several searchers the other kind is drawn dashed; the legend gives both
+    success rates.
+
+    Args:
+        results: ``EvaluationResult``s (one at least).
+        path: the ``.png`` file to write.
+        labels: one per result (default: the number of agents and the team mode).
+        title: the figure's title (default: the first result's scenario).
+    """
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    if not results or not all(isinstance(r, EvaluationResult) for r in results):
+        raise ValidationError(f"results: got {results!r}; expected one or more EvaluationResult")
+    if labels is None:
+        labels = [_label_of(r) for r in results]
+    labels = [str(label) for label in labels]
+    if len(labels) != len(results):
+        raise ValidationError(f"labels: got {len(labels)} for {len(results)} results; expected one per result")
+    plt = _pyplot()
+    path = _out_path(path, ".png")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    span = 1
+    for k, (r, label) in enumerate(zip(results, labels)):
+        colour = colours[k % len(colours)]
+        t = r.search_time[r.success]
+        arrived = r.arrival_time[r.arrival_time >= 0]
+        span = max(span, int(arrived.max()) if arrived.size else 1)
+        if len(results) == 1:
+            if t.size:
+                ax1.hist(t, bins=min(50, max(5, int(np.sqrt(t.size)))), color=colour)
+                ax1.axvline(r.mean, color="k", ls="--", label=f"mean {r.mean:.1f}")
+                ax1.legend()
+            ax1.set_xlabel(f"steps until {_UNTIL_WORDS[r.until]}")
+            ax1.set_ylabel("episodes")
+        elif t.size:
+            lo, hi = r.mean_interval()
+            ax1.errorbar([k], [r.mean], yerr=[[r.mean - lo], [hi - r.mean]] if t.size > 1 else None, fmt="o",
+                         color=colour, capsize=4)
+        both = f"{r.episodes} episodes, first arrival {r.success_first.mean():.1%}"
+        if r.scenario.n_agents > 1:
+            both += f", every searcher {r.success_all.mean():.1%}"
+        for until, style in (("first", "-"), ("all", "--")):
+            if until != r.until and r.scenario.n_agents == 1:
+                continue
+            other = r if until == r.until else dataclasses.replace(r, until=until)
+            steps, frac = other.cdf()
+            ax2.step(steps, frac, where="post", color=colour, ls=style if until != r.until else "-",
+                     label=f"{label}: {both}" if until == r.until else None)
+    if len(results) > 1:
+        ax1.set_xticks(range(len(results)), labels, rotation=20, ha="right")
+        ax1.set_ylabel("mean search time, steps (95 % interval)")
+    ax2.set_xlim(0, span * 1.05 + 1)
+    ax2.set_ylim(0, 1.02)
+    ax2.set_xlabel("steps")
+    ax2.set_ylabel("share of episodes")
+    words = " / ".join(sorted({_UNTIL_WORDS[r.until] for r in results}))
+    others = " / ".join(sorted({_UNTIL_WORDS["all" if r.until == "first" else "first"] for r in results
+                                if r.scenario.n_agents > 1}))
+    ax2.set_title(f"solid: success = {words}" + (f"; dashed: {others}" if others else ""), fontsize="medium")
+    ax2.legend(fontsize="small", loc="lower right")
+    fig.suptitle(title or _describe(results[0].scenario))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+_UNTIL_WORDS = {"first": "the first arrival", "all": "every searcher's arrival"}
 
 
 def _describe(scenario: Scenario) -> str:
     w, h = scenario.grid_size
-    return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {w}x{h} grid, sigma {scenario.sigma:g}, "
-            f"{scenario.max_steps} steps{', team' if scenario.team else ''}")
+    plume = scenario.plume
+    if scenario.sigma is not None:
+        what = f"{plume.name} (sigma {scenario.sigma:g})"
+    else:
+        what = plume.name
+    return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {w}x{h} grid, {what}, "
+            f"{scenario.action_model.name}, {scenario.max_steps} steps{', team' if scenario.team else ''}")
 
 
 def _jsonable(value):
@@ -262,10 +352,10 @@ def _is_factory(obj) -> bool:
     return "scenario" in params or "simulator" in params
 
 
-def _make_policy(policy, scenario: Scenario, simulator: Simulator, seed: int):
-    """The callable policy for one chunk: the factory's product, or a deep copy of ``policy``."""
+def _made(policy, scenario: Scenario, simulator: Simulator, seed: int):
+    """The policy object of one chunk: the factory's product, or a deep copy of ``policy``."""
     if not _is_factory(policy):
-        return _as_callable(copy.deepcopy(policy), simulator, policy)
+        return copy.deepcopy(policy)
     offered = {"scenario": scenario, "simulator": simulator,
                "n_actions": None if scenario.continuous else scenario.n_actions, "seed": seed}
     try:
@@ -273,10 +363,37 @@ def _make_policy(policy, scenario: Scenario, simulator: Simulator, seed: int):
     except (TypeError, ValueError):
         params = {}
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        made = policy(**offered)
-    else:
-        made = policy(**{k: v for k, v in offered.items() if k in params})
-    return _as_callable(made, simulator, policy)
+        return policy(**offered)
+    return policy(**{k: v for k, v in offered.items() if k in params})
+
+
+def _wants_simulator(policy) -> bool:
+    """True when making ``policy`` needs the chunk's simulator (a factory with that parameter)."""
+    from .policies.team import Team
+
+    if isinstance(policy, Team):
+        return any(_wants_simulator(member) for member in policy.members)
+    if not _is_factory(policy):
+        return False
+    try:
+        params = inspect.signature(policy).parameters
+    except (TypeError, ValueError):
+        return False
+    return "simulator" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _make_policy(policy, scenario: Scenario, simulator: Simulator | None, seed: int):
+    """The policy object of one chunk (a team's members made one by one: a member serving several
+    agents is made once)."""
+    from .policies.team import Team
+
+    if isinstance(policy, Team):
+        made = {}
+        for member in policy.members:
+            if id(member) not in made:
+                made[id(member)] = _made(member, scenario, simulator, seed)
+        return Team([made[id(member)] for member in policy.members], team_rule=policy.team_rule)
+    return _made(policy, scenario, simulator, seed)
 
 
 def _as_callable(made, simulator: Simulator, given):
@@ -297,9 +414,11 @@ def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on
     ``on_done(k)`` is told each time ``k`` more episodes have ended.
     Returns ``(arrival_time (count, N) int32, episode_length (count,) int32)``.
     """
-    sim = Simulator(scenario, count, autoreset="disabled")
     chunk_seed = seed + first
-    act = _make_policy(policy, scenario, sim, chunk_seed)
+    # a policy that refuses the scenario does so before the simulator compiles anything
+    made = None if _wants_simulator(policy) else _make_policy(policy, scenario, None, chunk_seed)
+    sim = Simulator(scenario, count, autoreset="disabled")
+    act = _as_callable(_make_policy(policy, scenario, sim, chunk_seed) if made is None else made, sim, policy)
     obs = sim.reset(seed=chunk_seed)
     n = scenario.n_agents
     arrival = np.full(count * n, -1, dtype=np.int32)
@@ -371,9 +490,10 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     """Run ``episodes`` seeded episodes of ``scenario`` under ``policy``; return their outcomes.
 
     Args:
-        policy: a callable ``obs (B*N, D) float32 -> actions (B*N,) int``, or a factory of one
-            (a class, or a function with a ``scenario`` and/or ``simulator`` parameter); see the
-            module docstring.
+        policy: a callable ``obs (B*N, D) float32 -> actions (B*N,) int``, an object with
+            ``act(simulator)``, or a factory of one (a class, or a function with a ``scenario``
+            and/or ``simulator`` parameter); or one policy per agent of a world (a list, a mapping
+            ``{agent index: policy}`` or a ``policies.Team``); see the module docstring.
         scenario: a ``Scenario`` (or a dict of its fields).
         episodes: E >= 1 episodes; episode ``e`` starts as ``Simulator.reset(seed=seed + e)``
             starts world 0 (so as ``PlumeSearchEnv().reset(seed=seed + e)`` for one agent).
@@ -408,6 +528,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         raise ValidationError(f"until: got {until!r}; expected one of {list(UNTIL)}")
     if tasks is not None:
         tasks = _check_int("tasks", tasks, 1)
+    policy = _team_of(policy, scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
@@ -417,6 +538,18 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         else:
             arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
     return EvaluationResult(scenario, seed, until, arrival, length)
+
+
+def _team_of(policy, scenario: Scenario):
+    """A list or mapping of policies as a ``policies.Team``, checked against the scenario's agents."""
+    from .policies.team import Team
+
+    if isinstance(policy, (list, tuple, Mapping)):
+        policy = Team(policy)
+    if isinstance(policy, Team) and policy.n_agents != scenario.n_agents:
+        raise ValidationError(f"policy: got {policy.n_agents} policies (one per agent) for worlds of "
+                              f"{scenario.n_agents} agents; expected {scenario.n_agents}")
+    return policy
 
 
 def _run_ray(policy, scenario, seed, chunks, tasks, bar):
@@ -586,3 +719,4 @@ evaluate.sweep = sweep
 evaluate.evaluate = evaluate
 evaluate.EvaluationResult = EvaluationResult
 evaluate.SweepResult = SweepResult
+evaluate.plot_results = plot_results

@@ -282,3 +282,95 @@ def test_a_policy_that_reads_the_simulator_runs_by_its_act_method():
     b = plume_multi.evaluate(Infotaxis(), sc, episodes=24, seed=3, num_worlds=7, progress=False)
     np.testing.assert_array_equal(a.episode_length, b.episode_length)
     assert a.success_rate == 1.0 and 3 < a.mean < 40
+
+
+# ----------------------------------------------------------------------------------------- plots, teams, refusals
+def _figures(monkeypatch):
+    """What each saved figure shows: its title, the CDF panel's x range, title and legend."""
+    import matplotlib.figure
+
+    seen = []
+    save = matplotlib.figure.Figure.savefig
+
+    def record(fig, *args, **kwargs):
+        cdf = fig.axes[1]
+        seen.append({"suptitle": fig._suptitle.get_text(), "xlim": cdf.get_xlim(), "title": cdf.get_title(),
+                     "legend": [t.get_text() for t in cdf.get_legend().get_texts()],
+                     "dashed": sum(line.get_linestyle() == "--" for line in cdf.get_lines())})
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", record)
+    return seen
+
+
+def test_plots_of_every_plume_span_the_data_and_say_what_success_means(tmp_path, monkeypatch):
+    from plume_multi.evaluation import plot_results
+    from plume_multi.presets import poisson_search
+
+    seen = _figures(monkeypatch)
+    poisson = poisson_search(1.0, 2.0, n_agents=2, team=False, max_steps=1000)  # sigma is None
+    arrivals = np.array([[3, 12], [7, -1], [-1, -1], [4, 5]], dtype=np.int32)
+    lengths = np.array([12, 1000, 1000, 5], dtype=np.int32)
+    r = EvaluationResult(poisson, 0, "first", arrivals, lengths)
+    assert r.success_first.tolist() == [True, True, False, True] and r.success_all.tolist() == [True, False, False, True]
+    assert r.arrival_rate == 5 / 8
+    summary = r.summary()
+    assert (summary["success_rate_first"], summary["success_rate_all"], summary["searchers_arrived"]) == (0.75, 0.5, 0.625)
+    r.plot(tmp_path / "p.png")
+    fig = seen[-1]
+    assert "PoissonHits" in fig["suptitle"] and fig["xlim"][1] < 20  # the last arrival (12), not max_steps
+    assert fig["title"] == "solid: success = the first arrival; dashed: every searcher's arrival" and fig["dashed"] == 1
+    assert "first arrival 75.0%, every searcher 50.0%" in fig["legend"][0]
+    gaussian = _result([[3, -1], [9, 9]], max_steps=500)
+    plot_results([r, gaussian], tmp_path / "two.png", labels=["poisson", "gaussian"], title="two")
+    fig = seen[-1]
+    assert fig["suptitle"] == "two" and [t.split(":")[0] for t in fig["legend"]] == ["poisson", "gaussian"]
+    assert 12 < fig["xlim"][1] < 20
+    r.plot(tmp_path / "again.png", others=[gaussian], labels=["a", "b"])
+    assert [t.split(":")[0] for t in seen[-1]["legend"]] == ["a", "b"]
+    with pytest.raises(ValidationError, match="labels: got 1 for 2 results"):
+        plot_results([r, gaussian], tmp_path / "x.png", labels=["one"])
+
+
+def test_a_grid_policy_refuses_a_continuous_body_before_anything_compiles():
+    from plume_multi import bodies
+
+    continuous = Scenario(action_model=bodies.Continuous(), n_agents=2)
+    with pytest.raises(ValidationError, match="GradientClimber: the scenario's body Continuous takes continuous"):
+        evaluate(GradientClimber, continuous, 4, progress=False)
+    with pytest.raises(ValidationError, match="GradientClimber.n_actions: got None"):
+        GradientClimber(None)
+
+
+def test_cli_eval_takes_the_models_flags_and_named_scenarios_and_policies(tmp_path, capsys):
+    """eval accepts what its help lists: --plume/--body/--sensors/--reward give the same run as the
+    default scenario they spell out; a named Poisson search runs a mixed team by names."""
+    code = cli_main(["eval", "--policy", "tests.test_evaluation:RowClimber", "--episodes", "24", "--worlds", "5",
+                     "--plume", "gaussian:sigma=5", "--grid", "24", "17", "--body", "cardinal", "--sensors",
+                     "concentration", "position", "--reward", "sparse_goal", "--steps", "80", "--agents", "3",
+                     "--seed", "11", "--out", str(tmp_path / "models"), "--quiet", "--no-plot"])
+    assert code == 0, capsys.readouterr().err
+    expected = evaluate(RowClimber, SCENARIO, 24, seed=11, progress=False)
+    doc = json.loads((tmp_path / "models.json").read_text())
+    assert doc["episodes"]["arrival_time"] == expected.arrival_time.tolist()
+    capsys.readouterr()
+    code = cli_main(["eval", "--scenario", "poisson_search:grid_size=11", "--agents", "3", "--steps", "60",
+                     "--policy", "infotaxis,greedy,space-aware-infotaxis", "--episodes", "12", "--seed", "5",
+                     "--out", str(tmp_path / "team"), "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    from plume_multi.policies import Greedy, Infotaxis
+    from plume_multi.presets import poisson_search
+
+    sc = poisson_search(1.0, 2.0, n_agents=3, max_steps=60, grid_size=11)
+    mixed = evaluate([Infotaxis(), Greedy(), Infotaxis(space_aware=True)], sc, 12, seed=5, progress=False)
+    assert json.loads((tmp_path / "team.json").read_text())["episodes"]["arrival_time"] == mixed.arrival_time.tolist()
+    assert "PoissonHits, Cardinal, team" in out and "success = the first agent's arrival" in out
+    assert "every searcher in" in out and (tmp_path / "team.png").exists()
+    for argv, message in ((["--policy", "infotaxis"], "--policy: infotaxis, space-aware-infotaxis and greedy decide"),
+                          (["--policy", "greedy,clever"], "--policy: got 'clever' in the team"),
+                          (["--scenario", "poisson_search:colour=1"], "--scenario: poisson_search has no parameter"),
+                          (["--scenario", "nowhere"], "--scenario: got 'nowhere'; expected a JSON file or a named"),
+                          (["--scenario", "poisson_search", "--grid", "9", "9"], "--grid: got it with --scenario")):
+        assert cli_main(["eval", "--quiet", "--no-plot", "--episodes", "2", *argv]) == 2
+        assert message in capsys.readouterr().err
