@@ -11,18 +11,16 @@ line on stderr, ``plume-multi COMMAND: error: ...``; output paths are checked be
 Progress bars (tqdm) go to stderr, update in place on a terminal and stay quiet otherwise.
 
 This module holds ``main`` and what the commands share (``ArgumentParser``, ``UsageError``,
-``check_writable``, ``progress_bar``, ``load_policy``, ``parse_model``); each command is a module
-of this package: ``demo``, ``bench`` (each with its own ``main(argv)``), ``render`` and
-``evaluate`` (``plume-multi eval``; each with ``add_parser(sub)`` and ``run(args)``).
+``check_writable``, ``progress_bar``, ``parse_model``; ``load_policy`` from ``policies``, the scenario
+flags in ``scenario_flags``); each command is a module of this package: ``demo``, ``bench`` (each
+with its own ``main(argv)``), ``render`` and ``evaluate`` (``plume-multi eval``; each with
+``add_parser(sub)`` and ``run(args)``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
-import inspect
-import os
 import sys
 from pathlib import Path
 
@@ -39,7 +37,6 @@ DELEGATES = {
     "demo": ("plume_multi.cli.demo", "the README's demo: a multi-agent search, a results table and a picture"),
     "bench": ("plume_multi.cli.bench", "the engine benchmark table (agent-steps per second)"),
 }
-BUILTIN_POLICIES = ("random", "gradient")
 # Scenario fields and the flags that set them, so a Scenario error names the flag.
 _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
                    "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
@@ -48,33 +45,44 @@ _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma"
                    "Neighbours.k": "--sensors"}
 
 POLICY_HELP = """\
-POLICY is `random`, `gradient` (run-and-tumble on the sensed concentration) or MODULE:NAME, where
-MODULE is a module importable from the current folder or the installed packages (or a path to a
-.py file) and NAME an attribute of it. What NAME is decides how it is used:
+POLICY is a built-in name, a comma-separated list of them, or MODULE:NAME. Built-ins:
+  random                 uniform actions (in a continuous body's box); every body
+  gradient               run-and-tumble on the sensed concentration; cardinal or moore bodies
+  surge-cast             surge upwind on a whiff, cast crosswind without one (policies.SurgeCast):
+                         an odour sensor and a wind sensor; continuous, oriented, cardinal, moore
+  infotaxis              infotaxis on the Poisson-hit belief (policies.Infotaxis)
+  space-aware-infotaxis  space-aware infotaxis (Loisy & Eloy 2022)
+  greedy                 move toward the most likely source (policies.Greedy)
+The last three need a PoissonHits plume and a Belief sensor: --scenario poisson_search:...
+A list such as infotaxis,greedy is a mixed team (policies.Team): agent n of each world runs the
+(n mod k)-th of the k names; with --team (or poisson_search's default) they share one belief.
+MODULE:NAME: MODULE is a module importable from the current folder or the installed packages (or
+a path to a .py file) and NAME an attribute of it. What NAME is decides how it is used:
   * a factory: a class, or a function with a parameter named `scenario`. It is called once with
     those of the keywords scenario=<Scenario>, n_actions=<int>, seed=<int> that it accepts, and
     what it returns is the policy;
-  * anything else callable is the policy itself.
-A policy is called every step with obs, an (N, D) float32 array (one row per agent:
-[concentration, x/(w-1), y/(h-1), then 2 numbers per sensed neighbour]), and returns N integer
-actions (0 UP, 1 RIGHT, 2 DOWN, 3 LEFT for the cardinal action model).
+  * anything else callable is the policy itself (an object with act(simulator) is called so).
+A policy is called every step with obs, an (N, D) float32 array (one row per agent, the columns
+of the sensors in order: by default [concentration, x/(w-1), y/(h-1), then 2 numbers per sensed
+neighbour]), and returns N actions (0 UP, 1 RIGHT, 2 DOWN, 3 LEFT for the cardinal body).
 Example: --policy plume_multi.policies:GradientClimber
-`random` works with every body (uniform in a continuous body's box); `gradient` needs a
-cardinal or moore body.
 
 MODELS: --plume, --body, --sensors and --reward take NAME or NAME:KEY=VALUE,KEY=VALUE, NAME a
-model of plume_multi.models (plume: gaussian, movie; body: cardinal, moore, oriented, run_tumble,
-continuous; sensors: concentration, position, heading, binary, antennae, wind, neighbours;
-reward: sparse_goal, step_penalty) and each VALUE a Python literal (a bare word is a string; a
-comma-separated tail continues the value: source=10,20 is (10, 20)). Movie's `path` is its
-`frames`. Examples:
+model of plume_multi.models (plume: gaussian, movie, puffs, poisson_hits; body: cardinal, moore,
+oriented, run_tumble, continuous; sensors: concentration, position, heading, binary, antennae,
+wind, neighbours, history, hits, belief; reward: sparse_goal, step_penalty) and each VALUE a
+Python literal (a bare word is a string; a comma-separated tail continues the value:
+source=10,20 is (10, 20)). Movie's `path` is its `frames`. Examples:
   --plume gaussian:sigma=8,source=random   --plume movie:path=frames.npy,source=10,20
+  --plume puffs:source=10,50,spin_up_steps=500 --grid 200 100 --body continuous:max_speed=0.2
   --body oriented:turn_degrees=45   --sensors concentration antennae:distance=2 wind heading
   --reward step_penalty:step_penalty=0.01
---scenario FILE.json instead gives the whole scenario as Scenario.metadata() writes it, e.g.
+--scenario gives the whole scenario instead: a named one, poisson_search[:KEY=VALUE,...] (the
+infotaxis POMDP of plume_multi.presets.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2;
+--agents, --steps and --team are passed to it), or FILE.json as Scenario.metadata() writes it, e.g.
   {"plume": {"model": "Gaussian", "sigma": 8}, "action_model": {"model": "Oriented"},
    "sensors": [{"model": "Concentration"}, {"model": "Antennae"}], "n_agents": 8}
-(flags given beside it, such as --agents or --steps, override the file)."""
+(flags given beside a file, such as --agents or --steps, override it)."""
 
 
 class UsageError(Exception):
@@ -130,104 +138,6 @@ def _build_parser() -> argparse.ArgumentParser:
     render.add_parser(sub)
     evaluate.add_parser(sub)
     return parser
-
-
-# ----------------------------------------------------------------------------------------- policies
-def _import_target(module_name: str):
-    if module_name.endswith(".py"):
-        path = Path(module_name)
-        if not path.is_file():
-            raise UsageError(f"--policy: the file {module_name!r} does not exist")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
-        return module
-    # A console script does not put the current folder on sys.path; users expect it there.
-    added = os.getcwd() not in sys.path
-    if added:
-        sys.path.insert(0, os.getcwd())
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise UsageError(
-                f"--policy: cannot import module {module_name!r} ({exc}); expected a module importable "
-                "from the current folder or the installed packages, or a path to a .py file"
-            ) from exc
-        raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
-    except Exception as exc:  # the user's module itself failed to import: say so in one line
-        raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
-    finally:
-        if added:
-            sys.path.remove(os.getcwd())
-
-
-def _is_factory(obj) -> bool:
-    if inspect.isclass(obj):
-        return True
-    try:
-        return "scenario" in inspect.signature(obj).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _call_factory(factory, scenario, seed: int):
-    offered = {"scenario": scenario, "n_actions": None if scenario.continuous else scenario.n_actions, "seed": seed}
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return factory()
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return factory(**offered)
-    return factory(**{k: v for k, v in offered.items() if k in params})
-
-
-def load_policy(spec: str, scenario, seed: int = 0):
-    """The policy named by ``spec`` (``random``, ``gradient`` or ``MODULE:NAME``; see ``POLICY_HELP``).
-
-    Raises:
-        UsageError: the spec is malformed, names nothing importable, or not a callable.
-    """
-    from ..policies import GradientClimber, RandomBoxPolicy, RandomPolicy
-
-    if spec == "random":
-        if scenario.continuous:
-            body = scenario.action_model
-            return RandomBoxPolicy(body.low, body.high, seed=seed)
-        return RandomPolicy(scenario.n_actions, seed=seed)
-    if spec == "gradient":
-        from ..models.bodies import Cardinal, Moore
-
-        if not isinstance(scenario.action_model, (Cardinal, Moore)):
-            raise UsageError(f"--policy: gradient turns to a random one of the cardinal or moore moves; the body "
-                             f"{scenario.action_model.name} has other actions: use --policy random or MODULE:NAME")
-        return GradientClimber(scenario.n_actions, seed=seed)
-    module_name, sep, attr = spec.rpartition(":")
-    if not sep or not module_name or not attr:
-        raise UsageError(f"--policy: got {spec!r}; expected {', '.join(BUILTIN_POLICIES)} or MODULE:NAME")
-    module = _import_target(module_name)
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"--policy: {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise UsageError(f"--policy: {spec!r} is a {type(obj).__name__}, not a callable policy or factory")
-    if _is_factory(obj):
-        try:
-            policy = _call_factory(obj, scenario, seed)
-        except Exception as exc:
-            raise UsageError(
-                f"--policy: calling the factory {spec!r} failed: {type(exc).__name__}: {exc} (a factory is called "
-                "with those of scenario=, n_actions=, seed= it accepts; see `plume-multi render --help`)"
-            ) from exc
-        if not callable(policy):
-            raise UsageError(f"--policy: the factory {spec!r} returned a {type(policy).__name__}, not a callable policy")
-        return policy
-    return obj
 
 
 # ----------------------------------------------------------------------------------------- shared checks
@@ -361,3 +271,5 @@ def main(argv: list[str] | None = None) -> int:
     run = evaluate.run if args.command == "eval" else render.run
     return _one_line_errors(f"{PROG} {args.command}", lambda: run(args))
 
+
+from .policies import load_policy  # noqa: E402  (it imports UsageError from above)

@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import ValidationError
-from . import _SCENARIO_FLAGS, POLICY_HELP, UsageError, _check_extras, _import_target, load_policy
+from . import POLICY_HELP, UsageError, _check_extras, check_writable
+from .policies import policy_for_evaluate
+from .scenario_flags import add_scenario_arguments, scenario_from_args
+
+DEFAULT_AGENTS, DEFAULT_STEPS = 1, 1000
 
 
 def add_parser(sub) -> None:
@@ -22,7 +25,9 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     g = ev.add_argument_group("evaluation")
-    g.add_argument("--policy", default="gradient", metavar="POLICY", help="random, gradient or MODULE:NAME (default gradient)")
+    g.add_argument("--policy", default="gradient", metavar="POLICY",
+                   help="a built-in name (random, gradient, surge-cast, infotaxis, space-aware-infotaxis, greedy), "
+                        "a comma-separated team of them, or MODULE:NAME (see below; default gradient)")
     g.add_argument("--episodes", type=int, default=1000, metavar="E", help="episodes (default 1000)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="episode e is seeded S + e (default 0)")
     g.add_argument("--worlds", type=int, default=None, metavar="B", help="worlds run at once (default min(E, 1024))")
@@ -32,17 +37,7 @@ def add_parser(sub) -> None:
                    help="shard the episodes across Ray tasks; ADDRESS of a running cluster (default: "
                         "RAY_ADDRESS, else a local Ray)")
     g.add_argument("--tasks", type=int, default=None, metavar="T", help="Ray tasks (default: 2 per cluster CPU)")
-    g = ev.add_argument_group("scenario")
-    g.add_argument("--agents", type=int, default=1, metavar="N", help="searchers per world (default 1)")
-    g.add_argument("--grid", type=int, nargs=2, default=(128, 128), metavar=("WIDTH", "HEIGHT"),
-                   help="grid size in cells (default 128 128)")
-    g.add_argument("--source", type=int, nargs=2, default=None, metavar=("X", "Y"), help="source cell (default the centre)")
-    g.add_argument("--sigma", type=float, default=12.0, metavar="S", help="plume spread in cells (default 12)")
-    g.add_argument("--steps", type=int, default=1000, metavar="N", help="step limit of an episode (default 1000)")
-    g.add_argument("--goal-radius", type=float, default=None, metavar="R", help="distance that counts as found")
-    g.add_argument("--action-model", choices=("cardinal", "moore"), default="cardinal")
-    g.add_argument("--neighbours", type=int, default=0, metavar="K", help="each agent senses its K nearest agents")
-    g.add_argument("--team", action="store_true", help="the first arrival ends the search for all")
+    add_scenario_arguments(ev, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     g = ev.add_argument_group("output")
     g.add_argument("--out", default="eval_output/eval", metavar="PREFIX",
                    help="writes PREFIX.csv, PREFIX.json, PREFIX.png (default eval_output/eval)")
@@ -53,42 +48,25 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """``plume-multi eval``: ``plume_multi.evaluate`` with a progress bar, then CSV, JSON and PNG."""
     from ..evaluation import evaluate
-    from ..policies import GradientClimber, RandomPolicy
-    from ..scenario import Scenario
     from ..simulator import MAX_SEED
 
-    for name in ("episodes", "agents", "steps"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
+    if args.episodes < 1:
+        raise UsageError(f"--episodes: got {args.episodes}; expected an integer >= 1")
     for name in ("worlds", "tasks"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
     if not 0 <= args.seed <= MAX_SEED - args.episodes + 1:
         raise UsageError(f"--seed: got {args.seed}; expected an integer in 0..{MAX_SEED - args.episodes + 1}")
-    kwargs = dict(grid_size=tuple(args.grid), source_location=None if args.source is None else tuple(args.source),
-                  sigma=args.sigma, n_agents=args.agents, max_steps=args.steps, action_model=args.action_model,
-                  n_neighbours=args.neighbours, team=args.team)
-    if args.goal_radius is not None:
-        kwargs["goal_radius"] = args.goal_radius
-    try:
-        scenario = Scenario(**kwargs)
-    except ValidationError as exc:
-        field = str(exc).split(":")[0].removeprefix("Scenario.")
-        flag = _SCENARIO_FLAGS.get(field)
-        raise UsageError(f"{flag} ({exc})" if flag else str(exc)) from exc
+    scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
+    out = Path(args.out)
+    paths = [out.with_name(out.name + suffix) for suffix in (".csv", ".json", *(() if args.no_plot else (".png",)))]
+    for path in paths:
+        check_writable(path, "--out")
     if not args.no_plot:
         _check_extras(False)
-    # Built-ins as factories, so every chunk of worlds gets its own seeded policy; MODULE:NAME as
-    # given (a factory is called per chunk, a plain policy copied per chunk).
-    builtin = {"random": RandomPolicy, "gradient": GradientClimber}
-    if args.policy in builtin:
-        policy = builtin[args.policy]
-    else:
-        load_policy(args.policy, scenario, seed=args.seed)  # check it now, with the CLI's messages
-        module_name, _, attr = args.policy.rpartition(":")
-        policy = _import_target(module_name)
-        for part in attr.split("."):
-            policy = getattr(policy, part)
+    # Built-ins as factories, so every chunk of worlds gets its own seeded policy (a team: a list
+    # of them); MODULE:NAME as given (a factory is called per chunk, a plain policy copied per chunk).
+    policy = policy_for_evaluate(args.policy, scenario, seed=args.seed)
     executor = "local"
     if args.ray is not None:
         try:
@@ -98,20 +76,24 @@ def run(args) -> int:
         ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
         executor = "ray"
     w, h = scenario.grid_size
-    print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {w}x{h} grid, at most "
+    print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {w}x{h} grid "
+          f"({scenario.plume.name}, {scenario.action_model.name}{', team' if scenario.team else ''}), at most "
           f"{scenario.max_steps} steps (seeds {args.seed}..{args.seed + args.episodes - 1}, {executor})")
     result = evaluate(policy, scenario, args.episodes, args.seed, num_worlds=args.worlds, executor=executor,
                       progress=not args.quiet, until=args.until, tasks=args.tasks)
     lo, hi = result.success_interval()
-    print(f"success: {result.success_rate:.1%} (95% interval {lo:.1%}..{hi:.1%})")
+    meaning = "the first agent's arrival" if args.until == "first" else "every searcher's arrival"
+    print(f"success: {result.success_rate:.1%} (95% interval {lo:.1%}..{hi:.1%}; success = {meaning})")
+    if scenario.n_agents > 1:
+        print(f"first arrival in {result.success_first.mean():.1%} of the episodes, every searcher in "
+              f"{result.success_all.mean():.1%}; {result.arrival_rate:.1%} of the searchers arrived")
     if result.success.any():
         mlo, mhi = result.mean_interval()
         pct = ", ".join(f"p{k} {v:g}" for k, v in result.percentiles().items())
         print(f"steps until {'the first' if args.until == 'first' else 'every'} arrival: mean {result.mean:.1f} "
               f"(95% interval {mlo:.1f}..{mhi:.1f}); {pct}")
-    out = Path(args.out)
-    for path in (result.to_csv(out.with_name(out.name + ".csv")), result.to_json(out.with_name(out.name + ".json")),
-                 *(() if args.no_plot else (result.plot(out.with_name(out.name + ".png")),))):
+    for path in (result.to_csv(paths[0]), result.to_json(paths[1]),
+                 *(() if args.no_plot else (result.plot(paths[2], labels=[args.policy]),))):
         print(f"wrote {path}")
     return 0
 

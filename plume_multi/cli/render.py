@@ -9,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import PlumeError, ValidationError
-from . import (_SCENARIO_FLAGS, POLICY_HELP, UsageError, _check_extras, check_writable, load_policy, parse_model,
-               progress_bar)
+from ..errors import PlumeError
+from . import POLICY_HELP, UsageError, _check_extras, check_writable, progress_bar
+from .policies import load_policy
+from .scenario_flags import add_scenario_arguments, scenario_from_args
 
 MAX_FRAMES = 300  # movie frames when --every is not given: long runs are subsampled to this
+DEFAULT_AGENTS, DEFAULT_STEPS = 16, 500
 
 
 def add_parser(sub) -> None:
@@ -28,31 +30,10 @@ def add_parser(sub) -> None:
     )
     g = render.add_argument_group("policy")
     g.add_argument("--policy", default="gradient", metavar="POLICY",
-                   help="random, gradient or MODULE:NAME (see below; default gradient)")
+                   help="a built-in name (random, gradient, surge-cast, infotaxis, space-aware-infotaxis, greedy), "
+                        "a comma-separated team of them, or MODULE:NAME (see below; default gradient)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="seeds the start positions and the policy (default 0)")
-    g = render.add_argument_group("scenario")
-    g.add_argument("--scenario", default=None, metavar="FILE.json",
-                   help="the whole scenario from a JSON file (Scenario.metadata()'s shape; see below)")
-    g.add_argument("--agents", type=int, default=None, metavar="N", help="searchers in the world (default 16)")
-    g.add_argument("--grid", type=int, nargs=2, default=None, metavar=("WIDTH", "HEIGHT"),
-                   help="grid size in cells (default 128 128, or a movie's own size)")
-    g.add_argument("--source", type=int, nargs=2, default=None, metavar=("X", "Y"),
-                   help="source cell of the default plume (default the centre)")
-    g.add_argument("--sigma", type=float, default=None, metavar="S",
-                   help="spread of the default plume in cells (default 12)")
-    g.add_argument("--steps", type=int, default=None, metavar="N", help="step limit of the episode (default 500)")
-    g.add_argument("--goal-radius", type=float, default=None, metavar="R",
-                   help="distance to the source that counts as found (default: the source cell only)")
-    g.add_argument("--action-model", choices=("cardinal", "moore"), default=None,
-                   help="4 moves, or 8 moves + stay (default cardinal; --body takes any body)")
-    g.add_argument("--plume", default=None, metavar="MODEL", help="plume model, e.g. gaussian:sigma=8,source=random")
-    g.add_argument("--body", default=None, metavar="MODEL", help="body (action model), e.g. oriented:turn_degrees=45")
-    g.add_argument("--sensors", nargs="+", default=None, metavar="MODEL",
-                   help="the sensors, in order, e.g. concentration antennae:distance=2 wind heading")
-    g.add_argument("--reward", default=None, metavar="MODEL", help="reward model, e.g. step_penalty:step_penalty=0.01")
-    g.add_argument("--neighbours", type=int, default=0, metavar="K",
-                   help="each agent also senses its K nearest agents (default 0)")
-    g.add_argument("--team", action="store_true", help="the first arrival ends the search for all")
+    add_scenario_arguments(render, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     g = render.add_argument_group("output")
     g.add_argument("--png", default="plume_render.png", metavar="PATH",
                    help="trajectory picture (default plume_render.png)")
@@ -90,72 +71,11 @@ def _check_output(path: str, suffixes: tuple, option: str) -> Path:
     return check_writable(p, option)
 
 
-def _scenario(args):
-    """The scenario the flags describe (or ``--scenario``'s file, with the flags given beside it)."""
-    from ..scenario import Scenario
-
-    models = {"plume": args.plume, "action_model": args.body, "reward": args.reward}
-    if args.scenario is not None:
-        given = [flag for flag, value in (("--plume", args.plume), ("--body", args.body), ("--sensors", args.sensors),
-                                          ("--reward", args.reward), ("--source", args.source),
-                                          ("--sigma", args.sigma), ("--action-model", args.action_model)) if value]
-        if given:
-            raise UsageError(f"{given[0]}: got it with --scenario; the scenario file gives the models (edit it, or "
-                             "leave --scenario out)")
-        from ..scenario import load_scenario
-
-        try:
-            scenario = load_scenario(args.scenario)
-        except ValidationError as exc:
-            raise UsageError(f"--scenario: {exc}") from None
-        changes = {field: value for field, value in (
-            ("grid_size", None if args.grid is None else tuple(args.grid)), ("n_agents", args.agents),
-            ("max_steps", args.steps), ("goal_radius", args.goal_radius),
-            ("n_neighbours", args.neighbours or None), ("team", args.team or None)) if value is not None}
-        return _scenario_errors(lambda: scenario.replace(**changes) if changes else scenario)
-    if args.body is not None and args.action_model is not None:
-        raise UsageError("--body: got it with --action-model; give one of them")
-    if args.plume is not None:
-        for flag, value in (("--sigma", args.sigma), ("--source", args.source)):
-            if value is not None:
-                raise UsageError(f"{flag}: got it with --plume; give the plume's parameters in --plume "
-                                 "(e.g. gaussian:sigma=8,source=10,20)")
-    kwargs = dict(grid_size=None if args.grid is None else tuple(args.grid),
-                  source_location=None if args.source is None else tuple(args.source), sigma=args.sigma,
-                  n_agents=16 if args.agents is None else args.agents,
-                  max_steps=500 if args.steps is None else args.steps,
-                  action_model=args.action_model or "cardinal", n_neighbours=args.neighbours, team=args.team)
-    families = {"plume": "plume", "action_model": "action", "reward": "reward"}
-    flags = {"plume": "--plume", "action_model": "--body", "reward": "--reward"}
-    for key, spec in models.items():
-        if spec is not None:
-            kwargs[key] = parse_model(spec, families[key], flags[key])
-    if args.sensors is not None:
-        kwargs["sensors"] = tuple(parse_model(spec, "sensor", "--sensors") for spec in args.sensors)
-    if args.goal_radius is not None:
-        kwargs["goal_radius"] = args.goal_radius
-    return _scenario_errors(lambda: Scenario(**kwargs))
-
-
-def _scenario_errors(build):
-    """``build()``, with a Scenario error turned into a UsageError naming its flag."""
-    try:
-        return build()
-    except ValidationError as exc:
-        message = str(exc)
-        field = message.split(":")[0].removeprefix("Scenario.")
-        flag = _SCENARIO_FLAGS.get(field)
-        raise UsageError(f"{flag} ({message})" if flag else message) from exc
-
-
 def run(args) -> int:
     """``plume-multi render``: the run, the PNG and the movie."""
     from ..simulator import MAX_SEED, Simulator
     from ..viz.recording import TrajectoryRecorder
 
-    for name in ("agents", "steps"):
-        if getattr(args, name) is not None and getattr(args, name) < 1:
-            raise UsageError(f"--{name}: got {getattr(args, name)}; expected an integer >= 1")
     if not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed: got {args.seed}; expected an integer in 0..{MAX_SEED}")
     if args.every is not None and args.every < 1:
@@ -169,7 +89,7 @@ def run(args) -> int:
     png = _check_output(args.png, (".png",), "--png")
     movie = None if args.no_movie else _check_output(args.movie, (".gif", ".mp4"), "--movie")
 
-    scenario = _scenario(args)
+    scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     _check_extras(movie is not None)
     policy = load_policy(args.policy, scenario, seed=args.seed)
 
@@ -185,7 +105,7 @@ def run(args) -> int:
     with progress_bar(scenario.max_steps, "render", quiet=args.quiet) as bar:
         for steps in range(1, scenario.max_steps + 1):
             try:
-                raw = policy(obs.copy())
+                raw = policy.act(sim) if callable(getattr(policy, "act", None)) else policy(obs.copy())
             except Exception as exc:  # the user's policy failed: say so in one line
                 raise PlumeError(f"policy {args.policy!r} raised {type(exc).__name__}: {exc}") from exc
             n_actions = None if scenario.continuous else scenario.n_actions

@@ -140,7 +140,9 @@ def test_render_creates_missing_folders(tmp_path, capsys):
     (["--scale", "0"], "--scale: got 0; expected an integer in 1..64"),
     (["--fps", "0"], "--fps: got 0.0"),
     (["--trail", "-1"], "--trail: got -1"),
-    (["--policy", "clever"], "--policy: got 'clever'; expected random, gradient or MODULE:NAME"),
+    (["--policy", "clever"], "--policy: got 'clever'; expected one of random, gradient, surge-cast, infotaxis, "
+                             "space-aware-infotaxis, greedy (or a comma-separated list of them, one per agent), "
+                             "or MODULE:NAME"),
     (["--policy", "no_such_module_xyz:f"], "--policy: cannot import module 'no_such_module_xyz'"),
     (["--policy", "plume_multi.policies:Nothing"], "--policy: 'plume_multi.policies' has no attribute 'Nothing'"),
     (["--policy", "math:pi"], "--policy: 'math:pi' is a float, not a callable"),
@@ -361,3 +363,62 @@ def test_the_hand_written_progress_module_is_gone():
     import importlib.util
 
     assert importlib.util.find_spec("plume_multi.progress") is None
+
+
+# ------------------------------------------------------------------ what the help lists is accepted
+@pytest.mark.parametrize("command", ["render", "eval"])
+def test_every_option_the_help_names_is_accepted(capsys, command):
+    """Every --flag written anywhere in a command's help (options, epilog, examples) is one of its
+    options: nothing is advertised that the command would reject."""
+    import re
+
+    from plume_multi.cli import _build_parser
+
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", out))
+    sub = next(a for a in _build_parser()._actions if a.dest == "command").choices[command]
+    accepted = {flag for action in sub._actions for flag in action.option_strings}
+    assert {"--plume", "--body", "--sensors", "--reward", "--scenario"} <= named
+    assert named <= accepted, sorted(named - accepted)
+
+
+def test_the_help_names_every_model_and_every_plume_is_reachable():
+    from argparse import Namespace
+
+    from plume_multi import plumes
+    from plume_multi.cli import POLICY_HELP
+    from plume_multi.cli.scenario_flags import scenario_from_args
+    from plume_multi.models.registry import model_names
+
+    for family in ("plume", "action", "sensor", "reward"):
+        for name in model_names(family):
+            assert name in POLICY_HELP, name
+    blank = dict(scenario=None, agents=None, grid=None, source=None, sigma=None, steps=None, goal_radius=None,
+                 action_model=None, plume=None, body=None, sensors=None, reward=None, neighbours=None, team=None)
+    for flags, kind in ((dict(plume="puffs:source=10,50,spin_up_steps=5", grid=[200, 100]), plumes.Puffs),
+                        (dict(plume="poisson_hits:lambda_over_dx=1,R_dt=2"), plumes.PoissonHits),
+                        (dict(plume="gaussian:sigma=4"), plumes.Gaussian),
+                        (dict(scenario="poisson_search:lambda_over_dx=2", agents=4), plumes.PoissonHits)):
+        sc = scenario_from_args(Namespace(**(blank | flags)), agents=1, steps=100)
+        assert isinstance(sc.plume, kind)
+    assert sc.n_agents == 4 and sc.team and sc.grid_size == (37, 37)
+
+
+def test_built_in_policies_by_name():
+    from plume_multi import Scenario, bodies, sensors
+    from plume_multi.cli import UsageError, load_policy
+    from plume_multi.policies import Greedy, Infotaxis, SurgeCast, Team
+    from plume_multi.presets import poisson_search
+
+    poisson = poisson_search(1.0, 2.0, n_agents=3)
+    team = load_policy("infotaxis,greedy", poisson)
+    assert isinstance(team, Team) and [type(m) for m in team.members] == [Infotaxis, Greedy, Infotaxis]
+    assert team.members[0] is team.members[2]  # one policy object per name
+    assert load_policy("space-aware-infotaxis", poisson).space_aware
+    windy = Scenario(action_model=bodies.Oriented(), sensors=(sensors.Concentration(), sensors.Wind(), sensors.Heading()))
+    assert isinstance(load_policy("surge-cast", windy), SurgeCast)
+    with pytest.raises(UsageError, match="--policy surge-cast: SurgeCast: the scenario has no sensors.Wind"):
+        load_policy("surge-cast", Scenario())
+    with pytest.raises(UsageError, match="--policy: infotaxis, space-aware-infotaxis and greedy decide"):
+        load_policy("greedy", Scenario())

@@ -1,0 +1,216 @@
+"""``--policy``: the built-in policies by name, mixed teams (``infotaxis,greedy``) and
+``MODULE:NAME`` (see ``POLICY_HELP``)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from pathlib import Path
+
+from ..errors import ValidationError
+from . import UsageError
+
+__all__ = ["BUILTIN_POLICIES", "load_policy", "policy_for_evaluate"]
+
+BUILTIN_POLICIES = ("random", "gradient", "surge-cast", "infotaxis", "space-aware-infotaxis", "greedy")
+
+
+def _random(scenario, seed):
+    from ..policies import RandomBoxPolicy, RandomPolicy
+
+    if scenario.continuous:
+        body = scenario.action_model
+        return RandomBoxPolicy(body.low, body.high, seed=seed)
+    return RandomPolicy(scenario.n_actions, seed=seed)
+
+
+def _gradient(scenario, seed):
+    from ..models.bodies import Cardinal, Moore
+    from ..policies import GradientClimber
+
+    if not isinstance(scenario.action_model, (Cardinal, Moore)):
+        raise UsageError(f"--policy: gradient turns to a random one of the cardinal or moore moves; the body "
+                         f"{scenario.action_model.name} has other actions: use --policy random or MODULE:NAME")
+    return GradientClimber(scenario=scenario, seed=seed)
+
+
+def _surge_cast(scenario, seed):
+    from ..policies import SurgeCast
+
+    return SurgeCast(scenario, seed=seed)
+
+
+def _belief_searcher(make):
+    """A factory of ``make()`` that first checks that the scenario has the belief it reads."""
+
+    def factory(scenario, seed):
+        from ..models.plumes import PoissonHits
+        from ..models.sensors import Belief
+
+        if not isinstance(scenario.plume, PoissonHits) or not any(isinstance(s, Belief) for s in scenario.sensors):
+            raise UsageError("--policy: infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit "
+                             "belief: use --scenario poisson_search[:...] (or --plume poisson_hits --sensors hits "
+                             "belief)")
+        return make()
+
+    return factory
+
+
+def _infotaxis(space_aware):
+    def make():
+        from ..policies import Infotaxis
+
+        return Infotaxis(space_aware=space_aware)
+
+    return make
+
+
+def _greedy():
+    from ..policies import Greedy
+
+    return Greedy()
+
+
+BUILTIN = {"random": _random, "gradient": _gradient, "surge-cast": _surge_cast,
+           "infotaxis": _belief_searcher(_infotaxis(False)),
+           "space-aware-infotaxis": _belief_searcher(_infotaxis(True)), "greedy": _belief_searcher(_greedy)}
+
+
+def _made(factory, scenario, seed: int, name: str):
+    """``factory(scenario, seed)``, a model's refusal as a ``UsageError`` naming ``--policy``."""
+    try:
+        return factory(scenario, seed)
+    except ValidationError as exc:
+        raise UsageError(f"--policy {name}: {exc}") from None
+
+
+def _import_target(module_name: str):
+    if module_name.endswith(".py"):
+        path = Path(module_name)
+        if not path.is_file():
+            raise UsageError(f"--policy: the file {module_name!r} does not exist")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
+        return module
+    # A console script does not put the current folder on sys.path; users expect it there.
+    added = os.getcwd() not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise UsageError(
+                f"--policy: cannot import module {module_name!r} ({exc}); expected a module importable "
+                "from the current folder or the installed packages, or a path to a .py file"
+            ) from exc
+        raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # the user's module itself failed to import: say so in one line
+        raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+
+
+def _is_factory(obj) -> bool:
+    if inspect.isclass(obj):
+        return True
+    try:
+        return "scenario" in inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _call_factory(factory, scenario, seed: int):
+    offered = {"scenario": scenario, "n_actions": None if scenario.continuous else scenario.n_actions, "seed": seed}
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return factory()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return factory(**offered)
+    return factory(**{k: v for k, v in offered.items() if k in params})
+
+
+def _user_object(spec: str):
+    """The attribute ``MODULE:NAME`` names, checked to be callable."""
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"--policy: got {spec!r}; expected one of {', '.join(BUILTIN_POLICIES)} (or a "
+                         "comma-separated list of them, one per agent), or MODULE:NAME")
+    obj = _import_target(module_name)
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"--policy: {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise UsageError(f"--policy: {spec!r} is a {type(obj).__name__}, not a callable policy or factory")
+    return obj
+
+
+def _user_policy(spec: str, scenario, seed: int):
+    obj = _user_object(spec)
+    if not _is_factory(obj):
+        return obj
+    try:
+        policy = _call_factory(obj, scenario, seed)
+    except Exception as exc:
+        raise UsageError(
+            f"--policy: calling the factory {spec!r} failed: {type(exc).__name__}: {exc} (a factory is called "
+            "with those of scenario=, n_actions=, seed= it accepts; see `plume-multi render --help`)"
+        ) from exc
+    if not (callable(policy) or callable(getattr(policy, "act", None))):
+        raise UsageError(f"--policy: the factory {spec!r} returned a {type(policy).__name__}, not a callable policy")
+    return policy
+
+
+def _team_names(spec: str, scenario) -> list | None:
+    """The names of a comma-separated team, one per agent (cycled), or None for one policy."""
+    if "," not in spec:
+        return None
+    names = [name.strip() for name in spec.split(",")]
+    unknown = [name for name in names if name not in BUILTIN]
+    if unknown:
+        raise UsageError(f"--policy: got {unknown[0]!r} in the team {spec!r}; expected names among "
+                         f"{', '.join(BUILTIN_POLICIES)}")
+    return [names[n % len(names)] for n in range(scenario.n_agents)]
+
+
+def load_policy(spec: str, scenario, seed: int = 0):
+    """The policy named by ``spec`` (a built-in name, a comma-separated team of them, or
+    ``MODULE:NAME``; see ``POLICY_HELP``), made for ``scenario``: a callable ``obs -> actions`` or
+    an object with ``act(simulator)``.
+
+    Raises:
+        UsageError: the spec is malformed, names nothing importable, not a callable, or a policy
+            that cannot act in ``scenario``.
+    """
+    from ..policies import Team
+
+    team = _team_names(spec, scenario)
+    if team is not None:
+        made = {name: _made(BUILTIN[name], scenario, seed, name) for name in dict.fromkeys(team)}
+        return Team([made[name] for name in team])
+    if spec in BUILTIN:
+        return _made(BUILTIN[spec], scenario, seed, spec)
+    return _user_policy(spec, scenario, seed)
+
+
+def policy_for_evaluate(spec: str, scenario, seed: int = 0):
+    """What ``plume_multi.evaluate`` takes for ``spec``: the factory of a built-in (made per chunk
+    of worlds, with that chunk's seed), a list of them for a team, or ``MODULE:NAME``'s object.
+    Checked against ``scenario`` first (``load_policy``), so that a bad spec fails before the run."""
+    load_policy(spec, scenario, seed)
+    team = _team_names(spec, scenario)
+    if team is not None:
+        return [BUILTIN[name] for name in team]
+    if spec in BUILTIN:
+        return BUILTIN[spec]
+    return _user_object(spec)
