@@ -9,9 +9,9 @@ descriptions of moth flight:
   antenna that smells more, for ``surge`` steps;
 * without one, cast: fly crosswind (a little upwind), reversing at growing intervals (up to 2x).
 
-It is compared with searchers that fly straight and turn at random. A searcher succeeds when it
-comes within ``goal_radius`` cells of the source. The policy is plain NumPy over all agents of
-all worlds; the engine does the rest.
+The rule is the library's ``plume_multi.policies.SurgeCast`` (plain NumPy over all agents of all
+worlds; the engine does the rest). It is compared with searchers that fly straight and turn at
+random. A searcher succeeds when it comes within ``goal_radius`` cells of the source.
 
     python examples/surge_cast.py [--worlds 32] [--agents 8] [--steps 2000] [--seed 0]
 """
@@ -23,6 +23,7 @@ import argparse
 import numpy as np
 
 from plume_multi import Scenario, Simulator, bodies, plumes, sensors
+from plume_multi.policies import SurgeCast
 
 MAX_SPEED = 0.2  # cells per step: 5 x the mean wind (0.04 cells per step)
 MAX_TURN = 30.0  # degrees per step
@@ -39,39 +40,6 @@ def scenario(n_agents: int, max_steps: int, spin_up: int = 3000) -> Scenario:
     )
 
 
-def _wrap(degrees):
-    return (degrees + 180.0) % 360.0 - 180.0
-
-
-class SurgeCast:
-    """The surge-and-cast rule: observations ``(M, 5)`` [body, left, right, wind forward, wind
-    left] -> actions ``(M, 2)`` [speed, turn degrees]."""
-
-    def __init__(self, n: int, threshold: float = 0.5, surge: int = 60, cast: int = 80, seed: int = 0):
-        self.threshold, self.surge, self.cast = threshold, surge, cast
-        self.since_hit = np.full(n, 10 ** 6)
-        self.side = np.random.default_rng(seed).choice([-1.0, 1.0], n)
-        self.cast_left = np.full(n, cast)
-        self.flips = np.zeros(n, dtype=np.int64)
-
-    def __call__(self, obs):
-        body, left, right, wind_f, wind_l = obs.T.astype(np.float64)
-        upwind = np.degrees(np.arctan2(-wind_l, -wind_f))  # relative to the heading
-        hit = np.maximum(body, np.maximum(left, right)) > self.threshold
-        self.since_hit = np.where(hit, 0, self.since_hit + 1)
-        surging = self.since_hit < self.surge
-        self.cast_left -= 1
-        flip = ~surging & (self.cast_left <= 0)
-        self.side = np.where(flip, -self.side, self.side)
-        self.flips = np.where(surging, 0, self.flips + flip)
-        # each leg of a cast a little longer than the last, up to twice the first
-        self.cast_left = np.where(surging | flip, self.cast + (self.cast * np.minimum(self.flips, 4)) // 4, self.cast_left)
-        steer = np.where(hit, 15.0 * np.sign(left - right), 0.0)  # towards the stronger antenna
-        target = np.where(surging, upwind + steer, upwind + self.side * 75.0)
-        turn = np.clip(_wrap(target), -MAX_TURN, MAX_TURN)
-        return np.stack([np.full(len(turn), MAX_SPEED), turn], axis=1).astype(np.float32)
-
-
 class RandomFlight:
     """Full speed, a new random heading about every 50 steps."""
 
@@ -86,9 +54,10 @@ class RandomFlight:
 
 def run(policy_name: str, worlds: int, agents: int, steps: int, seed: int, spin_up: int = 3000):
     """(fraction that found the source, mean steps of those that did)."""
-    sim = Simulator(scenario(agents, steps, spin_up), num_worlds=worlds, autoreset="disabled")
+    sc = scenario(agents, steps, spin_up)
+    sim = Simulator(sc, num_worlds=worlds, autoreset="disabled")
     obs = sim.reset(seed=seed)
-    policy = SurgeCast(sim.total_agents, seed=seed) if policy_name == "surge-cast" else RandomFlight(sim.total_agents, seed)
+    policy = SurgeCast(sc, seed=seed) if policy_name == "surge-cast" else RandomFlight(sim.total_agents, seed)
     found_at = np.full(sim.total_agents, -1)
     for t in range(steps):
         obs, reward, terminated, truncated = sim.step(policy(obs))

@@ -589,13 +589,16 @@ HISTORY_STEPS = 3
 
 
 def sensor_set(threshold=0.5, angles=(45.0, -45.0), distance=1.0, noise_std=0.0, k=1, history_angle=90.0,
-               history_distance=2.0):
+               history_distance=2.0, oriented=True):
     """The fixed sensor kinds (widths fixed: two antennae, three and two history steps; k is last).
 
     Columns: 0 concentration, 1-2 position, 3-4 heading, 5 detection, 6-7 antennae, 8-9 wind,
-    10-12 concentration history, 13-14 history of one antenna, then 2k neighbour columns.
+    10-12 concentration history, 13-14 history of one antenna, then 2k neighbour columns. A body
+    without a heading (``oriented=False``) cannot have a ``Heading`` sensor: columns 3-4 are then
+    the position again.
     """
-    return (sensors.Concentration(), sensors.Position(), sensors.Heading(), sensors.Binary(threshold),
+    return (sensors.Concentration(), sensors.Position(), sensors.Heading() if oriented else sensors.Position(),
+            sensors.Binary(threshold),
             sensors.Antennae(angles, distance), sensors.Wind(noise_std),
             sensors.History(sensors.Concentration(), steps=HISTORY_STEPS),
             sensors.History(sensors.Antennae((history_angle,), history_distance), steps=2),
@@ -690,7 +693,7 @@ def scenarios(draw, plume_kind, body_kind, max_side=12, max_agents=4):
                       angles=(draw(st.floats(-360, 360)), draw(st.floats(-360, 360))),
                       distance=draw(st.floats(0.0, 4.0)), noise_std=draw(st.sampled_from([0.0, 0.0, 0.3, 2.0])),
                       k=draw(st.integers(1, n - 1)), history_angle=draw(st.floats(-360, 360)),
-                      history_distance=draw(st.floats(0.0, 3.0)))
+                      history_distance=draw(st.floats(0.0, 3.0)), oriented=body.oriented)
     return Scenario(grid_size=None if plume_kind == "movie" else (w, h), plume=plume, n_agents=n,
                     goal_radius=draw(st.sampled_from([1e-45, 1.0, 1.5, 2.5])), max_steps=draw(st.integers(1, 15)),
                     action_model=body, sensors=sens, reward=reward, start_region=region)
@@ -729,7 +732,7 @@ def simple_scenario(plume_kind, body_kind, **numbers):
                              start=numbers.get("start", "random"), wind=rng.normal(size=(t, 7, 11, 2)))
         grid = None
     return Scenario(grid_size=grid, plume=plume, n_agents=numbers.get("n_agents", 3), action_model=body,
-                    sensors=sensor_set(noise_std=numbers.get("noise_std", 0.5), k=1),
+                    sensors=sensor_set(noise_std=numbers.get("noise_std", 0.5), k=1, oriented=body.oriented),
                     goal_radius=numbers.get("goal_radius", 1.0), max_steps=numbers.get("max_steps", 9))
 
 

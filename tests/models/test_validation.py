@@ -147,6 +147,10 @@ IMPOSSIBLE = [
     (lambda: Scenario(grid_size=(5, 5), start_region=((3, 0), (2, 4))), "Scenario.start_region"),
     (lambda: Scenario(grid_size=(5, 5), start_positions=((0, 0),), start_region=((0, 0), (1, 1))),
      "Scenario.start_region"),
+    # a heading on a body without one would read a constant (1, 0): refused, naming both
+    (lambda: Scenario(sensors=(sensors.Concentration(), sensors.Heading())), "Heading.body: got 'Cardinal'"),
+    (lambda: Scenario(action_model="moore", sensors=(sensors.History(sensors.Heading(), steps=2),)),
+     "Heading.body: got 'Moore'"),
     (lambda: Simulator(Scenario(plume=plumes.Movie(GOOD_FRAMES, source=(0, 0))), field=np.zeros((3, 5))), "field"),
     (lambda: Simulator(Scenario(grid_size=(5, 3), plume=plumes.Gaussian(source="random")), field=np.zeros((3, 5))),
      "field"),

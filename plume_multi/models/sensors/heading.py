@@ -10,7 +10,7 @@ import numpy as np
 
 from ...engine.api import body_heading_table
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels
+from ..base import Sensor, SensorKernels, fail
 
 # cos, sin: (K,) float32, ``unit`` of each heading of the body's heading_table
 HeadingParams = namedtuple("HeadingParams", "cos sin")
@@ -51,10 +51,16 @@ def unit_table(headings: np.ndarray) -> tuple:
 
 @dataclass(frozen=True)
 class Heading(Sensor):
-    """Two columns, ``cos h`` and ``sin h`` of the heading ``h`` (degrees, 0 = +x, 90 = +y); bodies
-    without a heading read ``(1, 0)``."""
+    """Two columns, ``cos h`` and ``sin h`` of the heading ``h`` (degrees, 0 = +x, 90 = +y). Only
+    for bodies with a heading (``Oriented``, ``RunTumble``, ``Continuous``): with another body the
+    scenario is refused (``ValidationError``), since it would read a constant ``(1, 0)``."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+
+    def check(self, ctx) -> None:
+        if not ctx.oriented:
+            fail("Heading", "body", ctx.body.name, "a body with a heading (Oriented, RunTumble, Continuous): "
+                 f"{ctx.body.name} has none, so Heading would read a constant (1, 0)")
 
     def columns(self, ctx) -> list:
         return ["heading_cos", "heading_sin"]
