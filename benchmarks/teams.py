@@ -1,0 +1,176 @@
+#!/usr/bin/env python
+"""Mixed teams on the Poisson search: steps until the first agent finds the source, uniform teams
+of infotaxis, space-aware infotaxis and greedy searchers against mixed ones (the README's table).
+
+    python benchmarks/teams.py [--episodes 6400] [--sizes 2 4 8] [--dims 2] [--max-steps 1000]
+                               [--png teams.png] [--quick]
+
+Every team shares one belief (``presets.poisson_search(1.0, 2.0, n_agents=N, team=True)``: the
+19x19 domain of L = 1, R_dt = 2, all agents starting at the centre) and decides in agent order by
+the believer rule (``policies.Team``): agent ``n`` runs the ``(n mod k)``-th policy of its team's
+list. Episode ``e`` is seeded ``e`` for every team, so every team meets the same sources and the
+teams are compared pairwise: the last lines give, per team size, the best mixed team against the
+best uniform one, and the pairing of Piro et al. (2025) (explorers and exploiters, infotaxis +
+greedy, against space-aware infotaxis, which balances both in each agent), each with the 95 %
+interval of the paired difference: whether their ordering (heterogeneous teams beat homogeneous
+ones) holds here.
+
+``--dims 3`` runs the same table in 3-D (``poisson_search(..., dims=3)``; refused, with the model's
+message, by a version whose ``PoissonHits`` has no third dimension).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from plume_multi import ValidationError, evaluate
+from plume_multi.policies import Greedy, Infotaxis, Team
+from plume_multi.presets import poisson_search
+
+Z95 = 1.959963984540054
+SIZES = (2, 4, 8)
+MAKERS = {"infotaxis": Infotaxis, "space-aware": lambda: Infotaxis(space_aware=True), "greedy": Greedy}
+UNIFORM = {"infotaxis": ("infotaxis",), "space-aware infotaxis": ("space-aware",), "greedy": ("greedy",)}
+MIXED = {"infotaxis + greedy": ("infotaxis", "greedy"), "space-aware + greedy": ("space-aware", "greedy"),
+         "infotaxis + space-aware": ("infotaxis", "space-aware"),
+         "infotaxis + space-aware + greedy": ("infotaxis", "space-aware", "greedy")}
+
+
+def team(names, n_agents: int) -> Team:
+    """Agent ``n`` runs ``names[n % len(names)]`` (one policy object per name)."""
+    made = {name: MAKERS[name]() for name in names}
+    return Team([made[names[n % len(names)]] for n in range(n_agents)])
+
+
+def times(result) -> np.ndarray:
+    """Steps to the first arrival per episode, a capped episode counting ``max_steps``."""
+    return np.where(result.success, result.search_time, result.scenario.max_steps)
+
+
+def _cell(t: np.ndarray, found: float) -> str:
+    half = Z95 * t.std(ddof=1) / math.sqrt(len(t))
+    return f"{t.mean():.2f} ± {half:.2f}" + ("" if found == 1.0 else f" ({1 - found:.1%} capped)")
+
+
+def measure(episodes: int, sizes, dims: int, max_steps: int, progress: bool = True) -> dict:
+    """``{(team name, size): steps (E,)}`` and the success rates, for every team of ``UNIFORM`` and
+    ``MIXED`` at every size."""
+    out, found = {}, {}
+    # a team of k kinds needs k agents at least (below, it is one of the smaller teams)
+    jobs = [(name, names, n) for n in sizes for name, names in {**UNIFORM, **MIXED}.items() if len(names) <= n]
+    for name, names, n in tqdm(jobs, desc="teams", unit="team", disable=not progress):
+        sc = poisson_search(1.0, 2.0, dims=dims, n_agents=n, team=True, max_steps=max_steps)
+        result = evaluate(team(names, n), sc, episodes, seed=0, progress=False)
+        out[name, n], found[name, n] = times(result), result.success_rate
+    return {"times": out, "found": found}
+
+
+def table(data: dict, sizes) -> list:
+    """Markdown: one row per team, one column per size; the best of each column in bold."""
+    t, found = data["times"], data["found"]
+    lines = ["| team (agents cycle through) | " + " | ".join(f"{n} agents" for n in sizes) + " |",
+             "|---" * (len(sizes) + 1) + "|"]
+    best = {n: min((name for name, size in t if size == n), key=lambda name: t[name, n].mean()) for n in sizes}
+    for kind, teams in (("uniform", UNIFORM), ("mixed", MIXED)):
+        for name in teams:
+            cells = []
+            for n in sizes:
+                if (name, n) not in t:
+                    cells.append("—")
+                    continue
+                cell = _cell(t[name, n], found[name, n])
+                cells.append(f"**{cell}**" if best[n] == name else cell)
+            lines.append(f"| {kind}: {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def verdict(data: dict, sizes) -> list:
+    """Per size: the best mixed team against the best uniform one, and Piro et al.'s pairing
+    (explorers and exploiters, infotaxis + greedy, against space-aware infotaxis, which balances
+    both in each agent), each difference paired over the same sources."""
+    t = data["times"]
+    lines = []
+    for n in sizes:
+        u = min(UNIFORM, key=lambda name: t[name, n].mean())
+        m = min((name for name in MIXED if (name, n) in t), key=lambda name: t[name, n].mean())
+        for what, a, b in (("best mixed", m, u), ("Piro et al.'s pairing", "infotaxis + greedy",
+                                                   "space-aware infotaxis")):
+            d = t[a, n] - t[b, n]  # same episode seeds, so the same sources: a paired difference
+            half = Z95 * d.std(ddof=1) / math.sqrt(len(d))
+            if d.mean() + half < 0:
+                word = "the mixed team is faster"
+            elif d.mean() - half > 0:
+                word = "the uniform team is faster"
+            else:
+                word = "no difference resolved"
+            lines.append(f"- {n} agents, {what}: {a} minus {b}: {d.mean():+.2f} ± {half:.2f} steps (paired): {word}")
+    return lines
+
+
+def figure(data: dict, sizes, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for kind, teams, style in (("uniform", UNIFORM, "-o"), ("mixed", MIXED, "--s")):
+        for name in teams:
+            at = [n for n in sizes if (name, n) in data["times"]]
+            t = [data["times"][name, n] for n in at]
+            mean = [x.mean() for x in t]
+            half = [Z95 * x.std(ddof=1) / math.sqrt(len(x)) for x in t]
+            ax.errorbar(at, mean, yerr=half, fmt=style, capsize=3, label=f"{kind}: {name}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes, [str(n) for n in sizes])
+    ax.set_xlabel("agents sharing one belief")
+    ax.set_ylabel("steps to the first arrival (95 % interval)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--episodes", type=int, default=6400)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--dims", type=int, choices=(2, 3), default=2)
+    parser.add_argument("--max-steps", type=int, default=1000)
+    parser.add_argument("--png", default=None, help="also draw the table (mean against team size)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the table still runs")
+    args = parser.parse_args(argv)
+    if args.episodes < 2 or args.max_steps < 1 or min(args.sizes) < 1:
+        parser.error("--episodes must be >= 2, --max-steps and --sizes >= 1")
+    episodes = 6 if args.quick else args.episodes
+    sizes = tuple(args.sizes[:2] if args.quick else args.sizes)
+    max_steps = 60 if args.quick else args.max_steps
+    try:
+        sc = poisson_search(1.0, 2.0, dims=args.dims, max_steps=max_steps)
+    except ValidationError as exc:  # a dimension this version's PoissonHits does not have
+        parser.error(f"--dims {args.dims}: {exc}")
+    shape = "x".join(str(s) for s in sc.grid_size)
+    started = time.perf_counter()
+    data = measure(episodes, sizes, args.dims, max_steps, progress=not args.quick)
+    print(f"## Steps until the first agent finds the source, {shape} domain (L=1, R_dt=2, {args.dims}-D), one shared "
+          f"belief, believer rule; {episodes} episodes per cell (seeds 0..{episodes - 1}, the same sources for "
+          f"every team), mean ± 95 % interval, cap {max_steps} steps (a capped episode counts the cap)\n")
+    for line in table(data, sizes):
+        print(line)
+    print()
+    for line in verdict(data, sizes):
+        print(line)
+    print(f"\n({time.perf_counter() - started:.0f} s)")
+    if args.png:
+        figure(data, sizes, args.png)
+        print(f"wrote {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

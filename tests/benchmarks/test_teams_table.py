@@ -1,0 +1,45 @@
+"""benchmarks/teams.py runs tiny, its uniform infotaxis teams search as the protocol runner does,
+and its verdict follows the paired intervals."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from plume_multi.models.plumes.poisson_hits import PoissonHits
+from plume_multi.policies.infotaxis import run_search
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("bench_teams", ROOT / "benchmarks" / "teams.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_table_runs_tiny_and_uniform_infotaxis_is_the_protocol_runner(capsys):
+    bench = _load()
+    assert bench.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "| team (agents cycle through) | 2 agents | 4 agents |" in out
+    assert "| mixed: infotaxis + space-aware + greedy | — |" in out  # three kinds need three agents
+    assert out.count("Piro et al.'s pairing") == 2 and out.count("best mixed") == 2
+    data = bench.measure(6, (2,), 2, 60, progress=False)
+    ref = run_search(PoissonHits(1.0, 2.0), 6, team_size=2, max_steps=60)
+    np.testing.assert_array_equal(data["times"]["infotaxis", 2], ref.steps)
+
+
+def test_the_verdict_reads_the_paired_interval():
+    bench = _load()
+    base = np.arange(1.0, 41.0)
+    times = {(name, 2): base + 5 for name in {**bench.UNIFORM, **bench.MIXED}}
+    times["space-aware infotaxis", 2] = base.copy()
+    times["infotaxis + greedy", 2] = base + np.tile([1.0, 2.0], 20)  # always slower: resolved
+    lines = bench.verdict({"times": times}, (2,))
+    assert "infotaxis + greedy minus space-aware infotaxis: +1.50 ± 0.16 steps (paired): the uniform team is faster" in lines[1]
+    times["infotaxis + greedy", 2] = base + np.tile([1.0, -1.0], 20)  # mean 0: not resolved
+    assert "no difference resolved" in bench.verdict({"times": times}, (2,))[1]
