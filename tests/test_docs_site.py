@@ -38,6 +38,9 @@ INTERNAL = {
     "plume_multi.envs.registration": "the env ids, which the pages name",
     "plume_multi.models.registry": "re-exported by plume_multi.models",
     "plume_multi.policies.infotaxis_kernels": "the compiled kernels behind policies.Infotaxis",
+    "plume_multi.policies.greedy_kernels": "the compiled kernels behind policies.Greedy",
+    "plume_multi.policies.team_kernels": "the compiled kernels behind policies.Team",
+    "plume_multi.policies.belief_state": "what Infotaxis, Greedy and Team share (the beliefs of a simulator)",
 }
 INTERNAL_PREFIXES = ("plume_multi.cli.", "plume_multi.models.plumes.", "plume_multi.models.bodies.",
                      "plume_multi.models.sensors.", "plume_multi.models.rewards.")

@@ -13,7 +13,7 @@ from . import team_kernels as tk
 from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
 from .infotaxis import TEAM_RULES, Infotaxis
 
-__all__ = ["Team", "decide_kinds"]
+__all__ = ["Team"]  # decide_kinds: the kernel call Greedy and Team share
 
 
 def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, groups=None, moves=None,
