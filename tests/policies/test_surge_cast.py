@@ -29,6 +29,14 @@ def test_continuous_body_surges_toward_the_stronger_antenna_and_casts_without_od
     assert np.all(speed == 0.2)
     assert turn[0] == 15.0 and abs(turn[1]) == 30.0 and abs(turn[2]) == 30.0
     assert policy._memory["since_hit"].tolist() == [0, FAR + 1, 0]
+    # in a team (one object for both agents of each world): the same (speed, turn) rows
+    from plume_multi.policies import Team
+
+    shared = SurgeCast(_moth_scenario(), threshold=0.5)
+    rows = np.concatenate([obs, obs[::-1]])  # two worlds of three agents
+    together = Team([shared] * 3)(rows)
+    np.testing.assert_array_equal(together, SurgeCast(_moth_scenario(), threshold=0.5)(rows))
+    assert together.shape == (6, 2) and together.dtype == np.float64
 
 
 def test_oriented_and_table_bodies_head_upwind_on_a_whiff_and_cast_crosswind():
