@@ -27,10 +27,12 @@ from .models import rewards as _rewards
 from .models import sensors as _sensors
 from .models.base import Model, is_int, is_real
 
-__all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_AGENTS", "DEFAULT_GOAL_RADIUS", "DEFAULT_GRID",
-           "scenario_from_metadata", "load_scenario", "save_scenario"]
+__all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_CELLS_3D", "MAX_AGENTS", "DEFAULT_GOAL_RADIUS",
+           "DEFAULT_GRID", "scenario_from_metadata", "load_scenario", "save_scenario"]
 
 MAX_GRID_SIDE = 2048
+# A 3-D grid holds at most this many cells (a shared float32 field of them is 512 MiB)
+MAX_CELLS_3D = 1 << 27
 MAX_AGENTS = 1 << 24
 DEFAULT_GRID = (128, 128)
 # The smallest positive float32: only the source cell itself is within the goal radius.
@@ -45,14 +47,21 @@ def _fail(name: str, value, expected: str):
 
 
 def _pair(name: str, value, expected: str) -> tuple[int, int]:
+    return _cells(name, value, expected, 2)
+
+
+def _cells(name: str, value, expected: str, *lengths: int) -> tuple:
+    """``value`` as a tuple of ints of one of ``lengths`` (a pair, a triple)."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
+    if not isinstance(value, (tuple, list)) or len(value) not in lengths:
         _fail(name, value, expected)
-    a, b = value
-    if not (is_int(a) and is_int(b)):
+    if not all(is_int(c) for c in value):
         _fail(name, value, expected)
-    return int(a), int(b)
+    return tuple(int(c) for c in value)
+
+
+_AXES = "xyz"
 
 
 def _model(name: str, value, family: str, by_name: dict | None = None):
@@ -72,18 +81,22 @@ class Scenario:
 
     Attributes:
         grid_size: ``(width, height)`` in cells, each 1..2048. Default: the plume's own size (a
-            movie's frames) or ``(128, 128)``.
+            movie's frames) or ``(128, 128)``. A triple ``(width, height, depth)`` makes a 3-D
+            scenario (``dims == 3``; at most 2**27 cells): positions, starts, sources and the
+            models' functions have three coordinates, and every model must support 3-D (a 2-D-only
+            model raises ``ValidationError`` naming it).
         plume: a ``plumes`` model. Default: ``plumes.Gaussian(source=source_location, sigma=sigma)``.
-        source_location, sigma: the default Gaussian plume's source ``(x, y)`` (default the centre)
-            and spread (default 12.0). Give these or ``plume``, not both.
+        source_location, sigma: the default Gaussian plume's source ``(x, y)`` (``(x, y, z)`` in
+            3-D; default the centre) and spread (default 12.0). Give these or ``plume``, not both.
         n_agents: searchers per world, 1..2**24.
         goal_radius: an agent whose Euclidean distance to its world's source is ``<= goal_radius``
             has found it. Default: the smallest positive float32, so only the source cell counts.
         max_steps: steps per episode before truncation, 1..2**31-1.
         start_positions: ``None`` to draw start cells from the seed, or ``n_agents`` pairs
-            ``(x, y)`` used in every episode.
-        start_region: ``None`` (the whole grid) or ``((x0, y0), (x1, y1))``: start cells are drawn
-            uniformly in that rectangle, corners included.
+            ``(x, y)`` (triples ``(x, y, z)`` in 3-D) used in every episode.
+        start_region: ``None`` (the whole grid) or ``((x0, y0), (x1, y1))`` (3-D:
+            ``((x0, y0, z0), (x1, y1, z1))``): start cells are drawn uniformly in that box,
+            corners included.
         action_model: an ``actions`` model, or ``"cardinal"`` (4 moves, the default) or ``"moore"``.
         sensors: a tuple of ``sensors`` models; the observation is their columns in order.
             Default: ``(Concentration(), Position())`` plus ``Neighbours(n_neighbours)`` when
@@ -125,29 +138,36 @@ class Scenario:
             if self.sigma is not None and not is_real(self.sigma):
                 _fail("sigma", self.sigma, "a finite number with 0.1 <= sigma <= 100")
             plume = None
-        natural = plume.natural_grid_size() if plume is not None and hasattr(plume, "natural_grid_size") else None
-        size_rule = f"(width, height), integers in 1..{MAX_GRID_SIDE}"
-        if self.grid_size is None:
-            w, h = natural or DEFAULT_GRID
-        else:
-            w, h = _pair("grid_size", self.grid_size, size_rule)
-            if not (1 <= w <= MAX_GRID_SIDE and 1 <= h <= MAX_GRID_SIDE):
+        size_rule = (f"(width, height) or (width, height, depth), integers in 1..{MAX_GRID_SIDE} "
+                     f"(at most {MAX_CELLS_3D} cells in 3-D)")
+        if self.grid_size is not None:
+            size = _cells("grid_size", self.grid_size, size_rule, 2, 3)
+            if not all(1 <= c <= MAX_GRID_SIDE for c in size) or (len(size) == 3 and math.prod(size) > MAX_CELLS_3D):
                 _fail("grid_size", self.grid_size, size_rule)
-            if natural is not None and (w, h) != tuple(natural):
-                _fail("grid_size", self.grid_size, f"None or the plume's own size {tuple(natural)}")
-        set_("grid_size", (w, h))
+            if len(size) == 3 and plume is not None:  # before anything reads a 2-D plume's grid
+                plume.check_dims(3, size)
+        natural = plume.natural_grid_size() if plume is not None and hasattr(plume, "natural_grid_size") else None
+        if self.grid_size is None:
+            size = tuple(natural or DEFAULT_GRID)
+        elif natural is not None and size != tuple(natural):
+            _fail("grid_size", self.grid_size, f"None or the plume's own size {tuple(natural)}")
+        set_("grid_size", size)
+        dims = len(size)
+        w, h = size[:2]
         if plume is None:
             src = None
             if self.source_location is not None:
-                src = _pair("source_location", self.source_location,
-                            f"(x, y) integers with 0 <= x < {w} and 0 <= y < {h}")
+                names = _AXES[:dims]
+                src = _cells("source_location", self.source_location,
+                             f"({', '.join(names)}) integers with "
+                             + " and ".join(f"0 <= {a} < {n}" for a, n in zip(names, size)), dims)
             try:
                 plume = _plumes.Gaussian(source=src, sigma=12.0 if self.sigma is None else self.sigma)
             except ValidationError as err:
                 raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")
                                       .replace("Gaussian.sigma", "Scenario.sigma")) from None
         try:
-            plume = plume.bind((w, h))
+            plume = plume.bind(size)
         except ValidationError as err:
             if self.plume is None:
                 raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")) from None
@@ -175,27 +195,33 @@ class Scenario:
             _fail("team", self.team, "True or False")
         set_("team", bool(self.team))
 
+        grid = "x".join(str(c) for c in size)
+        axes = _AXES[:dims]
         if self.start_positions is not None:
-            rule = f"None or {self.n_agents} pairs (x, y) of integers inside the {w}x{h} grid"
+            rule = (f"None or {self.n_agents} {'pairs' if dims == 2 else 'triples'} ({', '.join(axes)}) of integers "
+                    f"inside the {grid} grid")
             try:
                 arr = np.asarray(self.start_positions)
             except (TypeError, ValueError):
                 _fail("start_positions", self.start_positions, rule)
-            if arr.dtype.kind not in "iu" or arr.shape != (self.n_agents, 2):
+            if arr.dtype.kind not in "iu" or arr.shape != (self.n_agents, dims):
                 _fail("start_positions", self.start_positions, rule)
-            if (arr[:, 0] < 0).any() or (arr[:, 0] >= w).any() or (arr[:, 1] < 0).any() or (arr[:, 1] >= h).any():
+            if (arr < 0).any() or (arr >= np.array(size)).any():
                 _fail("start_positions", self.start_positions, rule)
-            set_("start_positions", tuple((int(x), int(y)) for x, y in arr))
+            set_("start_positions", tuple(tuple(int(c) for c in row) for row in arr))
         if self.start_region is not None:
-            rule = f"None or ((x0, y0), (x1, y1)) with 0 <= x0 <= x1 < {w} and 0 <= y0 <= y1 < {h}"
+            corner0 = "(" + ", ".join(f"{a}0" for a in axes) + ")"
+            corner1 = "(" + ", ".join(f"{a}1" for a in axes) + ")"
+            rule = (f"None or ({corner0}, {corner1}) with "
+                    + " and ".join(f"0 <= {a}0 <= {a}1 < {n}" for a, n in zip(axes, size)))
             if not isinstance(self.start_region, (tuple, list)) or len(self.start_region) != 2:
                 _fail("start_region", self.start_region, rule)
-            (x0, y0), (x1, y1) = (_pair("start_region", c, rule) for c in self.start_region)
-            if not (0 <= x0 <= x1 < w and 0 <= y0 <= y1 < h):
+            lo, hi = (_cells("start_region", c, rule, dims) for c in self.start_region)
+            if not all(0 <= a <= b < n for a, b, n in zip(lo, hi, size)):
                 _fail("start_region", self.start_region, rule)
             if self.start_positions is not None:
                 _fail("start_region", self.start_region, "None when start_positions is given")
-            set_("start_region", ((x0, y0), (x1, y1)))
+            set_("start_region", (lo, hi))
 
         # ---- body, sensors, reward
         set_("action_model", _model("action_model", self.action_model, "action", _actions.BY_NAME))
@@ -215,6 +241,8 @@ class Scenario:
                       "0 when sensors= is given (add sensors.Neighbours(k) to the sensors instead)")
         set_("sensors", tuple(chosen))
         set_("reward", _rewards.SparseGoal() if self.reward is None else _model("reward", self.reward, "reward"))
+        for model in (self.plume, self.action_model, *self.sensors, self.reward):
+            model.check_dims(dims, size)
         ctx = _Context(self)
         for sensor in self.sensors:
             sensor.check(ctx)
@@ -232,16 +260,41 @@ class Scenario:
         return self.grid_size[1]
 
     @property
+    def depth(self) -> int:
+        """Cells along z in a 3-D scenario; 1 in 2-D."""
+        return self.grid_size[2] if len(self.grid_size) == 3 else 1
+
+    @property
+    def dims(self) -> int:
+        """2, or 3 for a 3-D scenario (``grid_size=(W, H, D)``): the number of coordinates of a
+        position. A compile-time property of the step: each dimension has its own driver."""
+        return len(self.grid_size)
+
+    @property
     def continuous(self) -> bool:
         """True when actions are float vectors (``actions.Continuous``)."""
         return self.action_model.continuous
 
     @property
     def n_actions(self) -> int:
-        """Number of discrete actions (``ValidationError`` for a continuous body)."""
+        """Number of discrete actions in this scenario's dimension (``ValidationError`` for a
+        continuous body)."""
         if self.continuous:
-            raise ValidationError("n_actions: this scenario's action model is continuous (see action_model.low/high)")
-        return self.action_model.n_actions
+            raise ValidationError("n_actions: this scenario's action model is continuous (see action_bounds())")
+        return self.action_model.n_actions_for(self.dims)
+
+    @property
+    def action_names(self) -> tuple:
+        """The discrete actions' names in this scenario's dimension (empty for a continuous body)."""
+        return () if self.continuous else tuple(self.action_model.action_names(self.dims))
+
+    def action_bounds(self) -> tuple:
+        """A continuous body's ``(low, high)`` float32 arrays in this scenario's dimension (2-D
+        ``Continuous``: ``(speed, turn)``; 3-D: the velocity ``(vx, vy, vz)``)."""
+        if not self.continuous:
+            raise ValidationError(f"action_bounds: the action model {self.action_model.name} is discrete "
+                                  f"(see n_actions)")
+        return self.action_model.action_box(self.dims)
 
     @property
     def obs_dim(self) -> int:
@@ -264,13 +317,14 @@ class Scenario:
         return np.concatenate(lows).astype(np.float32), np.concatenate(highs).astype(np.float32)
 
     def moves(self) -> np.ndarray:
-        """The displacement table ``(n_actions, 2)`` int32 of a table body (cardinal, moore)."""
+        """The displacement table ``(n_actions, dims)`` int32 of a table body (cardinal, moore)."""
         if not hasattr(self.action_model, "moves"):
             raise ValidationError(f"moves: the action model {self.action_model.name} has no displacement table")
-        return self.action_model.moves()
+        return self.action_model.moves(self.dims)
 
     def goal_d2(self) -> float:
-        """The squared distance the step compares with: arrival iff ``dx^2 + dy^2 <= goal_d2()``.
+        """The squared distance the step compares with: arrival iff ``dx^2 + dy^2 <= goal_d2()``
+        (``dx^2 + dy^2 + dz^2`` in 3-D).
 
         For grid bodies and a source on a cell (integer coordinates) the largest integer ``d2``
         with ``sqrt(d2) <= goal_radius``, which decides exactly as ``math.sqrt(dx*dx + dy*dy) <=
@@ -281,8 +335,7 @@ class Scenario:
         on_cell = fixed is None or all(float(c).is_integer() for c in fixed)  # random sources are cells
         if self.continuous or not on_cell:
             return self.goal_radius ** 2
-        w, h = self.grid_size
-        limit = (w - 1) ** 2 + (h - 1) ** 2
+        limit = sum((n - 1) ** 2 for n in self.grid_size)
         if self.goal_radius >= math.sqrt(limit):
             return float(limit)
         k = min(int(self.goal_radius * self.goal_radius), limit)
@@ -433,6 +486,7 @@ class _Context:
     def __init__(self, scenario: Scenario):
         self.scenario = scenario
         self.grid_size = scenario.grid_size
+        self.dims = scenario.dims
         self.n_agents = scenario.n_agents
         self.plume = scenario.plume
         self.body = scenario.action_model

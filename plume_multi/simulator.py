@@ -91,12 +91,13 @@ class Simulator:
             ``"disabled"``: nothing; call ``reset(mask=...)``. Stepping on is allowed: agents
             that reached the source stay put and earn nothing, the others keep moving (and may
             still reach it), the step count keeps growing and ``truncated`` stays True.
-        field: optional ``(H, W)`` array in ``[0, 1]`` to use instead of the Gaussian plume's field
-            (copied: later changes to your array do not reach the simulator).
+        field: optional ``(H, W)`` array in ``[0, 1]`` (``(D, H, W)`` in 3-D) to use instead of the
+            Gaussian plume's field (copied: later changes to your array do not reach the simulator).
         parallel: ``"auto"`` (threads for large batches when Numba has more than one),
             ``True`` or ``False``. Results are identical either way.
 
-    Agent ``n`` of world ``b`` is row ``b * N + n`` of every per-agent array.
+    Agent ``n`` of world ``b`` is row ``b * N + n`` of every per-agent array. Positions have
+    ``scenario.dims`` coordinates: ``(x, y)``, or ``(x, y, z)`` in a 3-D scenario.
 
     Example:
         >>> sim = Simulator(Scenario(n_agents=8, grid_size=(64, 48)), num_worlds=4)
@@ -133,13 +134,14 @@ class Simulator:
         self._roles.update({f"sensor{k}": s for k, s in enumerate(sc.sensors)})
         specs = {f"{role}.{name}": spec for role, model in self._roles.items()
                  for name, spec in model.state_spec(ctx).items()}
-        self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step"))
+        self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims))
         self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
-        self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs)
+        self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs,
+                                         dims=sc.dims)
 
         cfg = np.zeros(A.CFG_SIZE, dtype=np.int64)
         cfg[A.C_N_AGENTS] = N
-        cfg[A.C_WIDTH], cfg[A.C_HEIGHT] = sc.grid_size
+        cfg[A.C_WIDTH], cfg[A.C_HEIGHT], cfg[A.C_DEPTH] = sc.width, sc.height, sc.depth
         cfg[A.C_MAX_STEPS] = sc.max_steps
         cfg[A.C_AUTORESET] = AUTORESET_MODES[autoreset]
         cfg[A.C_TEAM] = int(sc.team)
@@ -148,9 +150,11 @@ class Simulator:
             self._starts = np.array(sc.start_positions, dtype=np.int32)
         else:
             cfg[A.C_START_MODE] = A.START_DRAW
-            (x0, y0), (x1, y1) = sc.start_region or ((0, 0), (sc.width - 1, sc.height - 1))
-            cfg[A.C_X0], cfg[A.C_Y0], cfg[A.C_X1], cfg[A.C_Y1] = x0, y0, x1, y1
-            self._starts = np.zeros((0, 2), dtype=np.int32)
+            lo, hi = sc.start_region or ((0,) * sc.dims, tuple(n - 1 for n in sc.grid_size))
+            cfg[A.C_X0], cfg[A.C_Y0], cfg[A.C_X1], cfg[A.C_Y1] = lo[0], lo[1], hi[0], hi[1]
+            if sc.dims == 3:
+                cfg[A.C_Z0], cfg[A.C_Z1] = lo[2], hi[2]
+            self._starts = np.zeros((0, sc.dims), dtype=np.int32)
         fcfg = np.zeros(A.FCFG_SIZE, dtype=np.float64)
         fcfg[A.F_GOAL_D2] = sc.goal_d2()
         self._cfg, self._fcfg = cfg, fcfg
@@ -160,7 +164,7 @@ class Simulator:
         self._driver = A.assemble(self._layout)
         self._args = self._args_for(self.state)
 
-        self._action_shape = (B * N, 2) if sc.continuous else (B * N,)
+        self._action_shape = (B * N, len(sc.action_bounds()[0])) if sc.continuous else (B * N,)
         self._all_worlds = np.ones(B, dtype=np.bool_)
         if parallel == "auto":
             parallel = numba.get_num_threads() > 1 and B > 1 and B * N >= PARALLEL_MIN_AGENTS
@@ -187,14 +191,15 @@ class Simulator:
             return made
         if sc.plume.fixed_source() is None or sc.plume.field(sc.grid_size) is None:
             raise ValidationError(f"field: a field replaces a static plume's; the plume {sc.plume.name} has none")
-        w, h = sc.grid_size
+        shape = tuple(reversed(sc.grid_size))
+        names = "(depth, height, width)" if sc.dims == 3 else "(height, width)"
         try:
             arr = np.array(field, dtype=np.float64, copy=True)
         except (TypeError, ValueError, OverflowError):
             raise ValidationError(f"field: got {type(field).__name__}; expected a float array of shape "
-                                  f"(height, width) = ({h}, {w}) with values in [0, 1]") from None
-        if arr.shape != (h, w):
-            raise ValidationError(f"field: got shape {arr.shape}; expected (height, width) = ({h}, {w})")
+                                  f"{names} = {shape} with values in [0, 1]") from None
+        if arr.shape != shape:
+            raise ValidationError(f"field: got shape {arr.shape}; expected {names} = {shape}")
         if not np.isfinite(arr).all() or (arr.size and (arr.min() < 0 or arr.max() > 1)):
             raise ValidationError("field: got values outside [0, 1] or not finite; expected finite values in [0, 1]")
         out = np.ascontiguousarray(arr, dtype=np.float32)
@@ -203,41 +208,46 @@ class Simulator:
 
     def _make_layout(self) -> A.Layout:
         sc = self.scenario
+        dims = sc.dims
+        record = "kernels" if dims == 2 else "kernels_3d"
         roles = []
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
                                                           "advance", "view", "wind_at")),
                                      ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
                                                                 "heading", "heading_index")),
                                      ("reward", sc.reward, ("goal", "step"))):
-            kernels = model.kernels
+            kernels = model.kernels_for(dims)
             owner = f"{type(model).__name__} ({model.family} model)"
             if kernels is None or any(getattr(kernels, k, None) is None for k in kinds):
-                raise ValidationError(f"{owner}: kernels: got {kernels!r}; expected its family's Kernels record with "
-                                      f"every compiled function ({', '.join(kinds)})")
+                raise ValidationError(f"{owner}: {record}: got {kernels!r}; expected its family's Kernels record "
+                                      f"with every compiled function ({', '.join(kinds)})")
             roles.append(tuple((k, A.function_ref(getattr(kernels, k), owner, k)) for k in kinds))
         sensors = []
         for sensor in sc.sensors:
             owner = f"{type(sensor).__name__} (sensor model)"
-            kernels = sensor.kernels
+            kernels = sensor.kernels_for(dims)
             if kernels is None:
-                raise ValidationError(f"{owner}: kernels: got None; expected a SensorKernels record")
+                raise ValidationError(f"{owner}: {record}: got None; expected a SensorKernels record")
             agent = None if kernels.observe_agent is api.no_sensor else \
                 A.function_ref(kernels.observe_agent, owner, "observe_agent")
             world = None if kernels.observe_world is api.no_sensor else \
                 A.function_ref(kernels.observe_world, owner, "observe_world")
             inner = None
             if sensor.wraps is not None:
-                inner = A.function_ref(sensor.wraps.kernels.observe_agent, f"{type(sensor.wraps).__name__} (sensor model)",
-                                       "observe_agent")
+                inner = A.function_ref(sensor.wraps.kernels_for(dims).observe_agent,
+                                       f"{type(sensor.wraps).__name__} (sensor model)", "observe_agent")
             sensors.append((agent, world, inner))
-        api.register_plume(self._params["plume"], sc.plume.kernels, f"{type(sc.plume).__name__} (plume model)")
+        api.register_plume(self._params["plume"], sc.plume.kernels_for(dims), f"{type(sc.plume).__name__} (plume model)",
+                           dims)
         for model in self._models():
-            kernels = model.kernels
+            kernels = model.kernels_for(dims)
             for role in kernels.__dataclass_fields__:
                 check_names(getattr(kernels, role), model)
         label = " + ".join(type(m).__name__ for m in (sc.plume, sc.action_model, *sc.sensors))
+        if dims == 3:
+            label += " (3-D)"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        one_agent=sc.n_agents == 1, label=label)
+                        one_agent=sc.n_agents == 1, label=label, dims=dims)
 
     def _models(self) -> list:
         sc = self.scenario
@@ -305,11 +315,18 @@ class Simulator:
 
     @property
     def field(self) -> np.ndarray:
-        """The concentration of world 0 now, ``(H, W)`` float32 (read-only for a static plume)."""
+        """The concentration of world 0 now, ``(H, W)`` float32 (``(D, H, W)`` in 3-D; read-only for
+        a static plume)."""
         return self.plume_image(0)
 
+    @property
+    def dims(self) -> int:
+        """2, or 3 for a 3-D scenario: the coordinates of a position (``positions`` is ``(B*N, dims)``)."""
+        return self.scenario.dims
+
     def plume_image(self, world: int = 0) -> np.ndarray:
-        """``(H, W)`` float32 concentration of one world at its current step, for pictures."""
+        """``(H, W)`` float32 concentration of one world at its current step, for pictures
+        (``(D, H, W)`` in 3-D: ``plume_multi.viz.volume`` draws it)."""
         if not _is_int(world) or not 0 <= world < self.num_worlds:
             raise ValidationError(f"world: got {world!r}; expected an integer in 0..{self.num_worlds - 1}")
         plume = self.scenario.plume
@@ -320,7 +337,8 @@ class Simulator:
 
     @property
     def sources(self) -> np.ndarray:
-        """``(B, 2)`` float64: the source each world is searching for, ``(x, y)`` in cells."""
+        """``(B, dims)`` float64: the source each world is searching for, ``(x, y)`` (``(x, y, z)``
+        in 3-D) in cells."""
         return self.scenario.plume.sources(self._params["plume"], self._model_state(self.state, "plume"),
                                            self.num_worlds)
 
@@ -362,7 +380,8 @@ class Simulator:
         Args:
             actions: discrete bodies: ``(B*N,)`` (or ``(B, N)``) integers in ``0..n_actions-1``;
                 continuous bodies: ``(B*N, 2)`` (or ``(B, N, 2)``) finite floats, clipped to the
-                action box. Agents that are not active ignore theirs, but every entry is checked.
+                action box (``(B*N, 3)`` velocities in 3-D). Agents that are not active ignore
+                theirs, but every entry is checked.
 
         Returns:
             ``(obs, reward, terminated, truncated)``: views of ``(B*N, D)`` float32,
@@ -393,25 +412,29 @@ class Simulator:
         value = np.asarray(given).reshape(self._action_shape)[row]
         if self.scenario.continuous:
             raise ValidationError(f"actions[{row}] = {value.tolist()} is not finite; expected finite "
-                                  f"(speed, turn) pairs. Nothing was changed.")
+                                  f"{self._action_words()}. Nothing was changed.")
         raise ValidationError(
             f"actions[{row}] = {value} is out of range; expected integers in 0..{self.n_actions - 1} "
             f"(action model {body.name}). Nothing was changed."
         )
 
+    def _action_words(self) -> str:
+        return "(speed, turn) pairs" if self.dims == 2 else "(vx, vy, vz) velocities"
+
     def _coerce_actions(self, actions) -> np.ndarray:
         B, N = self.num_worlds, self.n_agents
         if self.scenario.continuous:
-            expected = f"a float array of shape ({B * N}, 2) or ({B}, {N}, 2): (speed, turn) per agent"
+            k = self._action_shape[1]
+            expected = f"a float array of shape ({B * N}, {k}) or ({B}, {N}, {k}): {self._action_words()}, one per agent"
             try:
                 arr = np.asarray(actions)
             except (TypeError, ValueError):
                 raise ValidationError(f"actions: got {type(actions).__name__}; expected {expected}") from None
             if arr.dtype.kind not in "fiu":
                 raise ValidationError(f"actions: got dtype {arr.dtype}; expected {expected}")
-            if arr.shape not in ((B * N, 2), (B, N, 2)):
+            if arr.shape not in ((B * N, k), (B, N, k)):
                 raise ValidationError(f"actions: got shape {arr.shape}; expected {expected}")
-            return np.ascontiguousarray(arr.reshape(B * N, 2), dtype=np.float64)
+            return np.ascontiguousarray(arr.reshape(B * N, k), dtype=np.float64)
         expected = f"an integer array of shape ({B * N},) or ({B}, {N}) with values in 0..{self.n_actions - 1}"
         try:
             arr = np.asarray(actions)
@@ -430,7 +453,7 @@ class Simulator:
     # ------------------------------------------------------------------ views of the state
     @property
     def positions(self) -> np.ndarray:
-        """``(B*N, 2)`` int32 cells ``(x, y)`` (a view)."""
+        """``(B*N, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D; a view)."""
         return self.state.pos
 
     @property
@@ -577,6 +600,7 @@ class Simulator:
         """The observations the sensors give for ``state`` now, computed on copies."""
         copy = WorldState(num_worlds=state.num_worlds, n_agents=state.n_agents, obs_dim=state.obs_dim,
                           models={k: v.copy() for k, v in state.models.items()}, model_specs=state.model_specs,
+                          dims=state.dims,
                           **{name: getattr(state, name).copy() for name in
                              ("pos", "active", "terminated", "truncated", "obs", "reward", "ep_length",
                               "world_t", "world_done", "world_episode", "world_seed", "final_obs",

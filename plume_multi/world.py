@@ -20,7 +20,7 @@ SNAPSHOT_FORMAT = "plume_multi.world/2"
 
 # name -> (dtype, shape as a function of (B, N, D)); final_* have zero rows unless SAME_STEP.
 _PER_AGENT = {
-    "pos": (np.int32, lambda B, N, D: (B * N, 2)),
+    "pos": (np.int32, lambda B, N, D, dims=2: (B * N, dims)),
     "active": (np.bool_, lambda B, N, D: (B * N,)),
     "terminated": (np.bool_, lambda B, N, D: (B * N,)),
     "truncated": (np.bool_, lambda B, N, D: (B * N,)),
@@ -41,6 +41,11 @@ _FINAL = {
 ARRAY_FIELDS = {**_PER_AGENT, **_PER_WORLD, **_FINAL}
 
 
+def _shape(name: str, shape, B: int, N: int, D: int, dims: int) -> tuple:
+    """The shape of array ``name`` (positions have ``dims`` columns)."""
+    return shape(B, N, D, dims) if name == "pos" else shape(B, N, D)
+
+
 def _rows_where(cond: np.ndarray) -> np.ndarray:
     """Indices of the rows (first axis) where ``cond`` holds anywhere."""
     if cond.ndim > 1:
@@ -53,7 +58,7 @@ class WorldState:
     """State of ``num_worlds`` worlds of ``n_agents`` agents; agent ``n`` of world ``b`` is row ``b * N + n``.
 
     Arrays (all C-contiguous, mutated in place by the kernels):
-        pos (BN, 2) int32: cell ``(x, y)`` of each agent.
+        pos (BN, dims) int32: cell ``(x, y)`` of each agent (``(x, y, z)`` in a 3-D world).
         active (BN,) bool: still searching (not yet at the source).
         terminated, truncated (BN,) bool: flags returned by the last step.
         obs (BN, D) float32, reward (BN,) float32: outputs of the last step or reset.
@@ -91,36 +96,38 @@ class WorldState:
     final_length: np.ndarray
     models: dict = field(default_factory=dict)
     model_specs: dict = field(default_factory=dict)
+    dims: int = 2  # coordinates of a position: 2, or 3 in a 3-D world
 
     @staticmethod
     def nbytes_needed(num_worlds: int, n_agents: int, obs_dim: int, model_specs: dict,
-                      with_final: bool = False) -> int:
+                      with_final: bool = False, dims: int = 2) -> int:
         """Bytes the arrays of such a state take."""
         B, N, D = num_worlds, n_agents, obs_dim
         total = 0
         for name, (dtype, shape) in ARRAY_FIELDS.items():
             if name in _FINAL and not with_final:
                 continue
-            total += int(np.prod(shape(B, N, D), dtype=np.float64)) * np.dtype(dtype).itemsize
+            total += int(np.prod(_shape(name, shape, B, N, D, dims), dtype=np.float64)) * np.dtype(dtype).itemsize
         for spec in model_specs.values():
             total += int(np.prod(spec.shape(B, N), dtype=np.float64)) * np.dtype(spec.dtype).itemsize
         return total
 
     @classmethod
     def allocate(cls, num_worlds: int, n_agents: int, obs_dim: int, with_final: bool = False,
-                 model_specs: dict | None = None) -> "WorldState":
+                 model_specs: dict | None = None, dims: int = 2) -> "WorldState":
         """Zeroed state; ``with_final`` allocates the SAME_STEP final buffers; ``model_specs``
-        maps names to the ``StateArray`` specs of the models' arrays."""
+        maps names to the ``StateArray`` specs of the models' arrays; ``dims``: 2, or 3 for
+        positions ``(x, y, z)``."""
         B, N, D = num_worlds, n_agents, obs_dim
         arrays = {}
         for name, (dtype, shape) in ARRAY_FIELDS.items():
-            s = shape(B, N, D)
+            s = _shape(name, shape, B, N, D, dims)
             if name in _FINAL and not with_final:
                 s = (0,) + s[1:]
             arrays[name] = np.zeros(s, dtype=dtype)
         specs = dict(model_specs or {})
         models = {name: np.zeros(spec.shape(B, N), dtype=spec.dtype) for name, spec in specs.items()}
-        return cls(num_worlds=B, n_agents=N, obs_dim=D, models=models, model_specs=specs, **arrays)
+        return cls(num_worlds=B, n_agents=N, obs_dim=D, models=models, model_specs=specs, dims=dims, **arrays)
 
     def _all_arrays(self) -> dict:
         out = {name: getattr(self, name) for name in ARRAY_FIELDS}
@@ -180,7 +187,7 @@ class WorldState:
         core = {name: copies[name] for name in ARRAY_FIELDS}
         models = {name[len("model:"):]: arr for name, arr in copies.items() if name.startswith("model:")}
         return WorldState(num_worlds=self.num_worlds, n_agents=self.n_agents, obs_dim=self.obs_dim,
-                          models=models, model_specs=self.model_specs, **core)
+                          models=models, model_specs=self.model_specs, dims=self.dims, **core)
 
     def copy_from(self, other: "WorldState") -> None:
         """Copy every array of ``other`` (same shapes) into this state's arrays, in place."""
@@ -199,11 +206,10 @@ class WorldState:
         checks that need the scenario (observations, rewards, seeds).
         """
         problems = []
-        w, h = grid_size
         B, N = self.num_worlds, self.n_agents
         for name, (dtype, shape) in ARRAY_FIELDS.items():
             arr = getattr(self, name)
-            expected = shape(B, N, self.obs_dim)
+            expected = _shape(name, shape, B, N, self.obs_dim, len(grid_size))
             if name in _FINAL and arr.shape[0] == 0:
                 expected = (0,) + expected[1:]
             if arr.dtype != dtype or arr.shape != expected:
@@ -221,8 +227,8 @@ class WorldState:
             if rows.size:
                 problems.append(f"{name}: {rows.size} {what} (first at index {rows[0]})")
 
-        x, y = self.pos[:, 0], self.pos[:, 1]
-        report("pos", np.flatnonzero((x < 0) | (x >= w) | (y < 0) | (y >= h)), f"agents outside the {w}x{h} grid")
+        grid = "x".join(str(n) for n in grid_size)
+        report("pos", _rows_where((self.pos < 0) | (self.pos >= np.array(grid_size))), f"agents outside the {grid} grid")
         for name in ("obs", "reward", "final_obs"):
             report(name, _rows_where(~np.isfinite(getattr(self, name))), "rows not finite")
         for name in ("world_t", "world_episode", "world_seed", "ep_length", "final_length"):

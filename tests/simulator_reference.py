@@ -30,11 +30,12 @@ def counter_u32(seed: int, episode: int, counter: int) -> int:
     return z >> 32
 
 
-def counter_starts(seed, episode, n_agents, width, height):
+def counter_starts(seed, episode, n_agents, *sizes):
+    """Start cells of a later episode: per agent one draw per axis of ``sizes`` ((W, H) or (W, H, D))."""
     out, counter = [], 0
     for _ in range(n_agents):
         cell = []
-        for bound in (width, height):
+        for bound in sizes:
             threshold = (2**32 - bound) % bound
             while True:
                 m = counter_u32(seed, episode, counter) * bound
@@ -46,13 +47,13 @@ def counter_starts(seed, episode, n_agents, width, height):
     return out
 
 
-def numpy_starts(seed, n_agents, width, height):
+def numpy_starts(seed, n_agents, *sizes):
+    """Episode 0's start cells: ``default_rng(seed)`` draws ``integers(0, W)``, ``integers(0, H)``
+    (and ``integers(0, D)`` in 3-D), agent by agent."""
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n_agents):
-        x = int(rng.integers(0, width))
-        y = int(rng.integers(0, height))
-        out.append((x, y))
+        out.append(tuple(int(rng.integers(0, bound)) for bound in sizes))
     return out
 
 

@@ -29,6 +29,12 @@ per agent (Numba keeps them in registers: they cost nothing):
     ``n_agents``, ``base`` (row of the world's first agent), ``width``, ``height``, ``pos``
     ((B*N, 2) int32 cells of every agent), ``active`` ((B*N,) bool).
 
+In a 3-D scenario (``Scenario(grid_size=(W, H, D))``) the driver passes ``AgentView3`` and
+``WorldView3`` instead: the same fields, plus ``z`` (float), ``cz`` (the cell's z) and ``depth``
+in ``AgentView3`` and ``depth`` in ``WorldView3``, whose ``pos`` is ``(B*N, 3)``. Sensors read
+the plume with ``sample_cell3(plume, ix, iy, iz)``, ``sample_at3(plume, x, y, z)`` and
+``wind_at3(plume, x, y, z) -> (u, v, w)``, which call the plume's ``kernels_3d`` functions.
+
 Compile-time flags: ``static_flag(value)`` is ``True`` or ``None``; in compiled code ``is_on(flag)``
 is a constant decided by the flag's type, so the branch it guards costs nothing when off (a
 run-time bool made the default scenario's step 4x slower at one agent per world; an empty array
@@ -49,9 +55,11 @@ from numba.extending import overload
 
 from .jit import njit
 
-__all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "sample_cell", "sample_at", "wind_at", "observe_inner", "register_plume", "static_flag", "is_on",
-           "plume_reset_world", "plume_advance", "plume_view", "calm", "body_reset_agent", "body_location",
-           "body_heading", "body_heading_index", "body_heading_table", "no_sensor"]
+__all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "AgentView3", "WorldView3", "sample_cell", "sample_at",
+           "wind_at", "sample_cell3", "sample_at3", "wind_at3", "observe_inner", "register_plume", "static_flag",
+           "is_on", "plume_reset_world", "plume_advance", "plume_view", "calm", "calm3", "body_reset_agent",
+           "body_location", "body_location3", "body_heading", "body_heading_index", "body_heading_table",
+           "no_sensor"]
 
 PlumeView = namedtuple("PlumeView", "params state world")
 """The plume of the world being stepped, as sensors receive it (see the module's documentation)."""
@@ -62,6 +70,11 @@ AgentView = namedtuple("AgentView", "i b n t first active seed episode x y cx cy
 """One agent after it moved, as ``observe_agent`` receives it (the fields: the module's documentation)."""
 WorldView = namedtuple("WorldView", "b t first was_done seed episode n_agents base width height pos active")
 """One world after all its agents moved, as ``observe_world`` receives it (the fields: the module's documentation)."""
+AgentView3 = namedtuple("AgentView3", "i b n t first active seed episode x y z cx cy cz heading width height depth "
+                                      "n_agents heading_index")
+"""``AgentView`` in a 3-D scenario: its fields and ``z`` (float), ``cz`` (the cell's z), ``depth``."""
+WorldView3 = namedtuple("WorldView3", "b t first was_done seed episode n_agents base width height depth pos active")
+"""``WorldView`` in a 3-D scenario: its fields and ``depth``; ``pos`` is ``(B*N, 3)``."""
 
 
 def static_flag(value: bool):
@@ -85,28 +98,33 @@ def _is_on(flag):
 # These helpers find the plume's function from the type of ``plume.params`` when they compile (an
 # overload), so the call is resolved and inlined as if the sensor had named it. Values that hold
 # functions would cost a step 20 % at one agent per world.
+# One table per dimension: a plume may return the same parameter class in 2-D and 3-D, with its
+# ``kernels`` in one and its ``kernels_3d`` in the other.
 _PLUMES: dict = {}
+_PLUMES_3D: dict = {}
 
 
-def register_plume(params, kernels, owner: str) -> None:
-    """Make ``sample_cell(plume, ...)`` and the others find ``kernels`` for plumes whose
-    parameters are of ``type(params)``: a named tuple class of the plume's own."""
+def register_plume(params, kernels, owner: str, dims: int = 2) -> None:
+    """Make ``sample_cell(plume, ...)`` and the others (``sample_cell3`` and the others when ``dims``
+    is 3) find ``kernels`` for plumes whose parameters are of ``type(params)``: a named tuple class
+    of the plume's own."""
     from ..errors import ValidationError
 
     cls = type(params)
     if not (isinstance(params, tuple) and hasattr(cls, "_fields")):
         raise ValidationError(f"{owner}: params() returned {cls.__name__}; expected a named tuple "
                               "(collections.namedtuple) of the plume's own class")
-    known = _PLUMES.get(cls)
+    table = _PLUMES_3D if dims == 3 else _PLUMES
+    known = table.get(cls)
     if known is not None and known is not kernels:
         raise ValidationError(f"{owner}: params() returns {cls.__qualname__}, which another plume with other "
                               "compiled functions returns too; give this plume a named tuple class of its own")
-    _PLUMES[cls] = kernels
+    table[cls] = kernels
 
 
-def _plume_function(plume_type, role: str):
+def _plume_function(plume_type, role: str, table: dict):
     cls = getattr(plume_type.types[0], "instance_class", None)
-    return getattr(_PLUMES[cls], role)
+    return getattr(table[cls], role)
 
 
 def sample_cell(plume, ix, iy):
@@ -121,6 +139,18 @@ def wind_at(plume, x, y):
     """Wind ``(u, v)`` in cells per step at a float position."""
 
 
+def sample_cell3(plume, ix, iy, iz):
+    """3-D: concentration at integer cell ``(ix, iy, iz)`` (inside the grid), float32."""
+
+
+def sample_at3(plume, x, y, z):
+    """3-D: concentration at a float position in cells, float32; 0 off the grid."""
+
+
+def wind_at3(plume, x, y, z):
+    """3-D: wind ``(u, v, w)`` in cells per step at a float position."""
+
+
 def observe_inner(inner, S, obs, col, plume, agent):
     """A wrapper sensor's call of the sensor it wraps (``inner``: an ``InnerSensor``)."""
 
@@ -133,15 +163,28 @@ def _forward_to_the_plume(stub, role: str) -> None:
     """Compile ``stub(plume, a, b)`` as a call of the plume's own ``role`` function."""
     @overload(stub, inline="always")
     def _typed(plume, a, b):
-        fn = _plume_function(plume, role)
+        fn = _plume_function(plume, role, _PLUMES)
 
         def impl(plume, a, b):
             return fn(plume.params, plume.state, plume.world, a, b)
         return impl
 
 
+def _forward_to_the_plume3(stub, role: str) -> None:
+    """Compile ``stub(plume, a, b, c)`` as a call of the plume's own 3-D ``role`` function."""
+    @overload(stub, inline="always")
+    def _typed(plume, a, b, c):
+        fn = _plume_function(plume, role, _PLUMES_3D)
+
+        def impl(plume, a, b, c):
+            return fn(plume.params, plume.state, plume.world, a, b, c)
+        return impl
+
+
 for _stub in (sample_cell, sample_at, wind_at):
     _forward_to_the_plume(_stub, _stub.__name__)
+for _stub in (sample_cell3, sample_at3, wind_at3):
+    _forward_to_the_plume3(_stub, _stub.__name__[:-1])
 
 
 @overload(observe_inner, inline="always")
@@ -177,6 +220,12 @@ def calm(P, S, pw, x, y):
 
 
 @njit(inline="always")
+def calm3(P, S, pw, x, y, z):
+    """No wind (3-D)."""
+    return 0.0, 0.0, 0.0
+
+
+@njit(inline="always")
 def body_reset_agent(P, S, i, n, pos, seed, episode):
     """A body with nothing to set at a reset but its cell (already placed)."""
 
@@ -185,6 +234,12 @@ def body_reset_agent(P, S, i, n, pos, seed, episode):
 def body_location(P, S, i, pos):
     """A grid body's float position: its cell."""
     return np.float64(pos[i, 0]), np.float64(pos[i, 1])
+
+
+@njit(inline="always")
+def body_location3(P, S, i, pos):
+    """A grid body's float position in 3-D: its cell."""
+    return np.float64(pos[i, 0]), np.float64(pos[i, 1]), np.float64(pos[i, 2])
 
 
 @njit(inline="always")

@@ -9,8 +9,9 @@ them; Numba inlines them, so it runs as fast as a hand-written loop, and caches 
 text names functions only: no model hands it source code.
 
 Numbers (grid size, agents, parameters, column offsets) are arguments, so they never change the
-driver and never recompile it; the one structural flag is one agent per world (then the agent
-loop is compiled away). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
+driver and never recompile it; the structural properties are one agent per world (then the agent
+loop is compiled away) and the dimension (``Layout.dims``: a 3-D driver carries the third
+coordinate everywhere, with the models' ``kernels_3d``; the 2-D driver has no trace of it). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
 state), ``AP, AS`` (body), ``RP`` (reward), then ``SP0, SS0, IP0, SP1, SS1, IP1, ...`` (sensors:
 parameters, state, and the wrapped sensor's parameters for a wrapper, else ``()``), then the core
 arrays (``CORE_ARGS``).
@@ -32,12 +33,14 @@ from ..errors import ValidationError
 from .jit import CACHE_DIR, module_files, prune
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
-           "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "CFG_SIZE",
+           "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "C_DEPTH", "C_Z0",
+           "C_Z1", "CFG_SIZE",
            "F_GOAL_D2", "FCFG_SIZE", "AUTORESET_DISABLED", "AUTORESET_NEXT_STEP", "AUTORESET_SAME_STEP",
            "START_DRAW", "START_FIXED"]
 
 C_N_AGENTS, C_WIDTH, C_HEIGHT, C_MAX_STEPS, C_START_MODE, C_X0, C_Y0, C_X1, C_Y1, C_AUTORESET, C_TEAM = range(11)
-CFG_SIZE = 11
+C_DEPTH, C_Z0, C_Z1 = 11, 12, 13  # read by 3-D drivers only
+CFG_SIZE = 14
 F_GOAL_D2 = 0
 FCFG_SIZE = 1
 START_DRAW, START_FIXED = 0, 1
@@ -78,7 +81,8 @@ class Layout:
 
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
     ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``one_agent``:
-    worlds hold one agent. ``label``: the models' names, for messages.
+    worlds hold one agent. ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
+    and the driver passes the third coordinate). ``label``: the models' names, for messages.
     """
 
     plume: tuple
@@ -87,6 +91,7 @@ class Layout:
     sensors: tuple
     one_agent: bool
     label: str = field(default="", compare=False)  # for messages only: models of one kind share a driver
+    dims: int = 2
 
     def args(self) -> str:
         sensor_args = "".join(f"SP{k}, SS{k}, IP{k}, " for k in range(len(self.sensors)))
@@ -106,8 +111,7 @@ import numpy as np
 from numba import prange
 
 from plume_multi.engine.jit import njit
-from plume_multi.engine.api import AgentView, InnerSensor, PlumeView, WorldView, no_sensor
-from plume_multi.engine.shared import place_starts
+{engine_imports}
 {imports}
 
 ONE_AGENT = {one_agent}
@@ -119,17 +123,16 @@ COUNT_MAX = 2147483647
 
 
 @njit(no_cpython_wrapper=True)
-def observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args}):
+def observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args}):
 {columns}
-    world = WorldView(b, t, first, world_done[b], seed, episode, n_agents, b * n_agents, width, height, pos, active)
+    world = WorldView(b, t, first, world_done[b], seed, episode, n_agents, b * n_agents, {sizes}, pos, active)
 {world_calls}
 
 
 @njit(no_cpython_wrapper=True)
 def reset_world(b, seeded, clear_outputs, {args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
-    width = cfg[{C_WIDTH}]
-    height = cfg[{C_HEIGHT}]
+{load_sizes}
 {columns}
     base = b * n_agents
     if seeded:
@@ -158,14 +161,13 @@ def reset_world(b, seeded, clear_outputs, {args}):
     for i in range(base, base + n_agents):
 {observe_agent_2}
     if HAS_WORLD_CODE:
-        observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args})
+        observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args})
 
 
 @njit(no_cpython_wrapper=True)
 def advance(b_start, b_stop, actions, {args}):
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
-    width = cfg[{C_WIDTH}]
-    height = cfg[{C_HEIGHT}]
+{load_sizes}
 {columns}
     max_steps = cfg[{C_MAX_STEPS}]
     goal_d2 = fcfg[{F_GOAL_D2}]
@@ -186,18 +188,16 @@ def advance(b_start, b_stop, actions, {args}):
         episode = world_episode[b]
         plume_advance(PP, PS, b, t, seed, episode)
         pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
-        sx, sy = plume_source(PP, PS, b)
+        {source_names} = plume_source(PP, PS, b)
         arrived = False
         n_active = 0
         base = b * n_agents
         for i in range(base, base + n_agents):
             if active[i]:
-                body_move(AP, AS, i, actions, pos, width, height, seed, episode, t)
+                body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
                 ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
-                ax, ay = body_location(AP, AS, i, pos)
-                dx = ax - sx
-                dy = ay - sy
-                if dx * dx + dy * dy <= goal_d2:
+{distance}
+                if {d2} <= goal_d2:
                     reward[i] = reward_goal(RP)
                     active[i] = False
                     terminated[i] = True
@@ -221,7 +221,7 @@ def advance(b_start, b_stop, actions, {args}):
                     reward[i] = reward_goal(RP)
             n_active = 0
         if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
-            observe_world(b, t, seed, episode, pv, no, n_agents, width, height, {args})
+            observe_world(b, t, seed, episode, pv, no, n_agents, {sizes}, {args})
         done = trunc or n_active == 0
         world_done[b] = done
         if mode == SAME_STEP and done:
@@ -274,8 +274,7 @@ def observe_all({args}):
     """Write every agent's observation of the current state into ``obs`` (``Simulator.validate``
     runs it on copies of the state)."""
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
-    width = cfg[{C_WIDTH}]
-    height = cfg[{C_HEIGHT}]
+{load_sizes}
 {columns}
     for b in range(world_t.shape[0]):
         t = world_t[b]
@@ -287,7 +286,7 @@ def observe_all({args}):
         for i in range(base, base + n_agents):
 {observe_agent_3}
         if HAS_WORLD_CODE:
-            observe_world(b, t, seed, episode, pv, first, n_agents, width, height, {args})
+            observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args})
 '''
 
 _loaded: dict = {}
@@ -299,6 +298,41 @@ _AGENT_VIEW = [
     "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, ax, ay, pos[i, 0], pos[i, 1],",
     "                  body_heading(AP, AS, i), width, height, n_agents, body_heading_index(AP, AS, i))",
 ]
+_AGENT_VIEW_3D = [
+    "ax, ay, az = body_location(AP, AS, i, pos)",
+    "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, ax, ay, az, pos[i, 0], pos[i, 1],",
+    "                  pos[i, 2], body_heading(AP, AS, i), width, height, depth, n_agents,",
+    "                  body_heading_index(AP, AS, i))",
+]
+
+
+def _dimension(dims: int) -> dict:
+    """The parts of the driver's text that name coordinates: 2-D's as they always were, 3-D's with
+    the third coordinate (the 3-D records imported under the 2-D names, so the rest is shared)."""
+    if dims == 2:
+        return dict(
+            engine_imports="from plume_multi.engine.api import AgentView, InnerSensor, PlumeView, WorldView, no_sensor\n"
+                           "from plume_multi.engine.shared import place_starts",
+            sizes="width, height",
+            load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]",
+            source_names="sx, sy",
+            distance="\n".join(" " * 16 + line for line in ("ax, ay = body_location(AP, AS, i, pos)",
+                                                            "dx = ax - sx", "dy = ay - sy")),
+            d2="dx * dx + dy * dy",
+            agent_view=_AGENT_VIEW,
+        )
+    return dict(
+        engine_imports="from plume_multi.engine.api import AgentView3 as AgentView, InnerSensor, PlumeView, "
+                       "WorldView3 as WorldView, no_sensor\n"
+                       "from plume_multi.engine.shared import place_starts3 as place_starts",
+        sizes="width, height, depth",
+        load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]\n    depth = cfg[{C_DEPTH}]",
+        source_names="sx, sy, sz",
+        distance="\n".join(" " * 16 + line for line in ("ax, ay, az = body_location(AP, AS, i, pos)",
+                                                        "dx = ax - sx", "dy = ay - sy", "dz = az - sz")),
+        d2="dx * dx + dy * dy + dz * dz",
+        agent_view=_AGENT_VIEW_3D,
+    )
 
 
 def source(layout: Layout) -> str:
@@ -318,7 +352,8 @@ def source(layout: Layout) -> str:
         if world is not None:
             imports.append(f"from {world.module} import {world.name} as s{k}_world")
             world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
-    agent_block = "\n".join(_AGENT_VIEW + agent_calls) if agent_calls else "pass"
+    dimension = _dimension(layout.dims)
+    agent_block = "\n".join(dimension.pop("agent_view") + agent_calls) if agent_calls else "pass"
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))
     source_lines = [f"# source: {f}" for f in files] + [f"# code: {_fingerprint(ref.resolve())}"
@@ -330,7 +365,7 @@ def source(layout: Layout) -> str:
         observe_agent_2=textwrap.indent(agent_block, " " * 8), observe_agent_3=textwrap.indent(agent_block, " " * 12),
         world_calls="\n".join(world_calls) or "    pass",
         has_world_code=bool(world_calls), C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM,
-        C_WIDTH=C_WIDTH, C_HEIGHT=C_HEIGHT, C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2,
+        C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2, **dimension,
     )
 
 

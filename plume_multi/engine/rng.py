@@ -4,7 +4,9 @@ Two generators, both pure functions of explicit integers:
 
 * ``pcg64_starts`` reproduces ``numpy.random.default_rng(seed)`` exactly for the draws the
   single-agent contract makes: ``rng.integers(0, width)`` then ``rng.integers(0, height)``, for
-  agent 0, then the same pair for agents 1..N-1. This is NumPy's SeedSequence -> PCG64 (XSL-RR)
+  agent 0, then the same pair for agents 1..N-1. In 3-D (``pcg64_cells`` with three sizes) each
+  agent draws ``integers(0, width)``, ``integers(0, height)``, ``integers(0, depth)``, agent by
+  agent: the same rule with one more draw per agent. This is NumPy's SeedSequence -> PCG64 (XSL-RR)
   -> ``next_uint32`` (with its one-word buffer) -> Lemire's bounded integers. A world's first
   episode therefore starts exactly where ``PlumeSearchEnv().reset(seed=...)`` starts.
 * ``counter_starts`` draws the starts of later episodes from a counter-based hash of
@@ -177,12 +179,20 @@ def pcg64_starts(seed, n_agents, width, height, out, row0):
         out: ``(rows, 2)`` int32, mutated.
         row0: first row written.
     """
+    pcg64_cells(seed, n_agents, (width, height), out, row0)
+
+
+@njit(cache=True)
+def pcg64_cells(seed, n_agents, sizes, out, row0):
+    """``pcg64_starts`` in any dimension: ``sizes`` a tuple ``(width, height)`` or ``(width,
+    height, depth)``; each agent draws ``integers(0, sizes[c])`` for each axis ``c`` in order, as
+    ``default_rng(seed)`` does. ``out``: ``(rows, len(sizes))`` int32, mutated."""
     st_hi, st_lo, inc_hi, inc_lo = pcg64_state(seed)
     has_buf = False
     buf = ZERO
     for n in range(n_agents):
-        for c in range(2):
-            bound = width if c == 0 else height
+        for c in range(len(sizes)):
+            bound = sizes[c]
             rng = np.uint64(bound - 1)
             if rng == ZERO:
                 # Generator.integers(0, 1) returns 0 without drawing.
@@ -228,10 +238,17 @@ def counter_starts(seed, episode, n_agents, width, height, out, row0):
 
     Uniform over the grid (Lemire's method with rejection), counter-based.
     """
+    counter_cells(seed, episode, n_agents, (width, height), out, row0)
+
+
+@njit(cache=True)
+def counter_cells(seed, episode, n_agents, sizes, out, row0):
+    """``counter_starts`` in any dimension (``sizes`` as ``pcg64_cells``'): the draws of one
+    episode are numbered agent by agent, axis by axis."""
     counter = 0
     for n in range(n_agents):
-        for c in range(2):
-            bound = width if c == 0 else height
+        for c in range(len(sizes)):
+            bound = sizes[c]
             excl = np.uint64(bound)
             threshold = (np.uint64(0x100000000) - excl) % excl
             while True:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .assemble import C_START_MODE, C_X0, C_X1, C_Y0, C_Y1, START_FIXED
+from .assemble import C_START_MODE, C_X0, C_X1, C_Y0, C_Y1, C_Z0, C_Z1, START_FIXED
 from .jit import njit
-from .rng import counter_starts, pcg64_starts
+from .rng import counter_cells, counter_starts, pcg64_cells, pcg64_starts
 
 
 @njit(inline="always")
@@ -36,6 +36,32 @@ def place_starts(b, n_agents, cfg, starts, pos, seed, episode):
         for n in range(n_agents):
             pos[base + n, 0] += x0
             pos[base + n, 1] += y0
+
+
+@njit(inline="always")
+def place_starts3(b, n_agents, cfg, starts, pos, seed, episode):
+    """``place_starts`` in 3-D: each agent draws ``(x, y, z)`` in the start box ``[x0, x1] x
+    [y0, y1] x [z0, z1]``: episode 0 exactly as ``numpy.random.default_rng(seed)`` draws
+    ``integers(0, w)``, ``integers(0, h)``, ``integers(0, d)``, agent by agent; later episodes
+    from the counter-based stream of ``(seed, episode)``."""
+    base = b * n_agents
+    if cfg[C_START_MODE] == START_FIXED:
+        for n in range(n_agents):
+            for c in range(3):
+                pos[base + n, c] = starts[n, c]
+        return
+    x0 = cfg[C_X0]
+    y0 = cfg[C_Y0]
+    z0 = cfg[C_Z0]
+    sizes = (cfg[C_X1] - x0 + 1, cfg[C_Y1] - y0 + 1, cfg[C_Z1] - z0 + 1)
+    if episode == 0:
+        pcg64_cells(seed, n_agents, sizes, pos, base)
+    else:
+        counter_cells(seed, episode, n_agents, sizes, pos, base)
+    for n in range(n_agents):
+        pos[base + n, 0] += x0
+        pos[base + n, 1] += y0
+        pos[base + n, 2] += z0
 
 
 @njit

@@ -9,6 +9,12 @@ functions by name and calls them; Numba inlines them, so the step runs as fast a
 loop. In every signature ``P`` is the model's parameters (``params()``: a named tuple, or a plain
 tuple) and ``S`` its state (``state_tuple()``: the arrays of ``state_spec()``).
 
+A model that also runs in 3-D scenarios (``Scenario(grid_size=(W, H, D))``) declares a second
+record, ``kernels_3d``, whose functions take the third coordinate (``PlumeKernels3D``,
+``BodyKernels3D``; sensors a ``SensorKernels`` whose functions read ``AgentView3``/``WorldView3``).
+Without it the model is 2-D only, and a 3-D scenario refuses it by name. Rewards do not depend on
+the dimension: their ``kernels`` serve both.
+
 Python members (shapes, bounds, pictures) have defaults here; a model overrides what it needs.
 How to write one: docs/developing-models.md.
 """
@@ -25,7 +31,7 @@ from ..checks import check_bool, check_choice, check_heading, check_int, check_r
 from ..engine import api
 
 __all__ = ["Model", "StateArray", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
-           "SensorKernels", "RewardKernels", "check_real", "check_int", "check_choice", "check_bool",
+           "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int", "check_choice", "check_bool",
            "check_heading", "is_int", "is_real", "fail"]
 
 
@@ -100,6 +106,55 @@ class BodyKernels:
 
 
 @dataclass(frozen=True)
+class PlumeKernels3D:
+    """A plume's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)``).
+
+    Required:
+        source(P, S, b) -> (x, y, z): world ``b``'s source, float cells.
+        sample_cell(P, S, pw, ix, iy, iz) -> float32: concentration at an integer cell inside the grid.
+        sample_at(P, S, pw, x, y, z) -> float32: concentration at a float position; 0 off the grid.
+    Optional (default), as ``PlumeKernels``:
+        reset_world(P, S, b, seed, episode, pos, base, n_agents). Default: nothing.
+        advance(P, S, b, t, seed, episode). Default: nothing.
+        view(P, S, b, t) -> pw. Default: ``b``.
+        wind_at(P, S, pw, x, y, z) -> (u, v, w): wind in cells per step. Default: calm.
+    Sensors reach them through ``sample_cell3``, ``sample_at3`` and ``wind_at3`` of
+    ``plume_multi.engine.api``.
+    """
+
+    source: Any
+    sample_cell: Any
+    sample_at: Any
+    reset_world: Any = api.plume_reset_world
+    advance: Any = api.plume_advance
+    view: Any = api.plume_view
+    wind_at: Any = api.calm3
+
+
+@dataclass(frozen=True)
+class BodyKernels3D:
+    """A body's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)`` int32).
+
+    Required:
+        first_invalid(P, actions) -> int: row of the first invalid action, or -1.
+        move(P, S, i, actions, pos, width, height, depth, seed, episode, t): apply ``actions[i]``,
+            writing the agent's cell ``pos[i]`` (clamped into the grid).
+    Optional (default):
+        reset_agent(P, S, i, n, pos, seed, episode). Default: nothing.
+        location(P, S, i, pos) -> (x, y, z): float position. Default: the cell.
+        heading(P, S, i) -> degrees. Default: 0.
+        heading_index(P, S, i) -> int. Default: -1.
+    """
+
+    first_invalid: Any
+    move: Any
+    reset_agent: Any = api.body_reset_agent
+    location: Any = api.body_location3
+    heading: Any = api.body_heading
+    heading_index: Any = api.body_heading_index
+
+
+@dataclass(frozen=True)
 class SensorKernels:
     """A sensor's compiled functions; each writes its columns ``col ..`` of ``obs`` (B*N, D) float32.
 
@@ -132,6 +187,20 @@ class Model:
 
     family: ClassVar[str] = ""
     kernels: ClassVar[Any] = None  # the family's Kernels record of compiled functions
+    # the compiled functions in 3-D scenarios (PlumeKernels3D, BodyKernels3D, SensorKernels), or
+    # None: the model is 2-D only
+    kernels_3d: ClassVar[Any] = None
+
+    def kernels_for(self, dims: int):
+        """The compiled functions of a ``dims``-dimensional scenario (None: not in that dimension)."""
+        return self.kernels if dims == 2 else self.kernels_3d
+
+    def check_dims(self, dims: int, grid_size) -> None:
+        """Raise ``ValidationError`` when this model cannot run in a ``dims``-dimensional scenario."""
+        if self.kernels_for(dims) is None:
+            from ..errors import ValidationError
+
+            raise ValidationError(f"{self.name} is 2-D only; the scenario is 3-D (grid_size={tuple(grid_size)})")
 
     def _set(self, name: str, value) -> None:
         object.__setattr__(self, name, value)
@@ -173,8 +242,9 @@ class Plume(Model):
     family: ClassVar[str] = "plume"
 
     def bind(self, grid_size) -> "Plume":
-        """This plume on a ``(width, height)`` grid (resolving defaults that depend on it); raise
-        ``ValidationError`` when it cannot be on that grid."""
+        """This plume on a ``(width, height)`` grid, or ``(width, height, depth)`` for a plume with
+        ``kernels_3d`` (resolving defaults that depend on it); raise ``ValidationError`` when it
+        cannot be on that grid."""
         return self
 
     def natural_grid_size(self) -> tuple | None:
@@ -182,7 +252,7 @@ class Plume(Model):
         return None
 
     def fixed_source(self):
-        """The source cell ``(x, y)`` when every world has the same, else None."""
+        """The source cell ``(x, y)`` (``(x, y, z)`` in 3-D) when every world has the same, else None."""
         return None
 
     def concentration_bounds(self) -> tuple:
@@ -190,15 +260,16 @@ class Plume(Model):
         return 0.0, 1.0
 
     def field(self, grid_size) -> np.ndarray | None:
-        """A static ``(H, W)`` float32 field shared by every world, or None."""
+        """A static ``(H, W)`` float32 field shared by every world (``(D, H, W)`` in 3-D), or None."""
         return None
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
-        """``(H, W)`` float32 concentration of world ``b`` at step ``t``, for pictures."""
+        """``(H, W)`` float32 concentration of world ``b`` at step ``t`` (``(D, H, W)`` in 3-D),
+        for pictures."""
         raise NotImplementedError(f"{self.name}.image: this plume draws no picture")
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
-        """``(B, 2)`` float64: every world's source."""
+        """``(B, dims)`` float64: every world's source."""
         raise NotImplementedError(f"{self.name}.sources")
 
 
@@ -212,13 +283,28 @@ class Body(Model):
     oriented: ClassVar[bool] = False  # has a heading
     ACTION_NAMES: ClassVar[tuple] = ()
 
+    ACTION_NAMES_3D: ClassVar[tuple] = ()  # the discrete actions in 3-D (bodies with kernels_3d)
+
     @property
     def n_actions(self) -> int:
-        """Number of discrete actions."""
+        """Number of discrete actions (2-D; ``n_actions_for(dims)`` in either dimension)."""
         return len(self.ACTION_NAMES)
 
+    def action_names(self, dims: int = 2) -> tuple:
+        """The discrete actions' names in a ``dims``-dimensional scenario."""
+        return self.ACTION_NAMES if dims == 2 else self.ACTION_NAMES_3D
+
+    def n_actions_for(self, dims: int) -> int:
+        """Number of discrete actions in a ``dims``-dimensional scenario."""
+        return self.n_actions if dims == 2 else len(self.ACTION_NAMES_3D)
+
+    def action_box(self, dims: int = 2) -> tuple:
+        """A continuous body's ``(low, high)`` float32 action bounds in a ``dims``-dimensional
+        scenario (2-D: ``low``, ``high``)."""
+        return self.low, self.high
+
     def locations(self, params, state, pos) -> np.ndarray:
-        """``(B*N, 2)`` float64 positions (the cells, for grid bodies)."""
+        """``(B*N, dims)`` float64 positions (the cells, for grid bodies)."""
         return pos.astype(np.float64)
 
 
@@ -260,9 +346,18 @@ class Reward(Model):
 
     family: ClassVar[str] = "reward"
 
+    def kernels_for(self, dims: int):
+        """A reward does not depend on the dimension: ``kernels`` in 2-D and 3-D."""
+        return self.kernels
+
     def values(self) -> tuple:
         """Every reward this model can give: ``(on arrival, on another step)``."""
         raise NotImplementedError(f"{self.name}.values")
+
+
+def dims_of(ctx) -> int:
+    """The dimension of a model's context (2 when ``ctx`` is None or says nothing)."""
+    return getattr(ctx, "dims", 2) if ctx is not None else 2
 
 
 def _jsonable(value):

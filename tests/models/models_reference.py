@@ -114,6 +114,27 @@ def bilinear(field: np.ndarray, x: float, y: float) -> float:
     return (1.0 - fy) * top + fy * bottom
 
 
+def trilinear(field: np.ndarray, x: float, y: float, z: float) -> float:
+    """Trilinear interpolation in float64 of a (D, H, W) field: the planes z0 and z1 around z
+    interpolated bilinearly, then weighted (1 - fz, fz)."""
+    d = field.shape[0]
+    z0 = min(int(z), d - 1)
+    z1 = min(z0 + 1, d - 1)
+    fz = z - z0
+    return (1.0 - fz) * bilinear(field[z0], x, y) + fz * bilinear(field[z1], x, y)
+
+
+def gaussian_volume(w: int, h: int, d: int, sx: float, sy: float, sz: float, sigma: float) -> np.ndarray:
+    """(D, H, W) float32: exp(-|r - r_s|^2 / (2 sigma^2)), computed per cell in float64."""
+    out = np.zeros((d, h, w), np.float32)
+    for z in range(d):
+        for y in range(h):
+            for x in range(w):
+                d2 = (x - sx) ** 2 + (y - sy) ** 2 + (z - sz) ** 2
+                out[z, y, x] = F32(math.exp(-d2 / (2.0 * sigma ** 2)))
+    return out
+
+
 def gaussian_grid(w: int, h: int, sx: float, sy: float, sigma: float) -> np.ndarray:
     """(H, W) float32: exp(-d^2 / (2 sigma^2)), computed in float64."""
     x = np.arange(w, dtype=np.float64) - sx
@@ -150,34 +171,43 @@ def reference(table: dict, model):
 
 @registers(PLUMES, P.Gaussian)
 class GaussianReference:
+    """2-D and 3-D: cells and points are ``(x, y)`` or ``(x, y, z)``."""
+
     def __init__(self, sim):
         self.sim = sim
         self.plume = plume = sim.plume
         self.random_source = plume.source == "random"
         if not self.random_source:
-            sx, sy = plume.source
-            self.field = gaussian_grid(sim.W, sim.H, sx, sy, plume.sigma)
+            if sim.dims == 3:
+                self.field = gaussian_volume(sim.W, sim.H, sim.D, *plume.source, plume.sigma)
+            else:
+                self.field = gaussian_grid(sim.W, sim.H, *plume.source, plume.sigma)
 
     def reset(self, b, seed, ep):
         if self.random_source:
             key = stream_key(seed, ep, STREAM_GAUSSIAN)
-            self.sim.sources[b] = (math.floor(uniform(key, 0, 0) * self.sim.W), math.floor(uniform(key, 0, 1) * self.sim.H))
+            sizes = (self.sim.W, self.sim.H, self.sim.D)[:self.sim.dims]
+            self.sim.sources[b] = [math.floor(uniform(key, 0, c) * n) for c, n in enumerate(sizes)]
         else:
             self.sim.sources[b] = self.plume.source
 
-    def _analytic(self, b, x, y):
-        dx = x - self.sim.sources[b, 0]
-        dy = y - self.sim.sources[b, 1]
-        return F32(math.exp(-(dx * dx + dy * dy) / (2.0 * self.plume.sigma ** 2)))
+    def _analytic(self, b, point):
+        d2 = 0.0
+        for c, v in enumerate(point):
+            dc = v - self.sim.sources[b, c]
+            d2 = d2 + dc * dc
+        return F32(math.exp(-d2 / (2.0 * self.plume.sigma ** 2)))
 
-    def conc_cell(self, b, ix, iy):
-        return self._analytic(b, ix, iy) if self.random_source else self.field[iy, ix]
+    def conc_cell(self, b, *cell):
+        return self._analytic(b, cell) if self.random_source else self.field[tuple(reversed(cell))]
 
-    def conc_at(self, b, x, y):
-        return self._analytic(b, x, y) if self.random_source else F32(bilinear(self.field, x, y))
+    def conc_at(self, b, *point):
+        if self.random_source:
+            return self._analytic(b, point)
+        return F32(trilinear(self.field, *point) if len(point) == 3 else bilinear(self.field, *point))
 
-    def wind_at(self, b, x, y):
-        return self.plume.wind
+    def wind_at(self, b, *point):
+        return (tuple(self.plume.wind) + (0.0,))[:len(point)]
 
 
 @registers(PLUMES, P.Movie)
@@ -255,6 +285,9 @@ def _run_tumble_reset(sim, i, n, b):
 @registers(BODY_RESETS, A.Continuous)
 def _continuous_reset(sim, i, n, b):
     body = sim.body
+    if sim.dims == 3:  # no heading: the float position starts on the cell
+        sim.xy[i] = sim.pos[i]
+        return
     sim.heading[i] = (body.initial_heading if body.initial_heading is not None
                       else uniform(stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_CONTINUOUS), 0, n) * 360.0)
     sim.xy[i] = sim.pos[i]
@@ -262,9 +295,9 @@ def _continuous_reset(sim, i, n, b):
 
 @registers(BODY_MOVES, A.Cardinal)
 def _table_move(sim, i, n, b, action):
-    dx, dy = type(sim.body).MOVES[action]
-    sim.pos[i, 0] = clamp(sim.pos[i, 0] + dx, 0, sim.W - 1)
-    sim.pos[i, 1] = clamp(sim.pos[i, 1] + dy, 0, sim.H - 1)
+    move = (type(sim.body).MOVES if sim.dims == 2 else type(sim.body).MOVES_3D)[action]
+    for c, (delta, side) in enumerate(zip(move, sim.sizes)):
+        sim.pos[i, c] = clamp(sim.pos[i, c] + delta, 0, side - 1)
 
 
 @registers(BODY_MOVES, A.Oriented)
@@ -289,6 +322,16 @@ def _run_tumble_move(sim, i, n, b, action):
 @registers(BODY_MOVES, A.Continuous)
 def _continuous_move(sim, i, n, b, action):
     body = sim.body
+    if sim.dims == 3:  # a velocity, scaled to max_speed when longer
+        v = [float(c) for c in action]
+        n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+        if n2 > body.max_speed * body.max_speed:
+            f = body.max_speed / math.sqrt(n2)
+            v = [c * f for c in v]
+        for c in range(3):
+            sim.xy[i, c] = clamp(sim.xy[i, c] + v[c], 0.0, sim.sizes[c] - 1.0)
+            sim.pos[i, c] = math.floor(sim.xy[i, c] + 0.5)
+        return
     speed = clamp(float(action[0]), 0.0, body.max_speed)
     turn = clamp(float(action[1]), -body.max_turn_degrees, body.max_turn_degrees)
     h = wrap_degrees(sim.heading[i] + turn)
@@ -303,9 +346,8 @@ def _continuous_move(sim, i, n, b, action):
 def _here(sim, i, b):
     """Concentration where the agent is, as Concentration and Binary read it."""
     if sim.continuous:
-        x, y = sim.location(i)
-        return sim.conc_at(b, x, y)
-    return sim.conc_cell(b, int(sim.pos[i, 0]), int(sim.pos[i, 1]))
+        return sim.conc_at(b, *sim.location(i))
+    return sim.conc_cell(b, *(int(c) for c in sim.pos[i]))
 
 
 def _heading(sim, i):
@@ -319,8 +361,7 @@ def _concentration(sim, sensor, i, n, b):
 
 @registers(READINGS, S.Position)
 def _position(sim, sensor, i, n, b):
-    ax, ay = sim.location(i)
-    return [F32(ax * inv_side(sim.W)), F32(ay * inv_side(sim.H))]
+    return [F32(a * inv_side(side)) for a, side in zip(sim.location(i), sim.sizes)]
 
 
 @registers(READINGS, S.Heading)
@@ -369,14 +410,17 @@ class NaiveSim:
         self.sc = sc = scenario
         self.B = num_worlds
         self.N = sc.n_agents
-        self.W, self.H = sc.grid_size
+        self.dims = sc.dims
+        self.sizes = tuple(sc.grid_size)
+        self.W, self.H = sc.grid_size[:2]
+        self.D = sc.depth
         self.plume = sc.plume
         self.body = sc.action_model
         n = self.B * self.N
-        self.pos = np.zeros((n, 2), np.int64)
+        self.pos = np.zeros((n, self.dims), np.int64)
         self.heading = np.zeros(n)
-        self.xy = np.zeros((n, 2))
-        self.sources = np.zeros((self.B, 2))
+        self.xy = np.zeros((n, self.dims))  # a continuous body's float position (x, y[, z])
+        self.sources = np.zeros((self.B, self.dims))
         self.movie_start = np.zeros(self.B, np.int64)
         self.active = np.zeros(n, bool)
         self.terminated = np.zeros(n, bool)
@@ -402,18 +446,18 @@ class NaiveSim:
     def _plume_reset(self, b):
         self.plume_ref.reset(b, int(self.seed[b]), int(self.episode[b]))
 
-    def conc_cell(self, b, ix, iy):
-        """float32 concentration of cell (ix, iy) of world b."""
-        return self.plume_ref.conc_cell(b, ix, iy)
+    def conc_cell(self, b, *cell):
+        """float32 concentration of cell (ix, iy[, iz]) of world b."""
+        return self.plume_ref.conc_cell(b, *cell)
 
-    def conc_at(self, b, x, y):
-        """float32 concentration at a float point of world b; 0 off the grid."""
-        if x < 0.0 or y < 0.0 or x > self.W - 1 or y > self.H - 1:
+    def conc_at(self, b, *point):
+        """float32 concentration at a float point (x, y[, z]) of world b; 0 off the grid."""
+        if any(v < 0.0 or v > side - 1 for v, side in zip(point, self.sizes)):
             return F32(0.0)
-        return self.plume_ref.conc_at(b, x, y)
+        return self.plume_ref.conc_at(b, *point)
 
-    def wind_at(self, b, x, y):
-        return self.plume_ref.wind_at(b, x, y)
+    def wind_at(self, b, *point):
+        return self.plume_ref.wind_at(b, *point)
 
     def frame(self, b) -> int:
         """A movie's frame of world b now."""
@@ -441,14 +485,15 @@ class NaiveSim:
 
     def location(self, i):
         if self.continuous:
-            return float(self.xy[i, 0]), float(self.xy[i, 1])
-        return float(self.pos[i, 0]), float(self.pos[i, 1])
+            return tuple(float(c) for c in self.xy[i])
+        return tuple(float(c) for c in self.pos[i])
 
     def arrived(self, i, b) -> bool:
-        x, y = self.location(i)
-        d2 = (x - self.sources[b, 0]) ** 2 + (y - self.sources[b, 1]) ** 2
+        d2 = 0.0
+        for c, a in enumerate(self.location(i)):
+            d2 = d2 + (a - self.sources[b, c]) ** 2
         src = self.sources[b]
-        if self.continuous or not (float(src[0]).is_integer() and float(src[1]).is_integer()):
+        if self.continuous or not all(float(c).is_integer() for c in src):
             return d2 <= self.sc.goal_radius ** 2  # float distances: compared squared
         return math.sqrt(d2) <= self.sc.goal_radius  # integer d2: exactly the Euclidean rule
 
@@ -483,13 +528,12 @@ class NaiveSim:
                 others = []
                 for m in range(self.N):
                     if m != n:
-                        dx = int(self.pos[base + m, 0] - self.pos[i, 0])
-                        dy = int(self.pos[base + m, 1] - self.pos[i, 1])
-                        others.append((dx * dx + dy * dy, m, dx, dy))
+                        delta = [int(self.pos[base + m, c] - self.pos[i, c]) for c in range(self.dims)]
+                        others.append((sum(d * d for d in delta), m, delta))
                 others.sort()
                 row = []
-                for _, _, dx, dy in others[:sensor.k]:
-                    row += [F32(dx * inv_side(self.W)), F32(dy * inv_side(self.H))]
+                for _, _, delta in others[:sensor.k]:
+                    row += [F32(d * inv_side(side)) for d, side in zip(delta, self.sizes)]
                 self.obs[i, col:col + width] = row
 
     # ---------------------------------------------------------------- episodes
@@ -503,10 +547,10 @@ class NaiveSim:
         if self.sc.start_positions is not None:
             starts = list(self.sc.start_positions)
         else:
-            (x0, y0), (x1, y1) = self.sc.start_region or ((0, 0), (self.W - 1, self.H - 1))
-            rw, rh = x1 - x0 + 1, y1 - y0 + 1
-            raw = numpy_starts(seed, self.N, rw, rh) if ep == 0 else counter_starts(seed, ep, self.N, rw, rh)
-            starts = [(x + x0, y + y0) for x, y in raw]
+            lo, hi = self.sc.start_region or ((0,) * self.dims, tuple(s - 1 for s in self.sizes))
+            region = [b1 - a + 1 for a, b1 in zip(lo, hi)]
+            raw = numpy_starts(seed, self.N, *region) if ep == 0 else counter_starts(seed, ep, self.N, *region)
+            starts = [tuple(c + a for c, a in zip(cell, lo)) for cell in raw]
         self.t[b] = 0
         self.done[b] = False
         for n in range(self.N):
@@ -567,6 +611,7 @@ class _Ctx:
 
     def __init__(self, sc):
         self.grid_size = sc.grid_size
+        self.dims = sc.dims
         self.n_agents = sc.n_agents
         self.plume = sc.plume
         self.body = sc.action_model

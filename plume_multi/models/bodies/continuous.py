@@ -1,4 +1,5 @@
-"""``Continuous(max_speed=1.0, max_turn_degrees=30)``: a body with a float position and heading."""
+"""``Continuous(max_speed=1.0, max_turn_degrees=30)``: a body with a float position and heading
+(in 3-D: a float position moved by a velocity)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import numpy as np
 from ...engine import rng
 from ...engine.jit import njit
 from ...engine.shared import first_nonfinite_row
-from ..base import Body, BodyKernels, StateArray, check_heading, check_real
+from ..base import Body, BodyKernels, BodyKernels3D, StateArray, check_heading, check_real, dims_of
 
 STREAM = 0x510E527F
 # initial_heading < 0: drawn uniformly per agent
 ContinuousParams = namedtuple("ContinuousParams", "max_speed max_turn_degrees initial_heading")
+# 3-D: max_speed in cells per step, max_speed2 its square (a velocity is clipped when it is longer)
+Continuous3Params = namedtuple("Continuous3Params", "max_speed max_speed2")
 
 
 # S = (heading (B*N,) degrees, xy (B*N, 2) float positions)
@@ -65,6 +68,46 @@ KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_
                       heading=heading)
 
 
+# ------------------------------------------------------------------ in 3-D: S = (xyz (B*N, 3) float positions,)
+@njit(inline="always")
+def reset_agent3(P, S, i, n, pos, seed, episode):
+    S[0][i, 0] = pos[i, 0]
+    S[0][i, 1] = pos[i, 1]
+    S[0][i, 2] = pos[i, 2]
+
+
+@njit(inline="always")
+def clipped_velocity(P, vx, vy, vz):
+    """``(vx, vy, vz)``, scaled by ``max_speed / |v|`` when ``|v| > max_speed``."""
+    n2 = vx * vx + vy * vy + vz * vz
+    if n2 > P.max_speed2:
+        f = P.max_speed / np.sqrt(n2)
+        return vx * f, vy * f, vz * f
+    return vx, vy, vz
+
+
+@njit(inline="always")
+def move3(P, S, i, actions, pos, width, height, depth, seed, episode, t):
+    vx, vy, vz = clipped_velocity(P, actions[i, 0], actions[i, 1], actions[i, 2])
+    x = min(max(S[0][i, 0] + vx, 0.0), width - 1.0)
+    y = min(max(S[0][i, 1] + vy, 0.0), height - 1.0)
+    z = min(max(S[0][i, 2] + vz, 0.0), depth - 1.0)
+    S[0][i, 0] = x
+    S[0][i, 1] = y
+    S[0][i, 2] = z
+    pos[i, 0] = np.int32(np.floor(x + 0.5))
+    pos[i, 1] = np.int32(np.floor(y + 0.5))
+    pos[i, 2] = np.int32(np.floor(z + 0.5))
+
+
+@njit(inline="always")
+def location3(P, S, i, pos):
+    return S[0][i, 0], S[0][i, 1], S[0][i, 2]
+
+
+KERNELS_3D = BodyKernels3D(first_invalid=first_invalid, move=move3, reset_agent=reset_agent3, location=location3)
+
+
 @dataclass(frozen=True)
 class Continuous(Body):
     """``Box(2)``: ``(speed, turn)``, speed in ``[0, max_speed]`` cells per step, turn in
@@ -74,6 +117,14 @@ class Continuous(Body):
     The position ``(x, y)`` is a float in ``[0, W-1] x [0, H-1]`` (clamped), in cell units: cell
     ``(i, j)`` is centred on ``(i, j)`` and the agent's cell is ``(round(x), round(y))``. Sensors
     read the plume bilinearly at the float position. Agents start on their start cell's centre.
+
+    In 3-D: ``Box(3)``, a velocity ``(vx, vy, vz)`` in cells per step, each component in
+    ``[-max_speed, max_speed]``; a velocity longer than ``max_speed`` is scaled to that length
+    (each component times ``max_speed / sqrt(vx^2 + vy^2 + vz^2)``), NaN and infinities are
+    refused. The float position ``(x, y, z)`` moves by it, clamped into ``[0, W-1] x [0, H-1] x
+    [0, D-1]``; the cell is ``floor(c + 0.5)`` per axis; sensors read the plume trilinearly. No
+    heading (``max_turn_degrees`` and ``initial_heading`` are not used). The state is
+    ``body.xyz`` ``(B*N, 3)``.
     """
 
     max_speed: float = 1.0
@@ -81,6 +132,7 @@ class Continuous(Body):
     initial_heading: float | None = None
 
     kernels: ClassVar = KERNELS
+    kernels_3d: ClassVar = KERNELS_3D
     continuous: ClassVar[bool] = True
     oriented: ClassVar[bool] = True
 
@@ -98,13 +150,23 @@ class Continuous(Body):
     def high(self) -> np.ndarray:
         return np.array([self.max_speed, self.max_turn_degrees], np.float32)
 
+    def action_box(self, dims: int = 2) -> tuple:
+        """2-D: ``(speed, turn)``; 3-D: the velocity ``(vx, vy, vz)``, each in ``[-max_speed, max_speed]``."""
+        if dims == 2:
+            return self.low, self.high
+        return np.full(3, -self.max_speed, np.float32), np.full(3, self.max_speed, np.float32)
+
     def params(self, ctx) -> tuple:
+        if dims_of(ctx) == 3:
+            return Continuous3Params(self.max_speed, self.max_speed * self.max_speed)
         return ContinuousParams(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
 
     def state_spec(self, ctx) -> dict:
-        w, h = ctx.grid_size if ctx is not None else (None, None)
+        side = None if ctx is None else float(max(ctx.grid_size) - 1)
+        if dims_of(ctx) == 3:
+            return {"xyz": StateArray(np.float64, "agent", (3,), 0.0, side)}
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
-                "xy": StateArray(np.float64, "agent", (2,), 0.0, None if w is None else float(max(w, h) - 1))}
+                "xy": StateArray(np.float64, "agent", (2,), 0.0, side)}
 
     def locations(self, params, state, pos) -> np.ndarray:
-        return state[1].copy()
+        return state[-1].copy()  # xy (2-D, after the heading) or xyz (3-D)

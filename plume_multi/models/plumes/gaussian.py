@@ -5,6 +5,11 @@ computed once, ``(H, W)``, shared by every world. With ``source="random"`` each 
 source cell uniformly over the grid at every reset and the concentration is evaluated where
 sensors read it (no field per world). An optional constant wind ``(u, v)`` (cells per step) is
 what ``sensors.Wind`` reads.
+
+In 3-D (``grid_size=(W, H, D)``) the same plume in a volume: ``C(r) = exp(-|r - r_s|^2 / (2 sigma^2))``
+with ``r = (x, y, z)``; a fixed source's field is ``(D, H, W)``, read trilinearly at float
+positions; a random source draws ``(x, y, z)``; the wind ``(u, v)`` or ``(u, v, w)`` is what a 3-D
+sensor reads through ``wind_at3`` (``w`` = 0 when a pair is given).
 """
 
 from __future__ import annotations
@@ -18,22 +23,40 @@ import numpy as np
 from ...engine import rng
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
-from ..base import Plume, PlumeKernels, StateArray, check_real, fail, is_int
+from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_real, dims_of, fail, is_int
 
 STREAM = 0x6A09E667  # this model's random stream
 
 # field: the shared (H, W) float32 field ((1, 1) unused with a random source); random_source: a
 # compile-time flag (static_flag), so the fixed-source path carries no branch
 GaussianParams = namedtuple("GaussianParams", "field two_sigma2 source_x source_y wind_u wind_v width height random_source")
+# the 3-D plume's: field (D, H, W) float32 ((1, 1, 1) unused with a random source)
+Gaussian3Params = namedtuple("Gaussian3Params", "field two_sigma2 source_x source_y source_z wind_u wind_v wind_w "
+                                                "width height depth random_source")
 
 
 def gaussian_field(grid_size, source, sigma: float) -> np.ndarray:
-    """``(H, W)`` float32 field of a source at cell ``source = (x, y)``, clipped to [0, 1]."""
+    """``(H, W)`` float32 field of a source at cell ``source = (x, y)``, clipped to [0, 1]
+    (``(D, H, W)`` for a 3-D ``grid_size`` and a source ``(x, y, z)``)."""
+    if len(grid_size) == 3:
+        return gaussian_volume(grid_size, source, sigma)
     w, h = grid_size
     xs, ys = source
     x = np.arange(w, dtype=np.float64) - xs
     y = np.arange(h, dtype=np.float64) - ys
     d2 = y[:, None] ** 2 + x[None, :] ** 2
+    field = np.exp(-d2 / (2.0 * float(sigma) ** 2))
+    return np.ascontiguousarray(np.clip(field, 0.0, 1.0).astype(np.float32))
+
+
+def gaussian_volume(grid_size, source, sigma: float) -> np.ndarray:
+    """``(D, H, W)`` float32 field of a source at cell ``source = (x, y, z)``, clipped to [0, 1]."""
+    w, h, d = grid_size
+    xs, ys, zs = source
+    x = np.arange(w, dtype=np.float64) - xs
+    y = np.arange(h, dtype=np.float64) - ys
+    z = np.arange(d, dtype=np.float64) - zs
+    d2 = z[:, None, None] ** 2 + y[None, :, None] ** 2 + x[None, None, :] ** 2
     field = np.exp(-d2 / (2.0 * float(sigma) ** 2))
     return np.ascontiguousarray(np.clip(field, 0.0, 1.0).astype(np.float32))
 
@@ -104,15 +127,93 @@ KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_
                        wind_at=wind_at)
 
 
+# ------------------------------------------------------------------ in 3-D (S = (sources (B, 3),))
+@njit(inline="always")
+def reset_world3(P, S, b, seed, episode, pos, base, n_agents):
+    if is_on(P.random_source):
+        # the 2-D draws, then z at the next counter
+        key = rng.stream_key(seed, episode, STREAM)
+        S[0][b, 0] = np.floor(rng.uniform(key, 0, 0) * P.width)
+        S[0][b, 1] = np.floor(rng.uniform(key, 0, 1) * P.height)
+        S[0][b, 2] = np.floor(rng.uniform(key, 0, 2) * P.depth)
+
+
+@njit(inline="always")
+def source3(P, S, b):
+    if is_on(P.random_source):
+        return S[0][b, 0], S[0][b, 1], S[0][b, 2]
+    return P.source_x, P.source_y, P.source_z
+
+
+@njit(inline="always")
+def _analytic3(P, S, b, x, y, z):
+    dx = x - S[0][b, 0]
+    dy = y - S[0][b, 1]
+    dz = z - S[0][b, 2]
+    return np.float32(np.exp(-(dx * dx + dy * dy + dz * dz) / P.two_sigma2))
+
+
+@njit(inline="always")
+def sample_cell3(P, S, pw, ix, iy, iz):
+    if is_on(P.random_source):
+        return _analytic3(P, S, pw, np.float64(ix), np.float64(iy), np.float64(iz))
+    return P.field[iz, iy, ix]
+
+
+@njit(inline="always")
+def sample_at3(P, S, pw, x, y, z):
+    """Concentration at a float position; 0 off the grid (outside [0, W-1] x [0, H-1] x [0, D-1])."""
+    if x < 0.0 or y < 0.0 or z < 0.0 or x > P.width - 1 or y > P.height - 1 or z > P.depth - 1:
+        return np.float32(0.0)
+    if is_on(P.random_source):
+        return _analytic3(P, S, pw, x, y, z)
+    return trilinear(P.field, x, y, z)
+
+
+@njit(inline="always")
+def wind_at3(P, S, pw, x, y, z):
+    return P.wind_u, P.wind_v, P.wind_w
+
+
+@njit(inline="always")
+def trilinear(field, x, y, z):
+    """Trilinear interpolation of a ``(D, H, W)`` field at ``(x, y, z)`` inside
+    ``[0, W-1] x [0, H-1] x [0, D-1]``, in float64: the bilinear values of the planes ``z0`` and
+    ``z1`` around ``z`` (as ``bilinear``), weighted ``(1 - fz, fz)``."""
+    d, h, w = field.shape
+    x0 = min(int(x), w - 1)
+    y0 = min(int(y), h - 1)
+    z0 = min(int(z), d - 1)
+    x1 = min(x0 + 1, w - 1)
+    y1 = min(y0 + 1, h - 1)
+    z1 = min(z0 + 1, d - 1)
+    fx = x - x0
+    fy = y - y0
+    fz = z - z0
+    top = (1.0 - fx) * field[z0, y0, x0] + fx * field[z0, y0, x1]
+    bottom = (1.0 - fx) * field[z0, y1, x0] + fx * field[z0, y1, x1]
+    below = (1.0 - fy) * top + fy * bottom
+    top = (1.0 - fx) * field[z1, y0, x0] + fx * field[z1, y0, x1]
+    bottom = (1.0 - fx) * field[z1, y1, x0] + fx * field[z1, y1, x1]
+    above = (1.0 - fy) * top + fy * bottom
+    return np.float32((1.0 - fz) * below + fz * above)
+
+
+KERNELS_3D = PlumeKernels3D(source=source3, sample_cell=sample_cell3, sample_at=sample_at3, reset_world=reset_world3,
+                            wind_at=wind_at3)
+
+
 @dataclass(frozen=True)
 class Gaussian(Plume):
     """Static Gaussian plume.
 
     Args:
         source: ``(x, y)`` cell of the source (default: the grid's centre ``(W // 2, H // 2)``), or
-            ``"random"``: each world draws its source uniformly over the grid at every reset.
+            ``"random"``: each world draws its source uniformly over the grid at every reset. In
+            3-D: ``(x, y, z)`` (default ``(W // 2, H // 2, D // 2)``).
         sigma: spread in cells, 0.1..100.
-        wind: constant wind ``(u, v)`` in cells per step, read by ``sensors.Wind`` (default calm).
+        wind: constant wind ``(u, v)`` in cells per step, read by ``sensors.Wind`` (default calm);
+            in 3-D also ``(u, v, w)``.
     """
 
     source: object = None
@@ -120,22 +221,27 @@ class Gaussian(Plume):
     wind: tuple = (0.0, 0.0)
 
     kernels: ClassVar = KERNELS
+    kernels_3d: ClassVar = KERNELS_3D
 
     def __post_init__(self):
-        if self.source is not None and self.source != "random":
+        if self.source is not None and not (isinstance(self.source, str) and self.source == "random"):
+            rule = "None, 'random' or (x, y) integer cells ((x, y, z) in 3-D)"
             try:
-                x, y = self.source
-            except (TypeError, ValueError):
-                fail("Gaussian", "source", self.source, "None, 'random' or (x, y) integer cells")
-            if not (is_int(x) and is_int(y)):
-                fail("Gaussian", "source", self.source, "None, 'random' or (x, y) integer cells")
-            self._set("source", (int(x), int(y)))
+                cells = tuple(self.source)
+            except TypeError:
+                fail("Gaussian", "source", self.source, rule)
+            if len(cells) not in (2, 3) or not all(is_int(c) for c in cells):
+                fail("Gaussian", "source", self.source, rule)
+            self._set("source", tuple(int(c) for c in cells))
         self._set("sigma", check_real("Gaussian", "sigma", self.sigma, 0.1, 100.0))
+        rule = "(u, v) or, in 3-D, (u, v, w): finite numbers in cells per step"
         try:
-            u, v = self.wind
-        except (TypeError, ValueError):
-            fail("Gaussian", "wind", self.wind, "(u, v), finite numbers in cells per step")
-        self._set("wind", (check_real("Gaussian", "wind", u), check_real("Gaussian", "wind", v)))
+            wind = tuple(self.wind)
+        except TypeError:
+            fail("Gaussian", "wind", self.wind, rule)
+        if len(wind) not in (2, 3):
+            fail("Gaussian", "wind", self.wind, rule)
+        self._set("wind", tuple(check_real("Gaussian", "wind", c) for c in wind))
 
     # ----------------------------------------------------------------- engine interface
     @property
@@ -143,12 +249,18 @@ class Gaussian(Plume):
         return self.source == "random"
 
     def bind(self, grid_size) -> "Gaussian":
-        """This plume on a grid: the default source becomes the centre; a given one must fit."""
-        w, h = grid_size
+        """This plume on a grid: the default source becomes the centre; a given one must fit (a
+        pair in 2-D, a triple in 3-D); a wind ``(u, v, w)`` needs a 3-D grid."""
+        dims = len(grid_size)
+        grid = "x".join(str(c) for c in grid_size)
+        if len(self.wind) > dims:
+            fail("Gaussian", "wind", self.wind, f"(u, v) on the 2-D {grid} grid ((u, v, w) needs a 3-D grid)")
         if self.source is None:
-            return Gaussian(source=(w // 2, h // 2), sigma=self.sigma, wind=self.wind)
-        if not self.random_source and not (0 <= self.source[0] < w and 0 <= self.source[1] < h):
-            fail("Gaussian", "source", self.source, f"a cell inside the {w}x{h} grid")
+            return Gaussian(source=tuple(c // 2 for c in grid_size), sigma=self.sigma, wind=self.wind)
+        if not self.random_source:
+            cell = "(x, y)" if dims == 2 else "(x, y, z)"
+            if len(self.source) != dims or not all(0 <= c < n for c, n in zip(self.source, grid_size)):
+                fail("Gaussian", "source", self.source, f"a cell {cell} inside the {grid} grid")
         return self
 
     def fixed_source(self):
@@ -164,6 +276,8 @@ class Gaussian(Plume):
         return gaussian_field(grid_size, self.source, self.sigma)
 
     def params(self, scenario) -> tuple:
+        if dims_of(scenario) == 3:
+            return self._params3(scenario)
         w, h = scenario.grid_size
         if self.random_source:
             field = np.zeros((1, 1), np.float32)
@@ -174,23 +288,38 @@ class Gaussian(Plume):
         return GaussianParams(field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h),
                       static_flag(self.random_source))
 
+    def _params3(self, scenario) -> tuple:
+        w, h, d = scenario.grid_size
+        if self.random_source:
+            field = np.zeros((1, 1, 1), np.float32)
+            field.flags.writeable = False  # the shared field's Numba type: one compiled driver for both
+        else:
+            field = scenario.field
+        sx, sy, sz = (0, 0, 0) if self.random_source else self.source
+        u, v, wz = (*self.wind, 0.0)[:3]
+        return Gaussian3Params(field, 2.0 * self.sigma ** 2, float(sx), float(sy), float(sz), u, v, wz,
+                               int(w), int(h), int(d), static_flag(self.random_source))
+
     def state_spec(self, scenario) -> dict:
         if not self.random_source:
             return {}
-        w, h = scenario.grid_size
-        return {"source": StateArray(np.float64, "world", (2,), 0.0, float(max(w, h) - 1))}
+        dims = dims_of(scenario)
+        return {"source": StateArray(np.float64, "world", (dims,), 0.0, float(max(scenario.grid_size) - 1))}
 
     def state_tuple(self, arrays: dict) -> tuple:
-        return (arrays["source"],) if self.random_source else (np.zeros((0, 2)),)
+        if self.random_source:
+            return (arrays["source"],)
+        return (np.zeros((0, 3 if self.source is not None and len(self.source) == 3 else 2)),)
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
-        """``(H, W)`` float32 concentration of world ``b``, for pictures."""
+        """``(H, W)`` float32 concentration of world ``b`` (``(D, H, W)`` in 3-D), for pictures."""
         if not self.random_source:
             return params.field
-        w, h = params.width, params.height
-        return gaussian_field((w, h), state[0][b], self.sigma)
+        size = (params.width, params.height) + ((params.depth,) if hasattr(params, "depth") else ())
+        return gaussian_field(size, state[0][b], self.sigma)
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         if self.random_source:
             return state[0].copy()
-        return np.tile(np.array([params.source_x, params.source_y]), (num_worlds, 1))
+        cell = [params.source_x, params.source_y] + ([params.source_z] if hasattr(params, "source_z") else [])
+        return np.tile(np.array(cell), (num_worlds, 1))

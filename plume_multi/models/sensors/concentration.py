@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...engine.api import is_on, sample_at, sample_cell, static_flag
+from ...engine.api import is_on, sample_at, sample_at3, sample_cell, sample_cell3, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels
 
@@ -24,12 +24,21 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
         obs[agent.i, col] = sample_cell(plume, agent.cx, agent.cy)
 
 
+@njit(inline="always")
+def observe_agent3(P, S, obs, col, plume, agent, inner):
+    if is_on(P.at_point):
+        obs[agent.i, col] = sample_at3(plume, agent.x, agent.y, agent.z)
+    else:
+        obs[agent.i, col] = sample_cell3(plume, agent.cx, agent.cy, agent.cz)
+
+
 @dataclass(frozen=True)
 class Concentration(Sensor):
     """One column: the concentration at the agent's cell (grid bodies) or, bilinearly
-    interpolated, at its float position (continuous bodies)."""
+    interpolated, at its float position (continuous bodies). In 3-D likewise (trilinearly)."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3)
 
     def columns(self, ctx) -> list:
         return ["concentration"]

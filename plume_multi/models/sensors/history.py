@@ -64,6 +64,14 @@ class History(Sensor):
     def wraps(self) -> Sensor:
         return self.sensor
 
+    @property
+    def kernels_3d(self):
+        """History runs in 3-D when the sensor it wraps does (its function passes the agent on)."""
+        return self.kernels if self.sensor.kernels_3d is not None else None
+
+    def check_dims(self, dims: int, grid_size) -> None:
+        self.sensor.check_dims(dims, grid_size)
+
     def check(self, ctx) -> None:
         self.sensor.check(ctx)
 

@@ -1,4 +1,4 @@
-"""``Neighbours(k)``: where the ``k`` nearest other agents of the world are."""
+"""``Neighbours(k)``: where the ``k`` nearest other agents of the world are (in 2-D and 3-D)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels, check_int, fail
+from ..base import Sensor, SensorKernels, check_int, dims_of, fail
 from .position import scale
 
 NeighboursParams = namedtuple("NeighboursParams", "k")
@@ -64,15 +64,68 @@ def observe_world(P, S, obs, col, plume, world, inner):
     observe(world.b, world.n_agents, P.k, col, world.width, world.height, world.pos, obs)
 
 
+@njit
+def observe3(b, n_agents, k, col, width, height, depth, pos, obs):
+    """Columns ``col .. col + 3k`` of world ``b``'s observations in 3-D: as ``observe``, with
+    ``dz``. While it runs, the first 2k of the agent's own 3k columns hold its best k so far as
+    sorted (d2, index) pairs (d2 <= 3 * 2047**2 < 2**24: exact in float32); then the (dx, dy, dz)
+    triples are written from the last neighbour to the first, so that no pair is overwritten
+    before it is read (triple r starts at column 3r >= 2r + 1)."""
+    sx = scale(width)
+    sy = scale(height)
+    sz = scale(depth)
+    base = b * n_agents
+    c0 = col - 2  # pair r lives at columns c0 + 2 (r + 1), c0 + 2 (r + 1) + 1
+    for n in range(n_agents):
+        i = base + n
+        x = pos[i, 0]
+        y = pos[i, 1]
+        z = pos[i, 2]
+        count = 0
+        for m in range(n_agents):
+            if m == n:
+                continue
+            j = base + m
+            dx = pos[j, 0] - x
+            dy = pos[j, 1] - y
+            dz = pos[j, 2] - z
+            d2 = np.float32(dx * dx + dy * dy + dz * dz)
+            if count < k:
+                p = count
+                count += 1
+            elif d2 < obs[i, c0 + 2 * k]:  # the worst kept; on a tie it has the smaller index
+                p = k - 1
+            else:
+                continue
+            while p > 0 and obs[i, c0 + 2 * p] > d2:
+                obs[i, c0 + 2 + 2 * p] = obs[i, c0 + 2 * p]
+                obs[i, c0 + 3 + 2 * p] = obs[i, c0 + 1 + 2 * p]
+                p -= 1
+            obs[i, c0 + 2 + 2 * p] = d2
+            obs[i, c0 + 3 + 2 * p] = np.float32(m)
+        for r in range(k - 1, -1, -1):
+            j = base + np.int64(obs[i, col + 1 + 2 * r])
+            obs[i, col + 3 * r] = (pos[j, 0] - x) * sx
+            obs[i, col + 3 * r + 1] = (pos[j, 1] - y) * sy
+            obs[i, col + 3 * r + 2] = (pos[j, 2] - z) * sz
+
+
+@njit(inline="always")
+def observe_world3(P, S, obs, col, plume, world, inner):
+    observe3(world.b, world.n_agents, P.k, col, world.width, world.height, world.depth, world.pos, obs)
+
+
 @dataclass(frozen=True)
 class Neighbours(Sensor):
     """``2 k`` columns: ``(dx / (W - 1), dy / (H - 1))`` from the agent's cell to each of its ``k``
     nearest other agents' cells, nearest first (squared distance, ties by lower index). Agents
-    that finished stay where they are and still count."""
+    that finished stay where they are and still count. In 3-D ``3 k`` columns, ``(dx / (W - 1),
+    dy / (H - 1), dz / (D - 1))``, by the 3-D squared distance."""
 
     k: int = 1
 
     kernels: ClassVar = SensorKernels(observe_world=observe_world)
+    kernels_3d: ClassVar = SensorKernels(observe_world=observe_world3)
 
     def __post_init__(self):
         self._set("k", check_int("Neighbours", "k", self.k, 1, 1 << 24))
@@ -82,10 +135,11 @@ class Neighbours(Sensor):
             fail("Neighbours", "k", self.k, f"an integer in 1..{ctx.n_agents - 1} (n_agents - 1)")
 
     def columns(self, ctx) -> list:
-        return [f"neighbour_{j}_{axis}" for j in range(self.k) for axis in ("dx", "dy")]
+        axes = ("dx", "dy", "dz") if dims_of(ctx) == 3 else ("dx", "dy")
+        return [f"neighbour_{j}_{axis}" for j in range(self.k) for axis in axes]
 
     def bounds(self, ctx) -> tuple:
-        n = 2 * self.k
+        n = len(self.columns(ctx))
         return np.full(n, -1.0, np.float32), np.ones(n, np.float32)
 
     def params(self, ctx) -> tuple:
