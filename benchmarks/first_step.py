@@ -20,7 +20,9 @@ each point at a new temporary folder, so every kernel the combination needs is c
    ``Antennae``, ``Wind``, ``Heading``, ``StepPenalty`` (the row of ``benchmarks/models.py``);
 4. ``poisson team + belief``: ``scenarios.poisson_search(1.0, 2.0, n_agents=4, team=True)``,
    sensors ``Hits`` + ``Belief`` (the README's infotaxis team);
-5. ``puffs + continuous + antennae + wind``: the README's surge-and-cast scenario (no spin-up).
+5. ``puffs + continuous + antennae + wind``: the README's surge-and-cast scenario (no spin-up);
+6. ``3-D default``: ``Scenario(grid_size=(64, 64, 64))`` (Gaussian, ``Cardinal`` with six moves,
+   ``Concentration`` + ``Position``), one agent per world.
 
 Warm rows (``warm: ...``) measure what a change of numbers costs once a related combination is
 cached. One cache (both folders) is filled first by a child that runs ``Scenario(n_agents=4)`` (the
@@ -68,6 +70,7 @@ _SCENARIOS = {
         " action_model=bodies.Continuous(max_speed=0.2, max_turn_degrees=30),"
         " sensors=(sensors.Antennae(angles=(30, -30)), sensors.Wind()), n_agents=8, max_steps=2000,"
         " goal_radius=4.0, start_region=((60, 35), (110, 65)))"),
+    "3-D default": "Scenario(grid_size=(64, 64, 64))",
     # warm rows: one number changed from the fill's Scenario(n_agents=4)
     "warm: fill": "Scenario(n_agents=4)",
     "warm: same combination": "Scenario(n_agents=4)",

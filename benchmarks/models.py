@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Agent-steps per second of each model family, beside a vectorized NumPy step doing the same work.
 
-    python benchmarks/models.py [--quick] [--repeats 5]
+    python benchmarks/models.py [--quick] [--repeats 5] [--only LABEL ...]
 
 Rows (one agent per world unless the label says otherwise):
 
@@ -11,7 +11,9 @@ Rows (one agent per world unless the label says otherwise):
 * Continuous body with Concentration read bilinearly at the float position (and Position);
 * Movie plume, T = 1000 frames of 128 x 128, every world on its own frame clock (``start="random"``),
   uint8 and float32 frames;
-* Gaussian plume with ``source="random"`` (each world its own source, evaluated analytically).
+* Gaussian plume with ``source="random"`` (each world its own source, evaluated analytically);
+* the 3-D default scenario ``Scenario(grid_size=(64, 64, 64))``: Gaussian with its ``(D, H, W)``
+  field, ``Cardinal`` with six moves, ``Concentration`` + ``Position`` (three columns).
 
 Each row times ``Simulator.step`` on one thread (``numba.set_num_threads(1)``, the serial kernel)
 and on Numba's default thread count (the threaded kernel), and ``NumpyModels.step``, the same step
@@ -48,12 +50,16 @@ class NumpyModels:
     Bodies: ``Cardinal``, ``Moore``, ``Oriented``, ``Continuous``. Plumes: ``Gaussian`` (fixed or
     random source, constant wind), ``Movie`` (constant wind). Sensors: ``Concentration``,
     ``Position``, ``Antennae``, ``Wind``, ``Heading``. Rewards: ``SparseGoal``, ``StepPenalty``.
+    In 3-D: the table bodies, ``Gaussian`` (fixed or random source), ``Concentration`` at cells
+    and ``Position``.
     """
 
     def __init__(self, sim: Simulator, seed: int = 0):
         sc = self.sc = sim.scenario
         self.B, self.N = sim.num_worlds, sc.n_agents
-        self.w, self.h = sc.grid_size
+        self.w, self.h = sc.grid_size[:2]
+        self.sizes = np.array(sc.grid_size)
+        self.dims = len(sc.grid_size)  # (not sc.dims: the script also measures versions before 3-D)
         self.rng = np.random.default_rng(seed)
         st = sim.state
         self.pos = st.pos.astype(np.int64)
@@ -69,8 +75,10 @@ class NumpyModels:
 
         body = self.body = sc.action_model
         self.kind = "continuous" if body.continuous else ("oriented" if body.oriented else "table")
+        if self.dims == 3 and self.kind != "table":
+            raise ValueError(f"NumpyModels covers the table bodies only in 3-D, not {body.name}")
         if self.kind == "table":
-            self.moves = body.moves().astype(np.int64)
+            self.moves = sc.moves().astype(np.int64)
         self.heading = sim.model_state("body.heading").copy() if body.oriented else None
         self.xy = sim.model_state("body.xy").copy() if body.continuous else None
 
@@ -100,8 +108,7 @@ class NumpyModels:
             if not isinstance(s, (sensors.Concentration, sensors.Position, sensors.Antennae, sensors.Wind,
                                   sensors.Heading)):
                 raise ValueError(f"NumpyModels does not cover the sensor {s.name}")
-        self.pos_scale = np.array([1.0 / (self.w - 1) if self.w > 1 else 0.0,
-                                   1.0 / (self.h - 1) if self.h > 1 else 0.0], np.float32)
+        self.pos_scale = np.array([1.0 / (n - 1) if n > 1 else 0.0 for n in sc.grid_size], np.float32)
 
     # ------------------------------------------------------------------ per-row views of the worlds
     def _rows(self, per_world):
@@ -125,6 +132,15 @@ class NumpyModels:
         if self.plume_kind == "movie":
             return self.frames[frame, iy, ix]
         return self.field[iy, ix]
+
+    def sample_cells(self, pos, src, frame):
+        """Concentration at the cells ``pos`` ``(M, dims)``."""
+        if self.dims == 2:
+            return self.sample_cell(pos[:, 0], pos[:, 1], src, frame)
+        if self.plume_kind == "analytic":
+            d2 = ((pos - src) ** 2).sum(axis=1)
+            return np.exp(-d2 / self.two_sigma2).astype(np.float32)
+        return self.field[pos[:, 2], pos[:, 1], pos[:, 0]]
 
     def sample_cell(self, ix, iy, src, frame):
         if self.plume_kind == "analytic":
@@ -158,7 +174,7 @@ class NumpyModels:
     # ------------------------------------------------------------------ the body
     def _move(self, a, moving):
         if self.kind == "table":
-            new = np.clip(self.pos + self.moves[a], 0, [self.w - 1, self.h - 1])
+            new = np.clip(self.pos + self.moves[a], 0, self.sizes - 1)
             self.pos = np.where(moving[:, None], new, self.pos)
         elif self.kind == "oriented":
             P = self.body
@@ -186,8 +202,8 @@ class NumpyModels:
 
     def _reset_rows(self, rows, worlds):
         n = int(rows.sum())
-        self.pos[rows, 0] = self.rng.integers(0, self.w, n)
-        self.pos[rows, 1] = self.rng.integers(0, self.h, n)
+        for c, side in enumerate(self.sizes):
+            self.pos[rows, c] = self.rng.integers(0, side, n)
         self.active[rows] = True
         self.ep_length[rows] = 0
         self.t[worlds] = 0
@@ -199,7 +215,7 @@ class NumpyModels:
             self.xy[rows] = self.pos[rows]
         if self.plume_kind == "analytic":
             m = int(worlds.sum())
-            self.src[worlds] = np.floor(self.rng.random((m, 2)) * [self.w, self.h])
+            self.src[worlds] = np.floor(self.rng.random((m, self.dims)) * self.sizes)
         elif self.plume_kind == "movie":
             self.start[worlds] = self.rng.integers(0, self.T, int(worlds.sum()))
 
@@ -215,11 +231,11 @@ class NumpyModels:
                 if self.kind == "continuous":
                     self.obs[:, col] = self.sample_at(loc[:, 0], loc[:, 1], src, frame)
                 else:
-                    self.obs[:, col] = self.sample_cell(self.pos[:, 0], self.pos[:, 1], src, frame)
+                    self.obs[:, col] = self.sample_cells(self.pos, src, frame)
                 col += 1
             elif isinstance(s, sensors.Position):
-                self.obs[:, col:col + 2] = (loc if self.kind == "continuous" else self.pos) * self.pos_scale
-                col += 2
+                self.obs[:, col:col + self.dims] = (loc if self.kind == "continuous" else self.pos) * self.pos_scale
+                col += self.dims
             elif isinstance(s, sensors.Antennae):
                 for j, angle in enumerate(s.angles):
                     rad = np.deg2rad(hd + angle)
@@ -284,7 +300,8 @@ def _movie(dtype, T=1000, size=128, seed=0):
 
 
 def _scenarios(movie_T: int, movie_size: int) -> dict:
-    """``{label: (scenario factory, continuous)}`` of every model family row."""
+    """``{label: (scenario factory, continuous)}`` of every model family row (the 3-D grid's side
+    is half the movie's: 64 in the full table)."""
     return {
         "default": (lambda N: Scenario(n_agents=N), False),
         "oriented + antennae + wind + heading": (lambda N: Scenario(
@@ -300,7 +317,11 @@ def _scenarios(movie_T: int, movie_size: int) -> dict:
             n_agents=N, plume=plumes.Movie(_MOVIES(np.float32, movie_T, movie_size), source=(10, movie_size // 2))),
             False),
         "gaussian, random source": (lambda N: Scenario(n_agents=N, plume=plumes.Gaussian(source="random")), False),
+        THREE_D % ((movie_size // 2,) * 3): (lambda N: Scenario(n_agents=N, grid_size=(movie_size // 2,) * 3), False),
     }
+
+
+THREE_D = "3-D default (%dx%dx%d)"
 
 
 _movie_cache: dict = {}
@@ -320,9 +341,12 @@ def ROWS(quick: bool = False) -> list[tuple[str, int, int]]:
     else:
         big, small = 65536, 4096
     rows = [("default", small, 1), ("default", big, 1), ("default", big // 64, 64)]
-    for label in list(_scenarios(1000, 128))[1:]:
-        rows.append((label.replace("T=1000", f"T={10 if quick else 1000}"), big, 1))
+    for label in list(_scenarios(*_SIZES[quick]))[1:]:
+        rows.append((label, big, 1))
     return rows
+
+
+_SIZES = {False: (1000, 128), True: (10, 16)}  # (movie frames, side): full rows, --quick rows
 
 
 def _actions(sim: Simulator, rng, count: int = 8) -> list:
@@ -334,13 +358,15 @@ def _actions(sim: Simulator, rng, count: int = 8) -> list:
     return [rng.integers(0, sim.n_actions, BN) for _ in range(count)]
 
 
-def measure(quick: bool = False, repeats: int = 5, min_seconds: float = 0.1, progress=None) -> list[dict]:
-    """One dict per row: medians of agent-steps/s (1 thread, default threads, NumPy) and the ratio."""
+def measure(quick: bool = False, repeats: int = 5, min_seconds: float = 0.1, progress=None, only=None) -> list[dict]:
+    """One dict per row: medians of agent-steps/s (1 thread, default threads, NumPy) and the ratio.
+    ``only``: labels (or their beginnings) of the rows to run (default all)."""
     default_threads = numba.config.NUMBA_NUM_THREADS
-    T, size = (10, 16) if quick else (1000, 128)
-    families = _scenarios(T, size)
+    families = _scenarios(*_SIZES[quick])
     out = []
     for k, (label, B, N) in enumerate(ROWS(quick)):
+        if only and not any(label.startswith(prefix) for prefix in only):
+            continue
         make, _ = families[label]
         sc = make(N)
         serial = Simulator(sc, B, parallel=False)
@@ -386,6 +412,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and short rounds (a smoke test)")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds per row (default 5)")
+    parser.add_argument("--only", nargs="+", metavar="LABEL",
+                        help="rows whose label begins with one of these (e.g. default, '3-D')")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats: got {args.repeats}; expected >= 1")
@@ -393,7 +421,9 @@ def main(argv=None) -> int:
     print(f"Agent-steps/s per model family: Simulator.step vs a vectorized NumPy step (same work), medians of "
           f"{repeats} interleaved rounds; {os.cpu_count()} CPUs, Numba {numba.__version__}, NumPy {np.__version__}, "
           f"{numba.config.NUMBA_NUM_THREADS} Numba threads by default")
-    rows = measure(args.quick, repeats, 0.01 if args.quick else 0.1)
+    rows = measure(args.quick, repeats, 0.01 if args.quick else 0.1, only=args.only)
+    if not rows:
+        parser.error(f"--only: no row begins with {args.only}; rows: {sorted({r[0] for r in ROWS(args.quick)})}")
     print(format_table(rows))
     return 0
 

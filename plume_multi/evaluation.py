@@ -301,13 +301,13 @@ _UNTIL_WORDS = {"first": "the first arrival", "all": "every searcher's arrival"}
 
 
 def _describe(scenario: Scenario) -> str:
-    w, h = scenario.grid_size
+    grid = "x".join(str(side) for side in scenario.grid_size)
     plume = scenario.plume
     if scenario.sigma is not None:
         what = f"{plume.name} (sigma {scenario.sigma:g})"
     else:
         what = plume.name
-    return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {w}x{h} grid, {what}, "
+    return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {grid} grid, {what}, "
             f"{scenario.action_model.name}, {scenario.max_steps} steps{', team' if scenario.team else ''}")
 
 

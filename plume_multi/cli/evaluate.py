@@ -75,8 +75,8 @@ def run(args) -> int:
             raise UsageError("--ray needs Ray: pip install 'plume-multi[rllib]'") from exc
         ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
         executor = "ray"
-    w, h = scenario.grid_size
-    print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {w}x{h} grid "
+    grid = "x".join(str(side) for side in scenario.grid_size)
+    print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {grid} grid "
           f"({scenario.plume.name}, {scenario.action_model.name}{', team' if scenario.team else ''}), at most "
           f"{scenario.max_steps} steps (seeds {args.seed}..{args.seed + args.episodes - 1}, {executor})")
     result = evaluate(policy, scenario, args.episodes, args.seed, num_worlds=args.worlds, executor=executor,

@@ -97,9 +97,9 @@ def run(args) -> int:
     obs = sim.reset(seed=args.seed)
     recorder = TrajectoryRecorder.from_simulator(sim)
     n = scenario.n_agents
-    w, h = scenario.grid_size
+    grid = "x".join(str(side) for side in scenario.grid_size)  # a scenario file may be 3-D
     source = tuple(int(c) if float(c).is_integer() else float(c) for c in sim.sources[0])
-    print(f"{args.policy}: {n} agent{'s' if n != 1 else ''} on a {w}x{h} grid, source at "
+    print(f"{args.policy}: {n} agent{'s' if n != 1 else ''} on a {grid} grid, source at "
           f"{source}, at most {scenario.max_steps} steps (seed {args.seed})")
     steps = 0
     with progress_bar(scenario.max_steps, "render", quiet=args.quiet) as bar:

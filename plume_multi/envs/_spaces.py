@@ -14,11 +14,12 @@ MODEL_OPTIONS = ("plume", "sensors", "reward", "start_region")
 
 
 def action_space(sc: Scenario) -> spaces.Space:
-    """``Discrete(K)`` for grid bodies, ``Box(low, high, (2,), float32)`` for a continuous one."""
-    body = sc.action_model
+    """``Discrete(K)`` for grid bodies (K in the scenario's dimension: 6 for ``Cardinal`` in 3-D),
+    ``Box(low, high, float32)`` for a continuous one (``(speed, turn)``; in 3-D ``(vx, vy, vz)``)."""
     if sc.continuous:
-        return spaces.Box(body.low, body.high, dtype=np.float32)
-    return spaces.Discrete(body.n_actions)
+        low, high = sc.action_bounds()
+        return spaces.Box(low, high, dtype=np.float32)
+    return spaces.Discrete(sc.n_actions)
 
 
 def observation_box(sc: Scenario) -> spaces.Box:

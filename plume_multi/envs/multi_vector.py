@@ -22,7 +22,8 @@ from ..scenario import Scenario
 from ..simulator import Simulator
 from ..models.bodies import Cardinal
 from ._spaces import has_move_table, observation_box
-from .vector import _MODE_NAMES, _SCENARIO_FIELDS, _autoreset_mode, _fill_cardinal_masks, _fill_masks, _mask_table
+from .vector import (_MODE_NAMES, _SCENARIO_FIELDS, _autoreset_mode, _fill_cardinal_masks, _fill_masks, _mask_table,
+                     move_masks)
 
 __all__ = ["multi_agent_vector_env", "MultiAgentVectorEnv"]
 
@@ -203,13 +204,14 @@ class MultiAgentVectorEnv(VectorEnv):
 
         state = self._sim.state
         self._pos = state.pos
-        w, h = sc.grid_size
+        w, h = sc.grid_size[:2]
         self._limits = (w - 1, h - 1)
         self._live = np.zeros(self.num_envs, dtype=np.bool_)  # see _row_outputs
         self._dead = np.ones(self.num_envs, dtype=np.bool_)   # ~_live, what the mask helpers read
-        self._mask_table = _mask_table(sc, free_when_done=True) if has_move_table(sc) else None
+        self._mask_table = _mask_table(sc, free_when_done=True) if has_move_table(sc) and sc.dims == 2 else None
+        self._moves_3d = sc.moves() if has_move_table(sc) and sc.dims == 3 else None
         # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
-        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little"
+        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little" and sc.dims == 2
         self._pos64 = self._pos.view(np.uint64).reshape(self.num_envs) if self._cardinal else None
         self._ready = False
 
@@ -262,7 +264,8 @@ class MultiAgentVectorEnv(VectorEnv):
         return obs.copy(), out_reward, out_terminated, out_truncated, info
 
     def render(self):
-        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``)."""
+        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``; a 3-D world:
+        its x-y, x-z and y-z maximum projections side by side, ``plume_multi.viz.volume``)."""
         if self.render_mode is None:
             raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
         if not self._ready:
@@ -270,6 +273,10 @@ class MultiAgentVectorEnv(VectorEnv):
         from ..viz.render import render_frame
         from ..viz.scene import world_overlays
 
+        if self.scenario.dims == 3:
+            from ..viz.volume import world_volume_frame
+
+            return tuple(world_volume_frame(self._sim, b) for b in range(self.num_worlds))
         N = self.n_agents
         active = self._sim.active
         frames = []
@@ -287,6 +294,8 @@ class MultiAgentVectorEnv(VectorEnv):
         action. MaskablePPO (sb3-contrib) reads this method.
         """
         n = self.num_envs
+        if self._moves_3d is not None:
+            return move_masks(self._pos, self._moves_3d, self.scenario.grid_size, self._dead)
         if self._mask_table is None:  # no displacement table: every action may change the state
             return np.ones((n, self.single_action_space.n), dtype=np.bool_)
         if self._cardinal:
@@ -305,7 +314,7 @@ class MultiAgentVectorEnv(VectorEnv):
 
     @property
     def agent_positions(self) -> np.ndarray:
-        """``(B * N, 2)`` int32 cells ``(x, y)`` of every agent (a copy)."""
+        """``(B * N, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D) of every agent (a copy)."""
         return self._pos.copy()
 
     @property

@@ -91,7 +91,8 @@ class raw_env(ParallelEnv, EzPickle):
     ## Global state
     ``state()`` is a ``(4 N + 1,)`` float32 vector in ``[0, 1]`` (``state_space``): for each agent in
     order, ``(concentration, x, y, active)`` (the first three equal its observation's first three;
-    ``active`` is 1.0 while it searches), then the fraction of ``max_cycles`` elapsed.
+    ``active`` is 1.0 while it searches), then the fraction of ``max_cycles`` elapsed. In a 3-D
+    world (``grid_size=(W, H, D)``) ``(5 N + 1,)``: ``(concentration, x, y, z, active)`` per agent.
 
     ## Rewards
     ``team=False``: 1.0 to an agent on the step it comes within ``goal_radius`` of the source, else
@@ -128,8 +129,8 @@ class raw_env(ParallelEnv, EzPickle):
     | argument        | default         | meaning                                                    |
     |-----------------|-----------------|------------------------------------------------------------|
     | n_agents        | 8               | searchers N                                                |
-    | grid_size       | (128, 128)      | (width, height), each 1..2048                              |
-    | source_location | centre          | (x, y) of the source                                       |
+    | grid_size       | (128, 128)      | (width, height), each 1..2048; (width, height, depth): 3-D |
+    | source_location | centre          | (x, y) of the source ((x, y, z) in 3-D)                    |
     | sigma           | 12.0            | plume spread in cells, 0.1..100                            |
     | goal_radius     | tiny            | arrival distance; default: only the source cell counts     |
     | max_cycles      | 1000            | steps before truncation (assignable; from next ``reset``)  |
@@ -205,11 +206,12 @@ class raw_env(ParallelEnv, EzPickle):
         self._observation_spaces = {}
         self._action_spaces = {}
         self._obs_low, self._obs_high = sc.observation_bounds()
-        self._state_from_obs = sc.observation_layout[:3] == ["concentration", "x", "y"]
+        self._per_agent = 2 + sc.dims  # (concentration, x, y[, z], active)
+        self._state_from_obs = sc.observation_layout[:1 + sc.dims] == ["concentration", *"xyz"[:sc.dims]]
         c_high = sc.plume.concentration_bounds()[1]
-        high = np.ones(4 * n + 1, np.float32)
-        high[0:-1:4] = c_high
-        self.state_space = spaces.Box(np.zeros(4 * n + 1, np.float32), high, dtype=np.float32)
+        high = np.ones(self._per_agent * n + 1, np.float32)
+        high[0:-1:self._per_agent] = c_high
+        self.state_space = spaces.Box(np.zeros(self._per_agent * n + 1, np.float32), high, dtype=np.float32)
 
         self._n_actions = sc.n_actions
         self._full_actions = np.zeros(n, dtype=np.int64)  # dead agents' slots stay 0 (a valid action)
@@ -457,7 +459,7 @@ class raw_env(ParallelEnv, EzPickle):
 
     def _expected_action(self) -> str:
         model = self._scenario.action_model
-        names = ", ".join(f"{k} {name}" for k, name in enumerate(getattr(model, "ACTION_NAMES", ())))
+        names = ", ".join(f"{k} {name}" for k, name in enumerate(self._scenario.action_names))
         label = next((repr(k) for k, cls in BY_NAME.items() if type(model) is cls), model.name)
         return f"an integer in 0..{self._n_actions - 1} (action model {label}: {names})"
 
@@ -493,22 +495,23 @@ class raw_env(ParallelEnv, EzPickle):
     # ------------------------------------------------------------------ state / render / close
     def state(self) -> np.ndarray:
         """The global state, a fresh ``(4 N + 1,)`` float32 array in ``[0, 1]``: per agent
-        ``(concentration, x, y, active)``, then the elapsed fraction of ``max_cycles``."""
+        ``(concentration, x, y, active)``, then the elapsed fraction of ``max_cycles`` (3-D:
+        ``(5 N + 1,)``, ``(concentration, x, y, z, active)`` per agent)."""
         if not self._started:
             raise StateError("Cannot read state() before reset(): call reset() first")
         sim = self._sim
         n = self._scenario.n_agents
-        out = np.empty(4 * n + 1, dtype=np.float32)
-        per_agent = out[:-1].reshape(n, 4)
+        k = self._per_agent
+        out = np.empty(k * n + 1, dtype=np.float32)
+        per_agent = out[:-1].reshape(n, k)
         if self._state_from_obs:
-            per_agent[:, :3] = sim.state.obs[:, :3]
+            per_agent[:, :k - 1] = sim.state.obs[:, :k - 1]
         else:
             pos = sim.positions
-            w, h = self._scenario.grid_size
-            per_agent[:, 0] = sim.plume_image(0)[pos[:, 1], pos[:, 0]]
-            per_agent[:, 1] = pos[:, 0] * (np.float32(1.0 / (w - 1)) if w > 1 else np.float32(0))
-            per_agent[:, 2] = pos[:, 1] * (np.float32(1.0 / (h - 1)) if h > 1 else np.float32(0))
-        per_agent[:, 3] = sim.active
+            per_agent[:, 0] = sim.plume_image(0)[tuple(pos[:, c] for c in reversed(range(pos.shape[1])))]
+            for c, side in enumerate(self._scenario.grid_size):
+                per_agent[:, 1 + c] = pos[:, c] * (np.float32(1.0 / (side - 1)) if side > 1 else np.float32(0))
+        per_agent[:, k - 1] = sim.active
         out[-1] = min(int(sim.world_steps[0]) / self._scenario.max_steps, 1.0)
         return out
 
@@ -527,9 +530,15 @@ class raw_env(ParallelEnv, EzPickle):
         if not self._started:
             raise StateError("Cannot render before reset(): call reset() first")
         sim = self._sim
-        w, h = self._scenario.grid_size
-        scene = world_overlays(sim, 0)
-        frame = render_frame(scene.pop("field"), sim.positions, active=sim.active, scale=display_scale(w, h), **scene)
+        if self._scenario.dims == 3:  # the x-y, x-z and y-z maximum projections, side by side
+            from ..viz.volume import world_volume_frame
+
+            frame = world_volume_frame(sim, 0)
+        else:
+            w, h = self._scenario.grid_size
+            scene = world_overlays(sim, 0)
+            frame = render_frame(scene.pop("field"), sim.positions, active=sim.active, scale=display_scale(w, h),
+                                 **scene)
         if self.render_mode == "rgb_array":
             return frame
         self._window.show(frame)

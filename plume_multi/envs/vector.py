@@ -95,6 +95,19 @@ def _fill_masks(pos, world_done, x_max, y_max, table, out):
             out[i, k] = table[code, k]
 
 
+def move_masks(pos: np.ndarray, moves: np.ndarray, grid_size, free: np.ndarray) -> np.ndarray:
+    """``(M, K)`` bool in any dimension: the moves of ``moves`` ``(K, dims)`` that change each cell of
+    ``pos`` ``(M, dims)`` (clamped into ``grid_size``); rows where ``free`` (and rows where no move
+    changes the cell) allow every action. The 3-D worlds' masks (NumPy; 2-D worlds use the
+    compiled edge-code tables above)."""
+    limit = np.asarray(grid_size, dtype=np.int64) - 1
+    here = pos.astype(np.int64)[:, None, :]
+    moved = np.clip(here + moves.astype(np.int64)[None], 0, limit)
+    masks = (moved != here).any(axis=2)
+    masks[free | ~masks.any(axis=1)] = True
+    return masks
+
+
 def _mask_table(scenario: Scenario, free_when_done: bool) -> np.ndarray:
     """``(32, K)`` bool: for each edge code, the actions that move the agent off its cell.
 
@@ -261,7 +274,11 @@ class PlumeVectorEnv(VectorEnv):
         self.render_mode = render_mode
 
         sc = self.scenario
-        w, h = sc.grid_size
+        w, h = sc.grid_size[:2]
+        if obs_type == "dict" and sc.dims == 3:
+            raise ValidationError(f"obs_type: got 'dict' with grid_size={sc.grid_size}; the dict observation is the "
+                                  "single-agent contract's (2-D); 3-D worlds take obs_type='compact' (the sensors' "
+                                  "columns)")
         self.single_action_space = action_space(sc)
         if obs_type == "compact":
             self.single_observation_space = observation_box(sc)
@@ -278,7 +295,7 @@ class PlumeVectorEnv(VectorEnv):
         self._limits = (w - 1, h - 1)
         self._n_actions = None if sc.continuous else sc.n_actions
         # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
-        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little"
+        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little" and sc.dims == 2
         self._pos_scale = np.array([w - 1, h - 1], dtype=np.float32)
         self._set_mode(mode)
 
@@ -290,7 +307,8 @@ class PlumeVectorEnv(VectorEnv):
         self._same_step = mode == AutoresetMode.SAME_STEP
         self._free_when_done = not self._same_step
         self._mask_table = (_mask_table(self.scenario, free_when_done=self._free_when_done)
-                            if has_move_table(self.scenario) else None)
+                            if has_move_table(self.scenario) and self.scenario.dims == 2 else None)
+        self._moves_3d = self.scenario.moves() if has_move_table(self.scenario) and self.scenario.dims == 3 else None
         self._bind(Simulator(self.scenario, self.num_envs, autoreset=_MODE_NAMES[mode]))
         self._ready = False
 
@@ -372,7 +390,8 @@ class PlumeVectorEnv(VectorEnv):
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``): the world's
         plume now, its source, the agent, and its heading, antenna points and the wind when the
-        scenario has them (``plume_multi.viz.scene.world_overlays``)."""
+        scenario has them (``plume_multi.viz.scene.world_overlays``). A 3-D world's frame is its
+        x-y, x-z and y-z maximum projections side by side (``plume_multi.viz.volume``)."""
         if self.render_mode is None:
             raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
         if not self._ready:
@@ -380,6 +399,10 @@ class PlumeVectorEnv(VectorEnv):
         from ..viz.render import render_frame
         from ..viz.scene import world_overlays
 
+        if self.scenario.dims == 3:
+            from ..viz.volume import world_volume_frame
+
+            return tuple(world_volume_frame(self._sim, i) for i in range(self.num_envs))
         active = self._sim.active
         frames = []
         for i in range(self.num_envs):
@@ -394,8 +417,12 @@ class PlumeVectorEnv(VectorEnv):
         A world whose episode ended and is not reset yet allows every action. MaskablePPO
         (sb3-contrib) reads this method.
         """
+        if self._moves_3d is not None:
+            return move_masks(self._pos, self._moves_3d, self.scenario.grid_size,
+                              self._world_done & self._free_when_done)
         if self._mask_table is None:  # no displacement table: every action may change the state
-            return np.ones((self.num_envs, 2 if self._n_actions is None else self._n_actions), dtype=np.bool_)
+            k = self.single_action_space.shape[0] if self._n_actions is None else self._n_actions
+            return np.ones((self.num_envs, k), dtype=np.bool_)
         if self._cardinal:
             masks = np.empty((self.num_envs, 4), dtype=np.bool_)
             _fill_cardinal_masks(self._pos64, self._world_done, self._limits[0], self._limits[1],
@@ -413,7 +440,8 @@ class PlumeVectorEnv(VectorEnv):
 
     @property
     def agent_positions(self) -> np.ndarray:
-        """``(num_envs, 2)`` int32 cells ``(x, y)`` of every world's agent (a copy)."""
+        """``(num_envs, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D) of every world's agent
+        (a copy)."""
         return self._pos.copy()
 
     @property

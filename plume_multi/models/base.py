@@ -106,8 +106,9 @@ class BodyKernels:
 
 
 @dataclass(frozen=True)
-class PlumeKernels3D:
-    """A plume's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)``).
+class PlumeKernels3D(PlumeKernels):
+    """A plume's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)``): the roles of
+    ``PlumeKernels`` with the third coordinate.
 
     Required:
         source(P, S, b) -> (x, y, z): world ``b``'s source, float cells.
@@ -122,18 +123,13 @@ class PlumeKernels3D:
     ``plume_multi.engine.api``.
     """
 
-    source: Any
-    sample_cell: Any
-    sample_at: Any
-    reset_world: Any = api.plume_reset_world
-    advance: Any = api.plume_advance
-    view: Any = api.plume_view
     wind_at: Any = api.calm3
 
 
 @dataclass(frozen=True)
-class BodyKernels3D:
-    """A body's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)`` int32).
+class BodyKernels3D(BodyKernels):
+    """A body's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)`` int32): the roles of
+    ``BodyKernels`` with the third coordinate.
 
     Required:
         first_invalid(P, actions) -> int: row of the first invalid action, or -1.
@@ -146,12 +142,7 @@ class BodyKernels3D:
         heading_index(P, S, i) -> int. Default: -1.
     """
 
-    first_invalid: Any
-    move: Any
-    reset_agent: Any = api.body_reset_agent
     location: Any = api.body_location3
-    heading: Any = api.body_heading
-    heading_index: Any = api.body_heading_index
 
 
 @dataclass(frozen=True)

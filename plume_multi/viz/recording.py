@@ -9,6 +9,10 @@
 * ``annotate_frame`` (from ``plume_multi.viz.captions``) adds a caption strip under a frame: the step
   counter and a legend of the markers. The recorder's movies carry it on every frame.
 
+A recorder of a 3-D world (``Scenario(grid_size=(W, H, D))``) keeps ``(x, y, z)`` cells and draws
+its frames, PNG and movies as ``plume_multi.viz.volume.render_volume`` panels (x-y, x-z and y-z
+maximum projections side by side, with the trajectories).
+
 Example:
     >>> sim = Simulator(Scenario(n_agents=8, grid_size=(64, 48)), autoreset="disabled")
     >>> obs = sim.reset(seed=0)
@@ -34,8 +38,9 @@ from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
 from .scene import world_overlays
 from .render import SOURCE_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
+from .volume import _check_cells3, _check_volume, render_volume, volume_scale
 
-__all__ = ["TrajectoryRecorder", "save_trajectory_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
+__all__ = ["TrajectoryRecorder", "save_trajectory_png", "save_volume_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
            "MOVIE_FORMATS"]
 
 MOVIE_FORMATS = (".gif", ".mp4")
@@ -284,6 +289,30 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
     return path
 
 
+def save_volume_png(path, volume, trajectory, *, source=None, active=None, mode: str = "max",
+                    scale: int | None = None) -> Path:
+    """A PNG of a 3-D world: ``render_volume``'s x-y, x-z and y-z panels with every trajectory,
+    each agent at its last position (white when ``active`` is False).
+
+    Args:
+        path: ``*.png``; its folder must exist.
+        volume: ``(D, H, W)`` float in [0, 1], indexed ``[z, y, x]``.
+        trajectory: ``(T, M, 3)`` int cells ``(x, y, z)``, T >= 1.
+        source, active, mode, scale: as ``render_volume``.
+    """
+    path = _check_path(path, (".png",), "picture")
+    traj = _check_cells3("trajectory", trajectory, tuple(reversed(np.shape(volume))), 3)
+    if traj.shape[0] < 1:
+        raise ValidationError(f"trajectory: got shape {traj.shape}; expected (T, M, 3) with T >= 1")
+    frame = render_volume(volume, traj[-1], source=source, active=active, trajectories=traj, mode=mode, scale=scale)
+    try:
+        from matplotlib.image import imsave
+    except ImportError as exc:
+        raise RenderingError(f"the trajectory picture needs matplotlib: {VIZ_EXTRA}") from exc
+    imsave(path, frame, format="png")
+    return path
+
+
 # --------------------------------------------------------------------------------------- recorder
 class TrajectoryRecorder:
     """Positions and active flags of the agents of one world, one entry per step.
@@ -300,14 +329,22 @@ class TrajectoryRecorder:
     run across a reset (make a new recorder, or use ``autoreset="disabled"``).
 
     Args:
-        field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
-        source: ``(x, y)`` of the source, or None.
+        field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``; or a 3-D world's ``(D, H, W)``
+            volume (then positions are ``(N, 3)`` cells and pictures are ``render_volume``'s).
+        source: ``(x, y)`` of the source (``(x, y, z)`` in 3-D), or None.
     """
 
     def __init__(self, field, source=None):
-        field = _check_field(field)
-        self.field = field
-        self.source = _check_source(source, field.shape[1], field.shape[0])
+        if np.ndim(field) == 3:
+            self.field = _check_volume(field)
+            self.dims = 3
+            self.source = None if source is None else tuple(int(c) for c in _check_cells3(
+                "source", [source], self.grid_size, 2)[0])
+        else:
+            field = _check_field(field)
+            self.field = field
+            self.dims = 2
+            self.source = _check_source(source, field.shape[1], field.shape[0])
         self._positions: list[np.ndarray] = []
         self._active: list[np.ndarray] = []
         # per entry, from a bound simulator: (field or None when static, headings, points, wind)
@@ -347,9 +384,9 @@ class TrajectoryRecorder:
         return rec
 
     @property
-    def grid_size(self) -> tuple[int, int]:
-        """``(width, height)`` of the field."""
-        return self.field.shape[1], self.field.shape[0]
+    def grid_size(self) -> tuple:
+        """``(width, height)`` of the field (``(width, height, depth)`` of a volume)."""
+        return tuple(reversed(self.field.shape))
 
     def record(self, positions=None, active=None) -> None:
         """Append one step: ``positions`` ``(N, 2)`` cells and ``active`` ``(N,)`` bool (copied).
@@ -372,25 +409,32 @@ class TrajectoryRecorder:
             active = sim.active[self._rows]
             overlays = world_overlays(sim, self._world)
             field = None if self._static_field else np.array(overlays["field"], dtype=np.float32)
+            if field is not None and self.dims == 3:
+                # a volume is large: entries share the last one kept while it does not change
+                kept = next((e[0] for e in reversed(self._overlays) if e[0] is not None), None)
+                if kept is not None and np.array_equal(kept, field):
+                    field = kept
             entry = (field, overlays["headings"], overlays["points"], overlays["wind"])
         else:
             entry = None
-        w, h = self.grid_size
+        size = self.grid_size
+        dims = len(size)
+        cell = "(x, y)" if dims == 2 else "(x, y, z)"
         try:
             raw = np.asarray(positions)
         except (TypeError, ValueError) as exc:
-            raise ValidationError(f"positions: got {type(positions).__name__} of uneven length; expected (N, 2) "
-                                  "integer cells (x, y)") from exc
-        if raw.ndim != 2 or raw.shape[1] != 2 or raw.dtype.kind not in "iuf":
-            raise ValidationError(f"positions: got shape {raw.shape} dtype {raw.dtype}; expected (N, 2) integer cells (x, y)")
+            raise ValidationError(f"positions: got {type(positions).__name__} of uneven length; expected (N, {dims}) "
+                                  f"integer cells {cell}") from exc
+        if raw.ndim != 2 or raw.shape[1] != dims or raw.dtype.kind not in "iuf":
+            raise ValidationError(f"positions: got shape {raw.shape} dtype {raw.dtype}; expected (N, {dims}) integer "
+                                  f"cells {cell}")
         if raw.dtype.kind == "f" and raw.size and not (np.isfinite(raw).all() and (raw == np.round(raw)).all()):
-            raise ValidationError("positions: got non-integer or non-finite coordinates; expected integer cells (x, y)")
+            raise ValidationError(f"positions: got non-integer or non-finite coordinates; expected integer cells {cell}")
         positions = raw.astype(np.int32)
         if self._positions and positions.shape != self._positions[0].shape:
             raise ValidationError(f"positions: got shape {positions.shape}; expected {self._positions[0].shape} as before")
-        if positions.size and (positions[:, 0].min() < 0 or positions[:, 0].max() >= w
-                               or positions[:, 1].min() < 0 or positions[:, 1].max() >= h):
-            raise ValidationError(f"positions: cells outside the {w}x{h} grid")
+        if positions.size and ((positions < 0).any() or (positions >= np.array(size)).any()):
+            raise ValidationError(f"positions: cells outside the {'x'.join(map(str, size))} grid")
         n = len(positions)
         if active is None:
             active = np.ones(n, dtype=bool)
@@ -412,7 +456,7 @@ class TrajectoryRecorder:
 
     @property
     def positions(self) -> np.ndarray:
-        """``(T, N, 2)`` int32: every recorded position."""
+        """``(T, N, dims)`` int32: every recorded position."""
         self._require()
         return np.stack(self._positions)
 
@@ -446,9 +490,13 @@ class TrajectoryRecorder:
             trails = np.stack(self._positions[max(0, t - trail):t])
         active = self._active[t]
         field, headings, points, wind = self._overlays[t]
-        picture = render_frame(self.field if field is None else field, self._positions[t], source=self.source,
-                               active=active, trails=trails, scale=scale, headings=headings, points=points,
-                               wind=wind)
+        if self.dims == 3:
+            picture = render_volume(self.field if field is None else field, self._positions[t], source=self.source,
+                                    active=active, trajectories=trails, scale=scale)
+        else:
+            picture = render_frame(self.field if field is None else field, self._positions[t], source=self.source,
+                                   active=active, trails=trails, scale=scale, headings=headings, points=points,
+                                   wind=wind)
         if not caption:
             return picture
         searching = int(active.sum())
@@ -467,8 +515,14 @@ class TrajectoryRecorder:
             yield self.frame(last, trail=trail, scale=scale, caption=caption)
 
     def save_png(self, path, *, title=None) -> Path:
-        """PNG of all trajectories (``save_trajectory_png``) with where each agent ended."""
+        """PNG of all trajectories (``save_trajectory_png``) with where each agent ended. A 3-D
+        world: the ``render_volume`` panels of the last entry with every trajectory (``title`` is
+        not drawn)."""
         self._require()
+        if self.dims == 3:
+            return save_volume_png(path, self.field if self._static_field or self._overlays[-1][0] is None
+                                   else self._overlays[-1][0], self.positions, source=self.source,
+                                   active=self._active[-1])
         return save_trajectory_png(path, self.field, self.positions, source=self.source,
                                    active=self._active[-1], title=title)
 
@@ -492,7 +546,7 @@ class TrajectoryRecorder:
         """
         self._require()
         if scale is None:
-            scale = auto_scale(*self.grid_size)
+            scale = auto_scale(*self.grid_size) if self.dims == 2 else volume_scale(*self.grid_size)
         scale = _positive_int("scale", scale)
         if scale > 64:
             raise ValidationError(f"scale: got {scale}; expected an integer in 1..64")

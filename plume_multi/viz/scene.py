@@ -80,8 +80,12 @@ def has_wind(scenario) -> bool:
 def world_overlays(sim, world: int = 0) -> dict:
     """``render_frame`` keywords for world ``world`` of ``sim``: ``field`` (its current plume image,
     ``(H, W)`` float32), ``source`` (its cell), ``headings`` (``(N,)`` degrees or None), ``points`` (``(N, K, 2)`` antenna
-    points or None) and ``wind`` (``(u, v)`` at the source, or None when ``has_wind`` is False)."""
+    points or None) and ``wind`` (``(u, v)`` at the source, or None when ``has_wind`` is False).
+    A 3-D world: ``field`` is its ``(D, H, W)`` volume, ``source`` ``(x, y, z)``, the others None
+    (``plume_multi.viz.volume`` draws it)."""
     source = tuple(int(round(float(c))) for c in sim.sources[world])
+    if sim.scenario.dims == 3:
+        return {"field": sim.plume_image(world), "source": source, "headings": None, "points": None, "wind": None}
     return {"field": sim.plume_image(world), "source": source, "headings": agent_headings(sim, world),
             "points": antenna_points(sim, world),
             "wind": wind_at_source(sim, world) if has_wind(sim.scenario) else None}

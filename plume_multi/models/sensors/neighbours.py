@@ -15,6 +15,28 @@ from .position import scale
 NeighboursParams = namedtuple("NeighboursParams", "k")
 
 
+@njit(inline="always")
+def keep_nearest(obs, i, c0, k, count, d2, m):
+    """Insert other agent ``m`` at squared distance ``d2`` among row ``i``'s best ``k`` so far
+    (``count`` of them, sorted ``(d2, index)`` pairs at columns ``c0 + 2 (r + 1)``); return the
+    new count."""
+    if count < k:
+        p = count
+        count += 1
+    elif d2 < obs[i, c0 + 2 * k]:  # the worst kept; on a tie it has the smaller index
+        p = k - 1
+    else:
+        return count
+    # insertion: others come in index order, so "strictly farther" keeps ties by index
+    while p > 0 and obs[i, c0 + 2 * p] > d2:
+        obs[i, c0 + 2 + 2 * p] = obs[i, c0 + 2 * p]
+        obs[i, c0 + 3 + 2 * p] = obs[i, c0 + 1 + 2 * p]
+        p -= 1
+    obs[i, c0 + 2 + 2 * p] = d2
+    obs[i, c0 + 3 + 2 * p] = np.float32(m)
+    return count
+
+
 @njit
 def observe(b, n_agents, k, col, width, height, pos, obs):
     """Columns ``col .. col + 2k`` of world ``b``'s observations.
@@ -38,21 +60,7 @@ def observe(b, n_agents, k, col, width, height, pos, obs):
             j = base + m
             dx = pos[j, 0] - x
             dy = pos[j, 1] - y
-            d2 = np.float32(dx * dx + dy * dy)
-            if count < k:
-                p = count
-                count += 1
-            elif d2 < obs[i, c0 + 2 * k]:  # the worst kept; on a tie it has the smaller index
-                p = k - 1
-            else:
-                continue
-            # insertion: others come in index order, so "strictly farther" keeps ties by index
-            while p > 0 and obs[i, c0 + 2 * p] > d2:
-                obs[i, c0 + 2 + 2 * p] = obs[i, c0 + 2 * p]
-                obs[i, c0 + 3 + 2 * p] = obs[i, c0 + 1 + 2 * p]
-                p -= 1
-            obs[i, c0 + 2 + 2 * p] = d2
-            obs[i, c0 + 3 + 2 * p] = np.float32(m)
+            count = keep_nearest(obs, i, c0, k, count, np.float32(dx * dx + dy * dy), m)
         for r in range(k):
             j = base + np.int64(obs[i, col + 1 + 2 * r])
             obs[i, col + 2 * r] = (pos[j, 0] - x) * sx
@@ -89,20 +97,7 @@ def observe3(b, n_agents, k, col, width, height, depth, pos, obs):
             dx = pos[j, 0] - x
             dy = pos[j, 1] - y
             dz = pos[j, 2] - z
-            d2 = np.float32(dx * dx + dy * dy + dz * dz)
-            if count < k:
-                p = count
-                count += 1
-            elif d2 < obs[i, c0 + 2 * k]:  # the worst kept; on a tie it has the smaller index
-                p = k - 1
-            else:
-                continue
-            while p > 0 and obs[i, c0 + 2 * p] > d2:
-                obs[i, c0 + 2 + 2 * p] = obs[i, c0 + 2 * p]
-                obs[i, c0 + 3 + 2 * p] = obs[i, c0 + 1 + 2 * p]
-                p -= 1
-            obs[i, c0 + 2 + 2 * p] = d2
-            obs[i, c0 + 3 + 2 * p] = np.float32(m)
+            count = keep_nearest(obs, i, c0, k, count, np.float32(dx * dx + dy * dy + dz * dz), m)
         for r in range(k - 1, -1, -1):
             j = base + np.int64(obs[i, col + 1 + 2 * r])
             obs[i, col + 3 * r] = (pos[j, 0] - x) * sx
