@@ -298,7 +298,13 @@ def save_volume_png(path, volume, trajectory, *, source=None, active=None, mode:
         path: ``*.png``; its folder must exist.
         volume: ``(D, H, W)`` float in [0, 1], indexed ``[z, y, x]``.
         trajectory: ``(T, M, 3)`` int cells ``(x, y, z)``, T >= 1.
-        source, active, mode, scale: as ``render_volume``.
+        source: ``(x, y, z)`` of the source (or None).
+        active: ``(M,)`` bool at the end (finished agents drawn white), or None.
+        mode: ``"max"`` or ``"slice"``, as ``render_volume``.
+        scale: pixels per cell (default ``volume_scale``).
+
+    Returns:
+        the path written.
     """
     path = _check_path(path, (".png",), "picture")
     traj = _check_cells3("trajectory", trajectory, tuple(reversed(np.shape(volume))), 3)
