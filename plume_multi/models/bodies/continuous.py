@@ -60,12 +60,20 @@ def location(P, S, i, pos):
 
 
 @njit(inline="always")
+def place(P, S, i, pos, x, y):
+    S[1][i, 0] = x
+    S[1][i, 1] = y
+    pos[i, 0] = np.int32(np.floor(x + 0.5))
+    pos[i, 1] = np.int32(np.floor(y + 0.5))
+
+
+@njit(inline="always")
 def heading(P, S, i):
     return S[0][i]
 
 
 KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, location=location,
-                      heading=heading)
+                      heading=heading, place=place)
 
 
 # ------------------------------------------------------------------ in 3-D: S = (xyz (B*N, 3) float positions,)
@@ -105,7 +113,18 @@ def location3(P, S, i, pos):
     return S[0][i, 0], S[0][i, 1], S[0][i, 2]
 
 
-KERNELS_3D = BodyKernels3D(first_invalid=first_invalid, move=move3, reset_agent=reset_agent3, location=location3)
+@njit(inline="always")
+def place3(P, S, i, pos, x, y, z):
+    S[0][i, 0] = x
+    S[0][i, 1] = y
+    S[0][i, 2] = z
+    pos[i, 0] = np.int32(np.floor(x + 0.5))
+    pos[i, 1] = np.int32(np.floor(y + 0.5))
+    pos[i, 2] = np.int32(np.floor(z + 0.5))
+
+
+KERNELS_3D = BodyKernels3D(first_invalid=first_invalid, move=move3, reset_agent=reset_agent3, location=location3,
+                           place=place3)
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,10 @@ class Continuous(Body):
     [0, D-1]``; the cell is ``floor(c + 0.5)`` per axis; sensors read the plume trilinearly. No
     heading (``max_turn_degrees`` and ``initial_heading`` are not used). The state is
     ``body.xyz`` ``(B*N, 3)``.
+
+    Among walls (``Scenario(walls=...)``) the body moves straight from its position toward the new
+    one and stops at the face of the first solid cell on the way, on the free side (in 2-D it has
+    turned all the same).
     """
 
     max_speed: float = 1.0
