@@ -159,17 +159,27 @@ def _face(c, step):
 
 
 @njit(inline="always")
+def _top(c):
+    """The largest float ``v`` of cell ``c`` (``floor(v + 0.5) == c`` in float arithmetic): the
+    float below ``c + 0.5``, or the one below that where ``v + 0.5`` would round up (``c = 0``)."""
+    v = np.nextafter(c + 0.5, -np.inf)
+    while np.floor(v + 0.5) > c:
+        v = np.nextafter(v, -np.inf)
+    return v
+
+
+@njit(inline="always")
 def _inside(v, c):
-    """``v`` moved into cell ``c``'s span ``[c - 0.5, c + 0.5)`` (it is there, or at most a
+    """``v`` moved into cell ``c``'s span ``[c - 0.5, _top(c)]`` (it is there, or at most a
     rounding away)."""
-    return min(max(v, c - 0.5), np.nextafter(c + 0.5, -np.inf))
+    return min(max(v, c - 0.5), _top(c))
 
 
 @njit(inline="always")
 def _at_face(c, step):
     """The coordinate where a path leaving cell ``c`` by ``step`` stops: on the face, in ``c``
-    (``c - 0.5`` belongs to ``c``; ``c + 0.5`` to the next cell, so the float just below it)."""
-    return np.nextafter(c + 0.5, -np.inf) if step > 0 else c - 0.5
+    (``c - 0.5`` belongs to ``c``; ``c + 0.5`` to the next cell, so ``_top(c)``)."""
+    return _top(c) if step > 0 else c - 0.5
 
 
 @njit(inline="always")
@@ -197,7 +207,7 @@ def stop_at_walls(wall, x0, y0, x1, y1):
     at ``t = (face - start) / (end - start)``; x first on a tie (a path through a corner enters the
     x neighbour first), and only toward the end cell on each axis, so the traversal ends in it. At a
     solid cell entered along x at ``t``: ``x`` is the crossed face on the free side (``cx - 0.5``
-    going down, the float below ``cx + 0.5`` going up) and ``y = y0 + t (y1 - y0)``, put inside
+    going down, the largest float of cell ``cx`` going up) and ``y = y0 + t (y1 - y0)``, put inside
     row ``cy``'s span; the same with the axes swapped.
     """
     cx = np.floor(x0 + 0.5)
