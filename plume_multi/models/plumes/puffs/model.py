@@ -32,6 +32,9 @@ __all__ = ["Wind", "Puffs", "PuffPlume", "REACH_RADII"]
 REACH_RADII = K.REACH_RADII
 MAX_WIND_GRID = 512
 MAX_PUFFS = 1 << 20
+WALLS_MODES = {"reflect": K.WALLS_REFLECT, "absorb": K.WALLS_ABSORB}  # Puffs.walls
+_NO_WALLS = np.zeros((1, 1, 1), np.bool_)
+_NO_WALLS.flags.writeable = False
 
 
 def _real(value) -> bool:
@@ -170,6 +173,10 @@ class Puffs(Plume):
         conc_scale: the concentration reported is ``conc_scale`` x the model's (> 0, not clipped).
         spin_up_steps: steps run at reset before the episode starts (0: pompy's initial state,
             ``init_num_puffs`` at the source and a uniform wind).
+        walls: what a puff does at a wall of a scenario with walls (``Scenario(walls=...)``):
+            ``"reflect"`` (default) off the face it meets, or ``"absorb"``: it is removed. Each step
+            a puff moves along x, then along y; a move into a solid cell along an axis is mirrored
+            about that cell's face (a reflected move that meets a wall too is not made).
     """
 
     source: Tuple[float, float]
@@ -187,6 +194,7 @@ class Puffs(Plume):
     puff_mol_amount: float = 1.0
     conc_scale: float = 1.0
     spin_up_steps: int = 0
+    walls: str = "reflect"
 
     kernels: ClassVar = KERNELS
 
@@ -247,6 +255,8 @@ class Puffs(Plume):
             _fail(c, "spin_up_steps", self.spin_up_steps, "an integer >= 0")
         for name in ("max_num_puffs", "init_num_puffs", "spin_up_steps"):
             object.__setattr__(self, name, int(getattr(self, name)))
+        if not isinstance(self.walls, str) or self.walls not in WALLS_MODES:
+            _fail(c, "walls", self.walls, f"one of {list(WALLS_MODES)}")
         try:
             (x0, x1), (y0, y1) = self.region
         except (TypeError, ValueError):
@@ -307,9 +317,11 @@ class Puffs(Plume):
         """``(n_x, n_y)`` of the wind grid (2 x 2, unused, for a constant wind)."""
         return self.wind.grid if isinstance(self.wind, Wind) else (2, 2)
 
-    def params(self, grid_size) -> "K.PuffParams":
+    def params(self, grid_size, walls=None) -> "K.PuffParams":
         """The kernels' scalars for a ``(width, height)`` cell grid, or the engine's context (its
-        ``grid_size``); checks that the grid fits the region."""
+        ``grid_size``, and its ``walls``); checks that the grid fits the region. ``walls``: a
+        ``plume_multi.walls.Walls`` of that grid (or the context's), or None."""
+        walls = getattr(grid_size, "walls", None) if walls is None else walls
         grid_size = getattr(grid_size, "grid_size", grid_size)
         cell = self.resolved_cell_size(grid_size)
         self._check_source(cell)
@@ -339,6 +351,8 @@ class Puffs(Plume):
             spline=int(isinstance(wind, Wind) and wind.interpolation == "spline"),
             spin_up=self.spin_up_steps, src_cx=self.source[0], src_cy=self.source[1],
             width=int(grid_size[0]), height=int(grid_size[1]),
+            walls_mode=K.WALLS_NONE if walls is None else WALLS_MODES[self.walls],
+            walls=_NO_WALLS if walls is None else walls.masks,
         )
 
     # --- the engine's plume interface (docs/developing-models.md) ---------------------------------
@@ -369,8 +383,15 @@ class Puffs(Plume):
 
     def state_spec(self, scenario) -> dict:
         nx, ny = self.wind_grid()
-        return {name: StateArray(dtype, "world", tail)
+        walls = getattr(scenario, "walls", None)
+        spec = {name: StateArray(dtype, "world", tail)
                 for name, (dtype, tail) in K.world_arrays(self.max_num_puffs, nx, ny, self.spline).items()}
+        spec["wall"] = StateArray(np.int64, "world", (), 0, 0 if walls is None else walls.n_masks - 1)
+        return spec
+
+    def wall_index(self, params, state) -> np.ndarray:
+        """``(B,)`` the wall mask each world's puffs move among (the engine's draw)."""
+        return state.wall
 
     def state_tuple(self, arrays: dict) -> "K.PuffState":
         nx, ny = self.wind_grid()
@@ -398,7 +419,7 @@ class Puffs(Plume):
             "max_num_puffs": self.max_num_puffs, "dt": self.dt,
             "region": [list(self.region[0]), list(self.region[1])], "cell_size": self.cell_size,
             "model_z_disp": self.model_z_disp, "puff_mol_amount": self.puff_mol_amount,
-            "conc_scale": self.conc_scale, "spin_up_steps": self.spin_up_steps,
+            "conc_scale": self.conc_scale, "spin_up_steps": self.spin_up_steps, "walls": self.walls,
         }
 
 
@@ -421,19 +442,26 @@ class PuffPlume:
 
     ``parallel``: run worlds on Numba's threads (a ``prange`` over worlds; results are identical
     either way); None: only from ``PARALLEL_FROM_WORLDS`` worlds, below which waking the threads
-    costs more than it saves.
+    costs more than it saves. ``walls``: solid cells of the grid, as ``Scenario(walls=...)`` takes
+    them (world ``b`` of seed ``s`` moves among the mask the engine draws for ``(s, episode)``);
+    puffs reflect off them or are absorbed (``Puffs.walls``).
     """
 
     PARALLEL_FROM_WORLDS = 16
 
-    def __init__(self, config: Puffs, grid_size, num_worlds: int = 1, parallel: Optional[bool] = None):
+    def __init__(self, config: Puffs, grid_size, num_worlds: int = 1, parallel: Optional[bool] = None, walls=None):
         if not isinstance(config, Puffs):
             raise ValidationError(f"config: got {type(config).__name__}; expected a plumes.Puffs")
         if not _int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
         self.config = config
         self.grid_size = _grid(grid_size)
-        self.params = config.params(self.grid_size)
+        if walls is not None:
+            from ....walls import Walls
+
+            walls = Walls.of(walls, self.grid_size, name="walls")
+        self.walls = walls
+        self.params = config.params(self.grid_size, walls)
         nx, ny = config.wind_grid()
         self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=config.spline)
         self.num_worlds = int(num_worlds)
