@@ -431,3 +431,81 @@ def test_a_continuous_body_among_3d_walls_matches_the_reference(sc, num_worlds, 
     rows = num_worlds * sc.n_agents
     speed = sc.action_model.max_speed
     compare(sc, num_worlds, seed, [rng.uniform(-2.0, 2.0, (rows, 3)) * speed for _ in range(steps)])
+
+
+# --------------------------------------------------------------------------- pictures and front-ends
+def test_pictures_draw_the_walls_in_grey():
+    from plume_multi.viz.render import WALL_COLOUR, render_frame
+    from plume_multi.viz.volume import render_volume
+
+    mask, _ = _maze()
+    field = np.random.default_rng(0).random(mask.shape)
+    plain, walled = render_frame(field, scale=2), render_frame(field, scale=2, walls=mask)
+    solid = np.repeat(np.repeat(mask[::-1], 2, axis=0), 2, axis=1)
+    assert (walled[solid] == WALL_COLOUR).all() and (walled[~solid] == plain[~solid]).all()
+    with pytest.raises(ValidationError, match=r"walls: .*expected the field's shape \(8, 12\)"):
+        render_frame(field, walls=mask.T)
+    volume = np.random.default_rng(1).random((3, 8, 12))
+    walls3 = np.zeros(volume.shape, bool)
+    walls3[:, 2, 5] = True  # a column through every plane: solid in the x-y projection
+    walls3[1, 6, 1] = True  # one cell: a third of its x-y column
+    top = render_volume(volume, walls=walls3, scale=1)[:, :12]  # the x-y panel (bottom-aligned, 8 rows)
+    rows = top.shape[0]
+    assert (top[rows - 1 - 2, 5] == WALL_COLOUR).all()
+    bare = render_volume(volume, scale=1)[:, :12]
+    assert not (top[rows - 1 - 6, 1] == bare[rows - 1 - 6, 1]).all() and not (top[rows - 1 - 6, 1] == WALL_COLOUR).all()
+    sliced = render_volume(volume, walls=walls3, mode="slice", at=(0, 0, 0), scale=1)[:, :12]
+    assert (sliced[rows - 1 - 2, 5] == WALL_COLOUR).all() and (sliced[rows - 1 - 6, 1] != WALL_COLOUR).any()
+
+
+def test_vector_env_renders_the_walls_and_masks_the_moves_into_them(tmp_path):
+    from plume_multi import vector_env
+    from plume_multi.viz.recording import TrajectoryRecorder
+    from plume_multi.viz.render import WALL_COLOUR, render_frame
+    from plume_multi.viz.scene import world_overlays
+
+    mask, other = _maze()
+    env = vector_env(4, grid_size=(12, 8), walls=[mask, other], source_location=(9, 4), render_mode="rgb_array")
+    env.reset(seed=7)
+    sim = env._sim
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        masks = env.action_masks()
+        for b in range(4):
+            wall = sim.wall_mask(b)
+            x, y = sim.positions[b]
+            for k, (dx, dy) in enumerate(sim.scenario.moves()):
+                nx, ny = min(max(x + dx, 0), 11), min(max(y + dy, 0), 7)
+                assert masks[b, k] == (((nx, ny) != (x, y)) and not wall[ny, nx]) or sim.state.world_done[b]
+        env.step(rng.integers(0, 4, 4))
+    frames = env.render()
+    for b, frame in enumerate(frames):
+        scene = world_overlays(sim, b)
+        assert (scene["walls"] == sim.wall_mask(b)).all()
+        np.testing.assert_array_equal(frame, render_frame(scene.pop("field"), sim.positions[b:b + 1],
+                                                          active=sim.active[b:b + 1], **scene))
+        grey = (frame[sim.wall_mask(b)[::-1]] == WALL_COLOUR).all(axis=1)
+        assert grey.mean() > 0.8  # the markers of the agent and the source cover a few
+    sim.reset(seed=1)
+    recorder = TrajectoryRecorder.from_simulator(sim, world=2)
+    assert (recorder.walls == sim.wall_mask(2)).all()
+    assert (recorder.frame(0)[sim.wall_mask(2)[::-1]] == WALL_COLOUR).all(axis=1).mean() > 0.8
+    assert recorder.save_png(tmp_path / "walls.png").stat().st_size > 0
+
+
+def test_a_3d_world_among_walls_is_drawn_with_them():
+    from plume_multi.viz.volume import render_volume, world_volume_frame
+
+    walls = np.zeros((3, 5, 6), bool)
+    walls[:, 1, 1:5] = True
+    sc = Scenario(grid_size=(6, 5, 3), plume=plumes.Gaussian(source=(3, 3, 1), sigma=2.0), n_agents=2,
+                  action_model=bodies.Continuous(max_speed=1.0),
+                  sensors=(sensors.Concentration(), sensors.Position(), sensors.Neighbours(1)), walls=walls)
+    sim = Simulator(sc, num_worlds=2)
+    sim.reset(seed=4)
+    frame = world_volume_frame(sim, 1, mode="slice")
+    want = render_volume(sim.plume_image(1), sim.positions[2:4], source=(3, 3, 1), active=sim.active[2:4],
+                         mode="slice", walls=walls)
+    np.testing.assert_array_equal(frame, want)
+    assert not np.array_equal(frame, render_volume(sim.plume_image(1), sim.positions[2:4], source=(3, 3, 1),
+                                                   active=sim.active[2:4], mode="slice"))
