@@ -73,6 +73,8 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
     ("benchmark_models", ("test_models_table.py",)),
+    # the default scenario among walls (2-D) and a continuous body among 3-D walls
+    ("walls", ("test_walls.py", "test_walls_table.py")),
     # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default)
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
