@@ -11,7 +11,7 @@ K such mazes, each world drawing one per episode). Each row times ``Simulator.st
 and on Numba's default thread count, and ``NumpyModels.step`` (``benchmarks/models.py``: moves
 into a solid cell refused, start cells drawn again while solid), interleaved in one process;
 the last column is the walls row's one-thread rate over the row without walls of the same size
-(medians of the per-round ratios).
+(medians of the per-round ratios; the two rows of a size take their rounds in turn).
 """
 
 from __future__ import annotations
@@ -66,41 +66,45 @@ def _scenario(walled: bool, n_agents: int, side: int, masks: int) -> Scenario:
 def measure(quick: bool = False, repeats: int = 5, min_seconds: float = 0.1, masks: int = 1, threads: bool = True,
             one_agent_only: bool = False, progress=None) -> list[dict]:
     """One dict per row: medians of agent-steps/s (1 thread, default threads, NumPy), the ratio to
-    NumPy, and for walls rows the ratio to the same row without walls. ``one_agent_only``: skip
+    NumPy, and for walls rows the ratio to the same row without walls. The two rows of a shape are
+    timed round by round in turn (the machine's load changes both alike). ``one_agent_only``: skip
     the rows of several agents per world (each is a compiled combination of its own)."""
     default_threads = numba.config.NUMBA_NUM_THREADS
     side = 16 if quick else 128
-    out, plain = [], {}
+    out = []
     rows = [r for r in ROWS(quick) if not (one_agent_only and r[2] > 1)]
-    for k, (walled, B, N) in enumerate(rows):
-        sc = _scenario(walled, N, side, masks)
-        serial = Simulator(sc, B, parallel=False)
-        threaded = Simulator(sc, B, parallel=True) if threads and default_threads > 1 and B > 1 else None
-        for sim in filter(None, (serial, threaded)):
-            sim.reset(seed=0)
-        ref = NumpyModels(serial)
-        acts = _actions(serial, np.random.default_rng(k // 2))
-        rounds = {"serial": [], "threaded": [], "numpy": []}
+    for k in range(0, len(rows), 2):
+        pair = []
+        for walled, B, N in rows[k:k + 2]:
+            sc = _scenario(walled, N, side, masks)
+            serial = Simulator(sc, B, parallel=False)
+            threaded = Simulator(sc, B, parallel=True) if threads and default_threads > 1 and B > 1 else None
+            for sim in filter(None, (serial, threaded)):
+                sim.reset(seed=0)
+            pair.append(dict(walled=walled, B=B, N=N, serial=serial, threaded=threaded, ref=NumpyModels(serial),
+                             acts=_actions(serial, np.random.default_rng(k // 2)),
+                             rounds={"serial": [], "threaded": [], "numpy": []}))
         for _ in range(repeats):
-            numba.set_num_threads(1)
-            rounds["serial"].append(_rate(serial.step, acts, B * N, min_seconds))
-            numba.set_num_threads(default_threads)
-            if threaded is not None:
-                rounds["threaded"].append(_rate(threaded.step, acts, B * N, min_seconds))
-            rounds["numpy"].append(_rate(ref.step, acts, B * N, min_seconds))
-        row = {"walls": walled, "masks": masks if walled else 0, "num_worlds": B, "n_agents": N,
-               "threads": default_threads, "serial": statistics.median(rounds["serial"]),
-               "threaded": statistics.median(rounds["threaded"]) if rounds["threaded"] else None,
-               "numpy": statistics.median(rounds["numpy"]),
-               "ratio": statistics.median(s / n for s, n in zip(rounds["serial"], rounds["numpy"])),
-               "rounds": rounds["serial"], "vs_no_walls": None}
-        if walled and (B, N) in plain:
-            row["vs_no_walls"] = statistics.median(w / p for w, p in zip(row["rounds"], plain[(B, N)]["rounds"]))
-        else:
-            plain[(B, N)] = row
-        out.append(row)
+            for p in pair:
+                agents, rounds = p["B"] * p["N"], p["rounds"]
+                numba.set_num_threads(1)
+                rounds["serial"].append(_rate(p["serial"].step, p["acts"], agents, min_seconds))
+                numba.set_num_threads(default_threads)
+                if p["threaded"] is not None:
+                    rounds["threaded"].append(_rate(p["threaded"].step, p["acts"], agents, min_seconds))
+                rounds["numpy"].append(_rate(p["ref"].step, p["acts"], agents, min_seconds))
+        for p in pair:
+            rounds = p["rounds"]
+            out.append({"walls": p["walled"], "masks": masks if p["walled"] else 0, "num_worlds": p["B"],
+                        "n_agents": p["N"], "threads": default_threads, "serial": statistics.median(rounds["serial"]),
+                        "threaded": statistics.median(rounds["threaded"]) if rounds["threaded"] else None,
+                        "numpy": statistics.median(rounds["numpy"]),
+                        "ratio": statistics.median(s / n for s, n in zip(rounds["serial"], rounds["numpy"])),
+                        "rounds": rounds["serial"], "vs_no_walls": None})
+        plain, walled = out[-2], out[-1]
+        walled["vs_no_walls"] = statistics.median(w / p for w, p in zip(walled["rounds"], plain["rounds"]))
         if progress:
-            progress(k + 1)
+            progress(len(out))
     return out
 
 

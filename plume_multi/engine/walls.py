@@ -2,8 +2,11 @@
 continuous body stops.
 
 A wall mask is a ``(H, W)`` (``(D, H, W)`` in 3-D) bool array indexed ``[y, x]`` (``[z, y, x]``),
-True where a cell is solid; a scenario's masks are one ``(K, ...)`` read-only array, and world ``b``
-uses mask ``index[b]`` (``mask_index`` of its seed and episode, drawn at every reset). Cells are
+True where a cell is solid; a scenario's masks are one ``(K, ...)`` read-only array ``masks``, and
+world ``b`` uses mask ``k = index[b]`` (``mask_index`` of its seed and episode, drawn at every
+reset). Functions take ``(masks, k)`` and read ``masks[k, ...]``: a view ``masks[k]`` made in the
+step would be an array of its own, reference-counted wherever it goes (it made a step among walls
+3x slower than one without; the scenario's array, an argument of the step, costs nothing). Cells are
 those of the engine: a float position ``c`` lies in cell ``floor(c + 0.5)`` along each axis, so
 cell ``k`` spans ``[k - 0.5, k + 0.5)``.
 
@@ -44,24 +47,25 @@ def mask_indices(seeds, episodes, n_masks, out):
         out[b] = mask_index(seeds[b], episodes[b], n_masks)
 
 
-def solid_row(wall, pos, row):
-    """In compiled code: whether cell ``pos[row]`` is solid in ``wall`` (2-D or 3-D, by its type)."""
+def solid_row(masks, k, pos, row):
+    """In compiled code: whether cell ``pos[row]`` is solid in mask ``k`` (2-D or 3-D, by the type
+    of ``masks``)."""
 
 
 @overload(solid_row, inline="always")
-def _solid_row(wall, pos, row):
-    if wall.ndim == 2:
-        return lambda wall, pos, row: wall[pos[row, 1], pos[row, 0]]
-    return lambda wall, pos, row: wall[pos[row, 2], pos[row, 1], pos[row, 0]]
+def _solid_row(masks, k, pos, row):
+    if masks.ndim == 3:
+        return lambda masks, k, pos, row: masks[k, pos[row, 1], pos[row, 0]]
+    return lambda masks, k, pos, row: masks[k, pos[row, 2], pos[row, 1], pos[row, 0]]
 
 
 # ------------------------------------------------------------------------------------ start cells
 @njit(cache=True)
-def pcg64_free_cells(seed, n_agents, sizes, origin, wall, out, row0):
+def pcg64_free_cells(seed, n_agents, sizes, origin, masks, k, out, row0):
     """``rng.pcg64_cells`` on free cells: each agent draws ``integers(0, sizes[c])`` per axis from
     ``default_rng(seed)``, offset by ``origin``, and draws its whole cell again, from the same
-    generator, while that cell is solid. With no solid cell in the box this is ``pcg64_cells``'s
-    draw exactly. ``out``: ``(rows, len(sizes))`` int32, rows ``row0 .. row0 + n_agents`` written."""
+    generator, while that cell is solid in mask ``k``. With no solid cell in the box this is
+    ``pcg64_cells``'s draw exactly. ``out``: ``(rows, len(sizes))`` int32, rows ``row0 .. row0 + n_agents`` written."""
     st_hi, st_lo, inc_hi, inc_lo = rng.pcg64_state(seed)
     has_buf = False
     buf = rng.ZERO
@@ -70,12 +74,12 @@ def pcg64_free_cells(seed, n_agents, sizes, origin, wall, out, row0):
             for c in range(len(sizes)):
                 v, st_hi, st_lo, has_buf, buf = rng.pcg64_integer(sizes[c], st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
                 out[row0 + n, c] = v + origin[c]
-            if not solid_row(wall, out, row0 + n):
+            if not solid_row(masks, k, out, row0 + n):
                 break
 
 
 @njit(cache=True)
-def counter_free_cells(seed, episode, n_agents, sizes, origin, wall, out, row0):
+def counter_free_cells(seed, episode, n_agents, sizes, origin, masks, k, out, row0):
     """``rng.counter_cells`` on free cells: a solid cell is drawn again, whole, from the next
     counters of the episode's words (the counters run on through every agent's draws)."""
     counter = 0
@@ -84,14 +88,14 @@ def counter_free_cells(seed, episode, n_agents, sizes, origin, wall, out, row0):
             for c in range(len(sizes)):
                 v, counter = rng.counter_integer(seed, episode, counter, sizes[c])
                 out[row0 + n, c] = v + origin[c]
-            if not solid_row(wall, out, row0 + n):
+            if not solid_row(masks, k, out, row0 + n):
                 break
 
 
 @njit(inline="always")
-def place_starts_in_walls(b, n_agents, cfg, starts, pos, seed, episode, wall):
-    """``shared.place_starts`` among walls: fixed starts are copied (``Scenario`` checked them
-    free in every mask); drawn ones are drawn again while solid (``pcg64_free_cells``,
+def place_starts_in_walls(b, n_agents, cfg, starts, pos, seed, episode, masks, k):
+    """``shared.place_starts`` among walls (mask ``k``): fixed starts are copied (``Scenario``
+    checked them free in every mask); drawn ones are drawn again while solid (``pcg64_free_cells``,
     ``counter_free_cells``). The start region holds a free cell of every mask (``Scenario``)."""
     base = b * n_agents
     if cfg[C_START_MODE] == START_FIXED:
@@ -103,13 +107,13 @@ def place_starts_in_walls(b, n_agents, cfg, starts, pos, seed, episode, wall):
     y0 = cfg[C_Y0]
     sizes = (cfg[C_X1] - x0 + 1, cfg[C_Y1] - y0 + 1)
     if episode == 0:
-        pcg64_free_cells(seed, n_agents, sizes, (x0, y0), wall, pos, base)
+        pcg64_free_cells(seed, n_agents, sizes, (x0, y0), masks, k, pos, base)
     else:
-        counter_free_cells(seed, episode, n_agents, sizes, (x0, y0), wall, pos, base)
+        counter_free_cells(seed, episode, n_agents, sizes, (x0, y0), masks, k, pos, base)
 
 
 @njit(inline="always")
-def place_starts_in_walls3(b, n_agents, cfg, starts, pos, seed, episode, wall):
+def place_starts_in_walls3(b, n_agents, cfg, starts, pos, seed, episode, masks, k):
     """``place_starts_in_walls`` in 3-D (``shared.place_starts3``'s box and draws)."""
     base = b * n_agents
     if cfg[C_START_MODE] == START_FIXED:
@@ -122,33 +126,32 @@ def place_starts_in_walls3(b, n_agents, cfg, starts, pos, seed, episode, wall):
     z0 = cfg[C_Z0]
     sizes = (cfg[C_X1] - x0 + 1, cfg[C_Y1] - y0 + 1, cfg[C_Z1] - z0 + 1)
     if episode == 0:
-        pcg64_free_cells(seed, n_agents, sizes, (x0, y0, z0), wall, pos, base)
+        pcg64_free_cells(seed, n_agents, sizes, (x0, y0, z0), masks, k, pos, base)
     else:
-        counter_free_cells(seed, episode, n_agents, sizes, (x0, y0, z0), wall, pos, base)
+        counter_free_cells(seed, episode, n_agents, sizes, (x0, y0, z0), masks, k, pos, base)
 
 
 # ------------------------------------------------------------------------------------ reading
 @njit(inline="always")
-def solid_at(wall, x, y):
-    """Whether the float point ``(x, y)`` (cells) lies in a solid cell; False off the grid."""
+def solid_at(masks, k, x, y):
+    """Whether the float point ``(x, y)`` (cells) lies in a solid cell of mask ``k``; False off
+    the grid."""
     cx = np.floor(x + 0.5)
     cy = np.floor(y + 0.5)
-    h, w = wall.shape
-    if cx < 0.0 or cy < 0.0 or cx >= w or cy >= h:
+    if cx < 0.0 or cy < 0.0 or cx >= masks.shape[2] or cy >= masks.shape[1]:
         return False
-    return wall[int(cy), int(cx)]
+    return masks[k, int(cy), int(cx)]
 
 
 @njit(inline="always")
-def solid_at3(wall, x, y, z):
+def solid_at3(masks, k, x, y, z):
     """``solid_at`` in 3-D."""
     cx = np.floor(x + 0.5)
     cy = np.floor(y + 0.5)
     cz = np.floor(z + 0.5)
-    d, h, w = wall.shape
-    if cx < 0.0 or cy < 0.0 or cz < 0.0 or cx >= w or cy >= h or cz >= d:
+    if cx < 0.0 or cy < 0.0 or cz < 0.0 or cx >= masks.shape[3] or cy >= masks.shape[2] or cz >= masks.shape[1]:
         return False
-    return wall[int(cz), int(cy), int(cx)]
+    return masks[k, int(cz), int(cy), int(cx)]
 
 
 # ------------------------------------------------------------------------------------ continuous bodies
@@ -197,8 +200,9 @@ def _crossing(c, step, start, delta):
 
 
 @njit(inline="always")
-def stop_at_walls(wall, x0, y0, x1, y1):
-    """Where a body moving straight from ``(x0, y0)`` (in a free cell) to ``(x1, y1)`` stops:
+def stop_at_walls(masks, k, x0, y0, x1, y1):
+    """Where a body moving straight from ``(x0, y0)`` (in a free cell) to ``(x1, y1)`` stops among
+    the solid cells of mask ``k``:
     ``(x1, y1, False)`` when no solid cell lies on the way, else ``(x, y, True)``, the point where
     the path meets the face of the first solid cell it enters, on the free side.
 
@@ -222,18 +226,18 @@ def stop_at_walls(wall, x0, y0, x1, y1):
         tx = _crossing(cx, sx, x0, dx) if cx != ex else np.inf
         ty = _crossing(cy, sy, y0, dy) if cy != ey else np.inf
         if tx <= ty:
-            if wall[int(cy), int(cx + sx)]:
+            if masks[k, int(cy), int(cx + sx)]:
                 return _at_face(cx, sx), _inside(y0 + tx * dy, cy), True
             cx += sx
         else:
-            if wall[int(cy + sy), int(cx)]:
+            if masks[k, int(cy + sy), int(cx)]:
                 return _inside(x0 + ty * dx, cx), _at_face(cy, sy), True
             cy += sy
     return x1, y1, False
 
 
 @njit(inline="always")
-def stop_at_walls3(wall, x0, y0, z0, x1, y1, z1):
+def stop_at_walls3(masks, k, x0, y0, z0, x1, y1, z1):
     """``stop_at_walls`` in 3-D: ties x, then y, then z; at a solid cell entered along one axis
     the other two coordinates are the path's at that ``t``, each put inside its cell's span."""
     cx = np.floor(x0 + 0.5)
@@ -253,15 +257,15 @@ def stop_at_walls3(wall, x0, y0, z0, x1, y1, z1):
         ty = _crossing(cy, sy, y0, dy) if cy != ey else np.inf
         tz = _crossing(cz, sz, z0, dz) if cz != ez else np.inf
         if tx <= ty and tx <= tz:
-            if wall[int(cz), int(cy), int(cx + sx)]:
+            if masks[k, int(cz), int(cy), int(cx + sx)]:
                 return _at_face(cx, sx), _inside(y0 + tx * dy, cy), _inside(z0 + tx * dz, cz), True
             cx += sx
         elif ty <= tz:
-            if wall[int(cz), int(cy + sy), int(cx)]:
+            if masks[k, int(cz), int(cy + sy), int(cx)]:
                 return _inside(x0 + ty * dx, cx), _at_face(cy, sy), _inside(z0 + ty * dz, cz), True
             cy += sy
         else:
-            if wall[int(cz + sz), int(cy), int(cx)]:
+            if masks[k, int(cz + sz), int(cy), int(cx)]:
                 return _inside(x0 + tz * dx, cx), _inside(y0 + tz * dy, cy), _at_face(cz, sz), True
             cz += sz
     return x1, y1, z1, False

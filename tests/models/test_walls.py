@@ -128,29 +128,34 @@ def test_start_cells_among_walls_are_the_reference_draws(seed, episode, n, sizes
     wall = np.random.default_rng(mask_seed).random(tuple(s + 2 for s in reversed(sizes))) < density
     wall[tuple(reversed(origin))] = False  # a free cell in the box
     out = np.zeros((n, dims), np.int32)
-    pcg64_free_cells(np.int64(seed), n, sizes, origin, wall, out, 0)
+    pcg64_free_cells(np.int64(seed), n, sizes, origin, wall[None], 0, out, 0)
     assert [tuple(r) for r in out.tolist()] == numpy_free_starts(seed, n, sizes, origin, wall)
-    counter_free_cells(np.int64(seed), np.int64(episode), n, sizes, origin, wall, out, 0)
+    counter_free_cells(np.int64(seed), np.int64(episode), n, sizes, origin, wall[None], 0, out, 0)
     assert [tuple(r) for r in out.tolist()] == counter_free_starts(seed, episode, n, sizes, origin, wall)
     assert not any(wall[tuple(reversed(c))] for c in out.tolist())
     open_wall = np.zeros_like(wall)
     plain = np.zeros((n, dims), np.int32)
-    pcg64_free_cells(np.int64(seed), n, sizes, (0,) * dims, open_wall, out, 0)
+    pcg64_free_cells(np.int64(seed), n, sizes, (0,) * dims, open_wall[None], 0, out, 0)
     pcg64_cells(np.int64(seed), n, sizes, plain, 0)
     assert (out == plain).all() and [tuple(r) for r in plain.tolist()] == numpy_starts(seed, n, *sizes)
-    counter_free_cells(np.int64(seed), np.int64(episode), n, sizes, (0,) * dims, open_wall, out, 0)
+    counter_free_cells(np.int64(seed), np.int64(episode), n, sizes, (0,) * dims, open_wall[None], 0, out, 0)
     counter_cells(np.int64(seed), np.int64(episode), n, sizes, plain, 0)
     assert (out == plain).all() and [tuple(r) for r in plain.tolist()] == counter_starts(seed, episode, n, *sizes)
 
 
 @numba.njit
-def _stop2(wall, x0, y0, x1, y1):
-    return engine_stop(wall, x0, y0, x1, y1)
+def _stop(masks, k, x0, y0, x1, y1):
+    return engine_stop(masks, k, x0, y0, x1, y1)
 
 
 @numba.njit
-def _stop3(wall, x0, y0, z0, x1, y1, z1):
-    return engine_stop3(wall, x0, y0, z0, x1, y1, z1)
+def _stop3(masks, k, x0, y0, z0, x1, y1, z1):
+    return engine_stop3(masks, k, x0, y0, z0, x1, y1, z1)
+
+
+def _stop2(wall, *points):
+    """The compiled stop with ``wall`` as mask 1 of two (the other all solid: the index matters)."""
+    return _stop(np.stack([np.ones_like(wall), wall]), 1, *points)
 
 
 def _free_point(rng, wall):
@@ -177,7 +182,8 @@ def test_a_continuous_body_stops_at_the_first_solid_face_as_the_reference(dims, 
             end = tuple(float(np.clip(round(c * 2) / 2, 0.0, side - 1)) for c, side in zip(end, shape[::-1]))
             if wall[tuple(math.floor(c + 0.5) for c in reversed(start))]:
                 continue
-        got = _stop2(wall, *start, *end) if dims == 2 else _stop3(wall, *start, *end)
+        got = (_stop2(wall, *start, *end) if dims == 2 else
+               _stop3(np.stack([np.ones_like(wall), wall]), 1, *start, *end))
         point, hit = stop_at_walls(wall, start, end)
         assert tuple(got[:-1]) == point and got[-1] == hit, (start, end)
         cell = tuple(math.floor(c + 0.5) for c in point)
@@ -226,7 +232,7 @@ def test_every_reader_reads_zero_inside_a_wall_and_the_plume_elsewhere():
         api.register_plume(params, sc.plume.kernels_for(len(grid)), "Gaussian", len(grid))
         state = sc.plume.state_tuple({})
         view = api.PlumeView(params, state, 0)
-        walled = api.WalledPlumeView(params, state, 0, sc.walls.masks[0])
+        walled = api.WalledPlumeView(params, state, 0, np.stack([~mask, mask]), 1)
         rng = np.random.default_rng(1)
         for _ in range(50):
             cell = [int(rng.integers(n)) for n in grid]
@@ -509,3 +515,22 @@ def test_a_3d_world_among_walls_is_drawn_with_them():
     np.testing.assert_array_equal(frame, want)
     assert not np.array_equal(frame, render_volume(sim.plume_image(1), sim.positions[2:4], source=(3, 3, 1),
                                                    active=sim.active[2:4], mode="slice"))
+
+
+def test_the_walls_example_draws_both_pictures(tmp_path, capsys):
+    """examples/walls.py at a tiny size (the two combinations above)."""
+    import importlib.util
+    from pathlib import Path
+
+    import imageio.v3 as iio
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "walls.py"
+    spec = importlib.util.spec_from_file_location("example_walls", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--size", "24", "16", "--steps", "30", "--scale", "2", "--out", str(tmp_path)]) == 0
+    flat = iio.imread(tmp_path / "walls.png")
+    assert flat.shape == (16 * 2, 3 * 24 * 2 + 2 * 2 * 2, 3)
+    assert (flat == [128, 128, 128]).all(axis=2).sum() > 20  # the walls, in grey
+    assert iio.imread(tmp_path / "walls-3d.png").ndim == 3
+    assert "wrote" in capsys.readouterr().out

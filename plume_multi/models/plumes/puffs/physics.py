@@ -568,37 +568,38 @@ def _move(b, n, p, st):
 
 
 @njit(cache=True, inline="always")
-def _first_solid(wall, along_x, c0, c1, other):
-    """The first solid cell index after ``c0`` up to ``c1`` (included) along one axis of ``wall``
-    ``(H, W)`` (x when ``along_x``, in row ``other``; else y, in column ``other``), or -1; cells
-    off the grid are free."""
-    h, w = wall.shape
+def _first_solid(walls, k, along_x, c0, c1, other):
+    """The first solid cell index after ``c0`` up to ``c1`` (included) along one axis of mask ``k``
+    of ``walls`` ``(K, H, W)`` (x when ``along_x``, in row ``other``; else y, in column ``other``),
+    or -1; cells off the grid are free."""
+    h = walls.shape[1]
+    w = walls.shape[2]
     if along_x:
         if other < 0 or other >= h:
             return -1
     elif other < 0 or other >= w:
         return -1
     step = 1 if c1 > c0 else -1
-    for k in range(c0 + step, c1 + step, step):
+    for c in range(c0 + step, c1 + step, step):
         if along_x:
-            if 0 <= k < w and wall[other, k]:
-                return k
-        elif 0 <= k < h and wall[k, other]:
-            return k
+            if 0 <= c < w and walls[k, other, c]:
+                return c
+        elif 0 <= c < h and walls[k, c, other]:
+            return c
     return -1
 
 
 @njit(cache=True, inline="always")
-def _axis_move(wall, along_x, a0, a1, other, low, cell, mode):
+def _axis_move(walls, wall, along_x, a0, a1, other, low, cell, mode):
     """A puff's move from ``a0`` to ``a1`` along one axis (physical; cells from ``low``, ``cell``
-    wide) among walls: ``(a, removed)``. Through no solid cell: ``a1``. Into one: removed
+    wide) among the solid cells of mask ``wall`` of ``walls``: ``(a, removed)``. Through no solid cell: ``a1``. Into one: removed
     (``WALLS_ABSORB``), or reflected about the crossed face, ``2 face - a1``, unless the reflected
     path crosses a solid cell too (then the puff keeps ``a0``)."""
     c0 = int(np.floor((a0 - low) / cell))
     c1 = int(np.floor((a1 - low) / cell))
     if c1 == c0:
         return a1, False
-    k = _first_solid(wall, along_x, c0, c1, other)
+    k = _first_solid(walls, wall, along_x, c0, c1, other)
     if k < 0:
         return a1, False
     if mode == WALLS_ABSORB:
@@ -606,7 +607,7 @@ def _axis_move(wall, along_x, a0, a1, other, low, cell, mode):
     face = low + (k if c1 > c0 else k + 1) * cell
     a = 2.0 * face - a1
     c = int(np.floor((a - low) / cell))
-    if c != c0 and _first_solid(wall, along_x, c0, c, other) >= 0:
+    if c != c0 and _first_solid(walls, wall, along_x, c0, c, other) >= 0:
         return a0, False
     return a, False
 
@@ -619,7 +620,7 @@ def _move_among_walls(b, n, p, st):
     puffs = st.puffs
     vel = st.vel
     draws = st.draws
-    wall = p.walls[st.wall[b]]
+    wall = st.wall[b]
     dt = p.dt
     dr2 = p.spread * dt
     kept = 0
@@ -629,11 +630,11 @@ def _move_among_walls(b, n, p, st):
         x = x0 + (vel[b, i, 0] + draws[b, 3 * i] * p.scale_x) * dt
         y = y0 + (vel[b, i, 1] + draws[b, 3 * i + 1] * p.scale_y) * dt
         row = int(np.floor((y0 - p.y_min) / p.cell))
-        x, gone = _axis_move(wall, True, x0, x, row, p.x_min, p.cell, p.walls_mode)
+        x, gone = _axis_move(p.walls, wall, True, x0, x, row, p.x_min, p.cell, p.walls_mode)
         if gone:
             continue
         column = int(np.floor((x - p.x_min) / p.cell))
-        y, gone = _axis_move(wall, False, y0, y, column, p.y_min, p.cell, p.walls_mode)
+        y, gone = _axis_move(p.walls, wall, False, y0, y, column, p.y_min, p.cell, p.walls_mode)
         if gone:
             continue
         if x >= p.x_min and x <= p.x_max and y >= p.y_min and y <= p.y_max:
