@@ -494,6 +494,33 @@ class Simulator:
             raise ValidationError(f"name: got {name!r}; expected one of {sorted(self.state.models)}")
         return self.state.models[name]
 
+    def bind_observations(self, buffer: np.ndarray) -> None:
+        """Make ``buffer`` the array the compiled step writes observations into, from now on.
+
+        For trainers that own the memory (shared buffers of a multi-process collector, PufferLib
+        style): ``reset`` and ``step`` then return ``buffer`` itself, written in place, with no
+        copy. The current observations are copied into it first.
+
+        Args:
+            buffer: ``(B*N, D)`` float32, C-contiguous, writeable and aligned.
+
+        Raises:
+            ValidationError: anything else; nothing changes.
+        """
+        shape = self.state.obs.shape
+        if not isinstance(buffer, np.ndarray):
+            raise ValidationError(f"buffer: got {type(buffer).__name__}; expected a numpy float32 array of shape {shape}")
+        if (buffer.dtype != np.float32 or buffer.shape != shape or not buffer.flags.c_contiguous
+                or not buffer.flags.writeable or not buffer.flags.aligned):
+            raise ValidationError(
+                f"buffer: got shape {buffer.shape} dtype {buffer.dtype} (C-contiguous {buffer.flags.c_contiguous}, "
+                f"writeable {buffer.flags.writeable}, aligned {buffer.flags.aligned}); expected a C-contiguous, "
+                f"writeable, aligned float32 array of shape {shape}: np.zeros({shape}, np.float32), or a view of "
+                "shared memory with that layout")
+        buffer[...] = self.state.obs
+        self.state.obs = buffer
+        self._args = self._args_for(self.state)
+
     # ------------------------------------------------------------------ snapshot / restore / validate
     def snapshot(self) -> dict:
         """The full state as a plain dict (arrays and JSON-able scalars), including the scenario.
