@@ -354,11 +354,11 @@ def _check_sampling(builder: str, num_env_runners, worlds_name: str, worlds, rol
         check_int(builder, "rollout_fragment_length", rollout_fragment_length, 1, 1 << 20)
 
 
-def _check_discrete(builder: str, scenario: Scenario) -> None:
+def _check_discrete(builder: str, action_model) -> None:
     """The configs here train discrete actions (PlumeVectorEnvRunner samples a categorical)."""
-    if scenario.continuous:
+    if getattr(action_model, "continuous", False):
         raise ValidationError(
-            f"{builder}: action_model={scenario.action_model!r} is a continuous body; the RLlib configs of "
+            f"{builder}: action_model={action_model!r} is a continuous body; the RLlib configs of "
             "plume_multi train grid bodies (Cardinal, Moore, Oriented, RunTumble). Train a continuous body "
             "with Stable-Baselines3 on SB3VecEnv(plume_multi.vector_env(n, action_model=...)) instead")
 
@@ -393,9 +393,8 @@ def ppo_config(num_env_runners: int = 2, num_envs_per_env_runner: int = 4096, *,
     _check_sampling("ppo_config", num_env_runners, "num_envs_per_env_runner", num_envs_per_env_runner,
                     rollout_fragment_length)
     check_bool("ppo_config", "fast_runner", fast_runner)
-    probe = compact_vector_env(1, **scenario)  # bad options fail here, not in a remote runner
-    probe.close()
-    _check_discrete("ppo_config", probe.scenario)
+    _check_discrete("ppo_config", scenario.get("action_model"))
+    compact_vector_env(1, **scenario).close()  # bad options fail here, not in a remote runner
     batch = max(1, num_env_runners) * num_envs_per_env_runner * rollout_fragment_length
     config = (
         PPOConfig()
@@ -427,7 +426,7 @@ def multi_agent_ppo_config(num_env_runners: int = 2, *, num_envs_per_env_runner:
     """
     _check_sampling("multi_agent_ppo_config", num_env_runners, "num_envs_per_env_runner", num_envs_per_env_runner,
                     rollout_fragment_length)
-    _check_discrete("multi_agent_ppo_config", Scenario(**scenario))  # fail here, not in a runner
+    _check_discrete("multi_agent_ppo_config", Scenario(**scenario).action_model)  # fail here, not in a runner
     names = register()
     return (
         PPOConfig()
@@ -463,7 +462,7 @@ def shared_policy_ppo_config(num_env_runners: int = 2, worlds_per_env_runner: in
     _check_sampling("shared_policy_ppo_config", num_env_runners, "worlds_per_env_runner", worlds_per_env_runner,
                     rollout_fragment_length)
     sc = Scenario(**scenario)
-    _check_discrete("shared_policy_ppo_config", sc)
+    _check_discrete("shared_policy_ppo_config", sc.action_model)
     rows = worlds_per_env_runner * sc.n_agents
     batch = max(1, num_env_runners) * rows * rollout_fragment_length
     names = register()
