@@ -30,9 +30,21 @@ COMPACT = "plume_multi:PlumeSearchCompact-v0"
 
 
 def _timed(run, steps: int) -> float:
+    """Steps per second of ``run(steps)``: it returns the steps done (timed here, set-up included) or
+    ``(steps, seconds)`` timed by itself (the env-alone rows, set-up and compilation excluded)."""
     start = time.perf_counter()
     done = run(steps)
+    if isinstance(done, tuple):
+        return done[0] / done[1]
     return (done or steps) / (time.perf_counter() - start)
+
+
+def _stepping(step, actions, calls: int, rows: int) -> tuple[int, float]:
+    """``(rows * calls, seconds)`` of ``calls`` steps, cycling through the prepared ``actions``."""
+    start = time.perf_counter()
+    for k in range(calls):
+        step(actions[k % len(actions)])
+    return rows * calls, time.perf_counter() - start
 
 
 def sb3_native(steps):
@@ -142,13 +154,14 @@ def tianshou_dqn(steps):
 
 def epymarl_env(steps):
     env = gym.wrappers.TimeLimit(gym.make("PlumeSearchAgents-v0", n_agents=4, **SCENE), max_episode_steps=200)
-    rng = np.random.default_rng(0)
     env.reset(seed=0)
-    for _ in range(steps // 4):
-        _, _, terminated, truncated, _ = env.step(rng.integers(0, 4, 4).tolist())
+
+    def step(actions):  # what EPyMARL's runner does with the env each step
+        _, _, terminated, truncated, _ = env.step([int(a) for a in actions])
         if all(terminated) or truncated:
             env.reset()
-    return steps
+
+    return _stepping(step, np.random.default_rng(0).integers(0, 4, (16, 4)), max(1, steps // 4), 4)
 
 
 def puffer_buffers(steps):
@@ -157,9 +170,14 @@ def puffer_buffers(steps):
     env = SharedBufferEnv(num_worlds=1024, n_agents=4, **SCENE)
     env.reset(seed=0)
     actions = np.random.default_rng(0).integers(0, 4, (16, env.num_agents))
-    for k in range(max(1, steps // env.num_agents)):
-        env.step(actions[k & 15])
-    return max(1, steps // env.num_agents) * env.num_agents
+    return _stepping(env.step, actions, max(1, steps // env.num_agents), env.num_agents)
+
+
+def multi_vector_rows(steps):
+    env = plume_multi.multi_agent_vector_env(1024, 4, **SCENE)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(0, 4, (16, env.num_envs))
+    return _stepping(env.step, actions, max(1, steps // env.num_envs), env.num_envs)
 
 
 def rllib_ppo(steps):
@@ -208,6 +226,8 @@ ROWS = [
     ("Tianshou DQN", "DummyVectorEnv of 8 compact envs", "tianshou", tianshou_dqn, 8_000),
     ("EPyMARL (env alone)", "TimeLimit(make(PlumeSearchAgents-v0, 4 agents))", "gymnasium", epymarl_env, 40_000),
     ("PufferLib style (env alone)", "SharedBufferEnv(1024 worlds x 4)", "numpy", puffer_buffers, 4_096_000),
+    ("PufferLib style (env alone)", "multi_agent_vector_env(1024, 4) (fresh arrays, infos)", "numpy",
+     multi_vector_rows, 4_096_000),
     ("RLlib PPO", "ppo_config(1 runner x 256 worlds)", "ray", rllib_ppo, 65_536),
     ("BenchMARL MAPPO", "PlumeSearchTask.SEARCH (4 agents, SerialEnv of 4)", "benchmarl", benchmarl_mappo, 3_200),
 ]

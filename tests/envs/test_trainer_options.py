@@ -83,7 +83,7 @@ def test_action_masks_of_the_single_agent_env_mask_the_walls_only():
 
 # ----------------------------------------------------------------------------------------- EPyMARL's gymma convention
 def test_agent_tuple_env_replays_parallel_env_with_black_death():
-    cfg = dict(n_agents=3, grid_size=(7, 5), sigma=2.0, n_neighbours=1)
+    cfg = dict(n_agents=3, grid_size=(7, 5), sigma=2.0)
     tup = gym.make("PlumeSearchAgents-v0", max_steps=30, **cfg)
     par = plume_multi.parallel_env(black_death=True, max_cycles=30, **cfg)
     assert isinstance(tup.unwrapped, AgentTupleEnv) and tup.unwrapped.n_agents == 3

@@ -426,3 +426,21 @@ def test_epymarl_gymma_wrapper_and_runner_drive_the_tuple_env_and_a_shared_polic
         (torch.stack(losses).sum() / 8).backward()
         optimizer.step()
     assert np.mean(returns[-64:]) > np.mean(returns[:64]) + 0.3, returns  # arrivals per episode, of 2
+
+
+# ----------------------------------------------------------------------------------------- the benchmark
+def test_the_trainers_benchmark_runs_tiny(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "trainers.py"
+    spec = importlib.util.spec_from_file_location("trainers_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--quick", "--only", "stable,cleanrl,torchrl,epymarl,puffer"]) == 0
+    table = capsys.readouterr().out
+    for row in ("| Stable-Baselines3 PPO | SB3VecEnv(vector_env(256)) |", "| CleanRL-style loop |",
+                "| TorchRL collector |", "| EPyMARL (env alone) |", "| PufferLib style (env alone) |"):
+        assert row in table
+    rates = [float(line.rsplit("|", 2)[1].replace(",", "")) for line in table.splitlines()[2:]]
+    assert len(rates) == 9 and min(rates) > 0
