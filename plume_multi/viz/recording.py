@@ -37,7 +37,8 @@ from ..checks import is_int
 from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
 from .scene import world_overlays
-from .render import SOURCE_COLOUR, WALL_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
+from .render import (SOURCE_COLOUR, WALL_COLOUR, _check_field, _check_sources, agent_colours, check_frame,
+                     render_frame)
 from .volume import _check_cells3, _check_volume, render_volume, volume_scale
 
 __all__ = ["TrajectoryRecorder", "save_trajectory_png", "save_volume_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
@@ -189,7 +190,7 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
         path: ``*.png``; its folder must exist.
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
         trajectory: ``(T, M, 2)`` int cells ``(x, y)``: the positions of M agents at T times.
-        source: ``(x, y)`` of the source (or None).
+        source: ``(x, y)`` of the source, a sequence of such cells (several sources), or None.
         active: ``(M,)`` bool, the agents still searching at the end (or None: not distinguished).
         title: the picture's title (default: agents, steps and how many finished).
         walls: ``(H, W)`` bool, True where a cell is solid (drawn grey), or None.
@@ -200,7 +201,7 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
     path = _check_path(path, (".png",), "picture")
     field = _check_field(field)
     h, w = field.shape
-    source = _check_source(source, w, h)
+    source = _check_sources(source, w, h)
     if walls is not None:
         walls = np.asarray(walls)
         if walls.shape != (h, w) or walls.dtype != np.bool_:
@@ -268,7 +269,7 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
     ax.scatter(end[finished, 0], end[finished, 1], s=marker_size * 1.6, marker="D", c="white",
                edgecolors=colours[finished], linewidths=1.2, zorder=5)
     if source is not None:
-        ax.scatter([source[0]], [source[1]], s=220, marker="*", c=[SOURCE_COLOUR / 255], edgecolors="white",
+        ax.scatter([c[0] for c in source], [c[1] for c in source], s=220, marker="*", c=[SOURCE_COLOUR / 255], edgecolors="white",
                    linewidths=1.0, zorder=6)
     ax.set_xlim(-0.5, w - 0.5)
     ax.set_ylim(-0.5, h - 0.5)
@@ -289,7 +290,7 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
                               label=f"end, finished ({int(finished.sum())})"))
     if source is not None:
         handles.append(Line2D([], [], ls="none", marker="*", ms=12, mfc=SOURCE_COLOUR / 255, mec="white",
-                              label="source"))
+                              label="source" if len(source) == 1 else "sources"))
     if walls is not None and walls.any():
         handles.append(Line2D([], [], ls="none", marker="s", ms=9, mfc=WALL_COLOUR / 255, mec=WALL_COLOUR / 255,
                               label="wall"))
@@ -354,7 +355,9 @@ class TrajectoryRecorder:
     Args:
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``; or a 3-D world's ``(D, H, W)``
             volume (then positions are ``(N, 3)`` cells and pictures are ``render_volume``'s).
-        source: ``(x, y)`` of the source (``(x, y, z)`` in 3-D), or None.
+        source: ``(x, y)`` of the source (``(x, y, z)`` in 3-D), a sequence of ``(x, y)`` cells
+            (several sources), or None; a recorder bound to a simulator keeps where its sources are
+            at each entry (they may move).
         walls: the world's wall mask, bool of the field's shape (True where solid), or None; a
             recorder bound to a simulator takes the world's mask of the episode.
     """
@@ -369,7 +372,9 @@ class TrajectoryRecorder:
             field = _check_field(field)
             self.field = field
             self.dims = 2
-            self.source = _check_source(source, field.shape[1], field.shape[0])
+            sources = _check_sources(source, field.shape[1], field.shape[0])
+            # one source stays an (x, y) pair, as before; several are a tuple of pairs
+            self.source = sources if sources is None or np.ndim(source) == 2 else sources[0]
         if walls is not None:
             walls = np.asarray(walls)
             if walls.shape != self.field.shape or walls.dtype != np.bool_:
@@ -446,7 +451,8 @@ class TrajectoryRecorder:
                 kept = next((e[0] for e in reversed(self._overlays) if e[0] is not None), None)
                 if kept is not None and np.array_equal(kept, field):
                     field = kept
-            entry = (field, overlays["headings"], overlays["points"], overlays["wind"])
+            # the sources now: they may move, or be several
+            entry = (field, overlays["headings"], overlays["points"], overlays["wind"], overlays["source"])
         else:
             entry = None
         size = self.grid_size
@@ -480,7 +486,7 @@ class TrajectoryRecorder:
             self._last_t = t  # only once the entry is known to be valid
         self._positions.append(positions)
         self._active.append(active)
-        self._overlays.append(entry if entry is not None else (None, None, None, None))
+        self._overlays.append(entry if entry is not None else (None, None, None, None, None))
 
     def __len__(self) -> int:
         """Entries recorded (the start plus one per step)."""
@@ -521,12 +527,13 @@ class TrajectoryRecorder:
         if trail > 0 and t > 0:
             trails = np.stack(self._positions[max(0, t - trail):t])
         active = self._active[t]
-        field, headings, points, wind = self._overlays[t]
+        field, headings, points, wind, source = self._overlays[t]
+        source = self.source if source is None else source
         if self.dims == 3:
-            picture = render_volume(self.field if field is None else field, self._positions[t], source=self.source,
+            picture = render_volume(self.field if field is None else field, self._positions[t], source=source,
                                     active=active, trajectories=trails, scale=scale, walls=self.walls)
         else:
-            picture = render_frame(self.field if field is None else field, self._positions[t], source=self.source,
+            picture = render_frame(self.field if field is None else field, self._positions[t], source=source,
                                    active=active, trails=trails, scale=scale, headings=headings, points=points,
                                    wind=wind, walls=self.walls)
         if not caption:
@@ -555,7 +562,8 @@ class TrajectoryRecorder:
             return save_volume_png(path, self.field if self._static_field or self._overlays[-1][0] is None
                                    else self._overlays[-1][0], self.positions, source=self.source,
                                    active=self._active[-1], walls=self.walls)
-        return save_trajectory_png(path, self.field, self.positions, source=self.source,
+        source = self.source if self._overlays[-1][4] is None else self._overlays[-1][4]  # where they are now
+        return save_trajectory_png(path, self.field, self.positions, source=source,
                                    active=self._active[-1], title=title, walls=self.walls)
 
     def save_movie(self, path, *, fps: float = 15, trail: int = 12, scale: int | None = None,

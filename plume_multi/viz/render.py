@@ -192,6 +192,26 @@ def _check_source(source, w: int, h: int):
     return sx, sy
 
 
+def _check_sources(source, w: int, h: int):
+    """``source`` as a tuple of ``(x, y)`` int cells inside the grid: one ``(x, y)`` or a sequence
+    of them (several sources); None stays None. Else a ValidationError."""
+    if source is None:
+        return None
+    try:
+        values = np.asarray(source)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.ndim != 2 or values.shape[1:] != (2,) or len(values) == 0:
+        return (_check_source(source, w, h),)
+    out = []
+    for k, cell in enumerate(values):
+        try:
+            out.append(_check_source(cell, w, h))
+        except ValidationError as exc:
+            raise ValidationError(f"source {k} of {len(values)}: {exc}") from None
+    return tuple(out)
+
+
 def _check_active(active, m: int):
     """``active`` as an ``(m,)`` bool array (or None); bools or 0/1 integers only."""
     if active is None:
@@ -343,7 +363,8 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
         positions: ``(M, 2)`` int cells ``(x, y)`` of the agents to draw (or None). Agent k is
             drawn in ``agent_colours(M)[k]``.
-        source: ``(x, y)`` of the source, drawn as a red cross (or None).
+        source: ``(x, y)`` of the source, drawn as a red cross, or a sequence of such cells
+            (several sources: a cross each), or None.
         active: ``(M,)`` bool; agents not active (finished) are drawn as white squares, beneath
             the searching ones so a searcher passing over a finished agent stays visible.
         trails: ``(T, M, 2)`` int cells, each agent's last T positions (oldest first), drawn as
@@ -373,7 +394,7 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
     field = _check_field(field)
     scale = _integer("scale", scale, 1, MAX_SCALE)
     h, w = field.shape
-    source = _check_source(source, w, h)
+    sources = _check_sources(source, w, h)
     if positions is not None:
         positions = _check_cells("positions", positions, w, h)
         if positions.ndim != 2:
@@ -413,8 +434,7 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             pixels = frame.reshape(-1, 3)
             pixels[flat] = ((pixels[flat] + 3 * colours[None, :, None, :]) // 4).astype(np.uint8)
 
-    if source is not None:
-        sx, sy = source
+    for sx, sy in sources or ():
         row, col = cell_centre_pixel(sx, sy, h, scale)
         frame[max(row - r - 1, 0):row + r + 2, col] = SOURCE_COLOUR
         frame[row, max(col - r - 1, 0):col + r + 2] = SOURCE_COLOUR
