@@ -69,10 +69,13 @@ def wind_at_source(sim, world: int) -> tuple:
 def has_wind(scenario) -> bool:
     """True when the scenario's plume has a wind somewhere, or an agent senses it (then a picture
     shows the wind arrow; a calm plume nobody senses gets none, as before)."""
+    from ..models.plumes import Wind as MeanderingWind
     from ..models.sensors import Wind
 
     plume = scenario.plume
     wind = getattr(plume, "_wind", getattr(plume, "wind", None))
+    if isinstance(wind, MeanderingWind):  # the puffs' wind model: its mean, or its noise
+        wind = (wind.u, wind.v, wind.noise_gain)
     return bool(any(isinstance(s, Wind) for s in scenario.sensors)
                 or (wind is not None and np.any(np.asarray(wind, dtype=np.float64) != 0)))
 
