@@ -416,16 +416,25 @@ def measure(quick: bool = False, repeats: int = 5, min_seconds: float = 0.1, pro
     return out
 
 
-def format_table(rows) -> str:
-    header = ["model", "worlds x agents", "Simulator 1 thread", f"Simulator {rows[0]['threads']} threads",
-              "NumPy", "ratio (1 thread)"]
+def rate_header(rows) -> list:
+    """The columns of ``rate_cells``."""
+    return ["worlds x agents", "Simulator 1 thread", f"Simulator {rows[0]['threads']} threads", "NumPy"]
+
+
+def rate_cells(r: dict) -> list:
+    """A row's shape and rates as table cells (agent-steps/s in millions)."""
+    return [f"{r['num_worlds']:,} x {r['n_agents']}", f"{r['serial'] / 1e6:,.1f} M",
+            f"{r['threaded'] / 1e6:,.1f} M" if r["threaded"] else "-", f"{r['numpy'] / 1e6:,.2f} M"]
+
+
+def markdown_table(header: list, rows: list) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for r in rows:
-        cells = [r["model"], f"{r['num_worlds']:,} x {r['n_agents']}", f"{r['serial'] / 1e6:,.1f} M",
-                 f"{r['threaded'] / 1e6:,.1f} M" if r["threaded"] else "-", f"{r['numpy'] / 1e6:,.2f} M",
-                 f"{r['ratio']:.1f}x"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
+
+
+def format_table(rows) -> str:
+    return markdown_table(["model", *rate_header(rows), "ratio (1 thread)"],
+                          [[r["model"], *rate_cells(r), f"{r['ratio']:.1f}x"] for r in rows])
 
 
 def main(argv=None) -> int:

@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import NumpyModels, _actions  # noqa: E402
+from models import NumpyModels, _actions, markdown_table, rate_cells, rate_header  # noqa: E402
 from plume_multi import Scenario, Simulator  # noqa: E402
 from plume_multi.cli.bench import _rate  # noqa: E402
 
@@ -109,16 +109,12 @@ def measure(quick: bool = False, repeats: int = 5, min_seconds: float = 0.1, mas
 
 
 def format_table(rows) -> str:
-    header = ["scenario", "worlds x agents", "Simulator 1 thread", f"Simulator {rows[0]['threads']} threads",
-              "NumPy", "ratio to NumPy (1 thread)", "walls / no walls (1 thread)"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for r in rows:
-        name = "default" if not r["walls"] else f"default + walls ({r['masks']} mask{'s' if r['masks'] > 1 else ''})"
-        cells = [name, f"{r['num_worlds']:,} x {r['n_agents']}", f"{r['serial'] / 1e6:,.1f} M",
-                 f"{r['threaded'] / 1e6:,.1f} M" if r["threaded"] else "-", f"{r['numpy'] / 1e6:,.2f} M",
-                 f"{r['ratio']:.1f}x", f"{r['vs_no_walls']:.2f}" if r["vs_no_walls"] is not None else "-"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    def name(r):
+        return "default" if not r["walls"] else f"default + walls ({r['masks']} mask{'s' if r['masks'] > 1 else ''})"
+
+    return markdown_table(["scenario", *rate_header(rows), "ratio to NumPy (1 thread)", "walls / no walls (1 thread)"],
+                          [[name(r), *rate_cells(r), f"{r['ratio']:.1f}x",
+                            f"{r['vs_no_walls']:.2f}" if r["vs_no_walls"] is not None else "-"] for r in rows])
 
 
 def main(argv=None) -> int:

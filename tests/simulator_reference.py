@@ -30,19 +30,25 @@ def counter_u32(seed: int, episode: int, counter: int) -> int:
     return z >> 32
 
 
+def counter_integer(seed, episode, counter, bound):
+    """One integer in ``[0, bound)`` from counters ``counter, counter + 1, ...`` (Lemire's
+    multiply-and-reject): ``(value, next counter)``."""
+    threshold = (2**32 - bound) % bound
+    while True:
+        m = counter_u32(seed, episode, counter) * bound
+        counter += 1
+        if (m & 0xFFFFFFFF) >= threshold:
+            return m >> 32, counter
+
+
 def counter_starts(seed, episode, n_agents, *sizes):
     """Start cells of a later episode: per agent one draw per axis of ``sizes`` ((W, H) or (W, H, D))."""
     out, counter = [], 0
     for _ in range(n_agents):
         cell = []
         for bound in sizes:
-            threshold = (2**32 - bound) % bound
-            while True:
-                m = counter_u32(seed, episode, counter) * bound
-                counter += 1
-                if (m & 0xFFFFFFFF) >= threshold:
-                    break
-            cell.append(m >> 32)
+            value, counter = counter_integer(seed, episode, counter, bound)
+            cell.append(value)
         out.append(tuple(cell))
     return out
 
@@ -202,13 +208,8 @@ def counter_free_starts(seed, episode, n_agents, sizes, origin, wall):
         while True:
             cell = []
             for bound, o in zip(sizes, origin):
-                threshold = (2**32 - bound) % bound
-                while True:
-                    m = counter_u32(seed, episode, counter) * bound
-                    counter += 1
-                    if (m & 0xFFFFFFFF) >= threshold:
-                        break
-                cell.append((m >> 32) + o)
+                value, counter = counter_integer(seed, episode, counter, bound)
+                cell.append(value + o)
             if not _solid(wall, cell):
                 break
         out.append(tuple(cell))

@@ -22,6 +22,7 @@ from numba.extending import overload
 from . import rng
 from .assemble import C_START_MODE, C_X0, C_X1, C_Y0, C_Y1, C_Z0, C_Z1, START_FIXED
 from .jit import njit
+from .shared import place_starts, place_starts3
 
 __all__ = ["WALLS_STREAM", "mask_index", "mask_indices", "solid_row", "place_starts_in_walls",
            "place_starts_in_walls3", "pcg64_free_cells", "counter_free_cells", "stop_at_walls", "stop_at_walls3",
@@ -93,42 +94,39 @@ def counter_free_cells(seed, episode, n_agents, sizes, origin, masks, k, out, ro
 
 
 @njit(inline="always")
+def free_cells(seed, episode, n_agents, sizes, origin, masks, k, pos, row0):
+    """Episode 0's draws (``pcg64_free_cells``) or a later episode's (``counter_free_cells``)."""
+    if episode == 0:
+        pcg64_free_cells(seed, n_agents, sizes, origin, masks, k, pos, row0)
+    else:
+        counter_free_cells(seed, episode, n_agents, sizes, origin, masks, k, pos, row0)
+
+
+@njit(inline="always")
 def place_starts_in_walls(b, n_agents, cfg, starts, pos, seed, episode, masks, k):
     """``shared.place_starts`` among walls (mask ``k``): fixed starts are copied (``Scenario``
-    checked them free in every mask); drawn ones are drawn again while solid (``pcg64_free_cells``,
-    ``counter_free_cells``). The start region holds a free cell of every mask (``Scenario``)."""
-    base = b * n_agents
+    checked them free in every mask); drawn ones are drawn again while solid (``free_cells``).
+    The start region holds a free cell of every mask (``Scenario``)."""
     if cfg[C_START_MODE] == START_FIXED:
-        for n in range(n_agents):
-            pos[base + n, 0] = starts[n, 0]
-            pos[base + n, 1] = starts[n, 1]
+        place_starts(b, n_agents, cfg, starts, pos, seed, episode)
         return
     x0 = cfg[C_X0]
     y0 = cfg[C_Y0]
     sizes = (cfg[C_X1] - x0 + 1, cfg[C_Y1] - y0 + 1)
-    if episode == 0:
-        pcg64_free_cells(seed, n_agents, sizes, (x0, y0), masks, k, pos, base)
-    else:
-        counter_free_cells(seed, episode, n_agents, sizes, (x0, y0), masks, k, pos, base)
+    free_cells(seed, episode, n_agents, sizes, (x0, y0), masks, k, pos, b * n_agents)
 
 
 @njit(inline="always")
 def place_starts_in_walls3(b, n_agents, cfg, starts, pos, seed, episode, masks, k):
     """``place_starts_in_walls`` in 3-D (``shared.place_starts3``'s box and draws)."""
-    base = b * n_agents
     if cfg[C_START_MODE] == START_FIXED:
-        for n in range(n_agents):
-            for c in range(3):
-                pos[base + n, c] = starts[n, c]
+        place_starts3(b, n_agents, cfg, starts, pos, seed, episode)
         return
     x0 = cfg[C_X0]
     y0 = cfg[C_Y0]
     z0 = cfg[C_Z0]
     sizes = (cfg[C_X1] - x0 + 1, cfg[C_Y1] - y0 + 1, cfg[C_Z1] - z0 + 1)
-    if episode == 0:
-        pcg64_free_cells(seed, n_agents, sizes, (x0, y0, z0), masks, k, pos, base)
-    else:
-        counter_free_cells(seed, episode, n_agents, sizes, (x0, y0, z0), masks, k, pos, base)
+    free_cells(seed, episode, n_agents, sizes, (x0, y0, z0), masks, k, pos, b * n_agents)
 
 
 # ------------------------------------------------------------------------------------ reading

@@ -543,6 +543,22 @@ def _spline_at_puffs(b, n, p, st):
         vel[b, i, 1] = v
 
 
+@njit(cache=True, inline="always")
+def _keep(b, i, kept, x, y, p, puffs, draws):
+    """Puff ``i`` moved to ``(x, y)``: kept as puff ``kept`` (its z moved, its r^2 grown) when it
+    is inside the region (bounds inclusive); returns the puffs kept so far."""
+    if x >= p.x_min and x <= p.x_max and y >= p.y_min and y <= p.y_max:
+        z = puffs[b, i, 2]
+        if p.model_z != 0:
+            z += (draws[b, 3 * i + 2] * p.scale_z) * p.dt
+        puffs[b, kept, 0] = x
+        puffs[b, kept, 1] = y
+        puffs[b, kept, 2] = z
+        puffs[b, kept, 3] = puffs[b, i, 3] + p.spread * p.dt
+        return kept + 1
+    return kept
+
+
 @njit(cache=True, no_cpython_wrapper=True)
 def _move(b, n, p, st):
     """Euler step of the first ``n`` puffs; the ones still in the region are compacted in order."""
@@ -550,20 +566,11 @@ def _move(b, n, p, st):
     vel = st.vel
     draws = st.draws
     dt = p.dt
-    dr2 = p.spread * dt
     kept = 0
     for i in range(n):
         x = puffs[b, i, 0] + (vel[b, i, 0] + draws[b, 3 * i] * p.scale_x) * dt
         y = puffs[b, i, 1] + (vel[b, i, 1] + draws[b, 3 * i + 1] * p.scale_y) * dt
-        if x >= p.x_min and x <= p.x_max and y >= p.y_min and y <= p.y_max:
-            z = puffs[b, i, 2]
-            if p.model_z != 0:
-                z += (draws[b, 3 * i + 2] * p.scale_z) * dt
-            puffs[b, kept, 0] = x
-            puffs[b, kept, 1] = y
-            puffs[b, kept, 2] = z
-            puffs[b, kept, 3] = puffs[b, i, 3] + dr2
-            kept += 1
+        kept = _keep(b, i, kept, x, y, p, puffs, draws)
     return kept
 
 
@@ -622,7 +629,6 @@ def _move_among_walls(b, n, p, st):
     draws = st.draws
     wall = st.wall[b]
     dt = p.dt
-    dr2 = p.spread * dt
     kept = 0
     for i in range(n):
         x0 = puffs[b, i, 0]
@@ -637,15 +643,7 @@ def _move_among_walls(b, n, p, st):
         y, gone = _axis_move(p.walls, wall, False, y0, y, column, p.y_min, p.cell, p.walls_mode)
         if gone:
             continue
-        if x >= p.x_min and x <= p.x_max and y >= p.y_min and y <= p.y_max:
-            z = puffs[b, i, 2]
-            if p.model_z != 0:
-                z += (draws[b, 3 * i + 2] * p.scale_z) * dt
-            puffs[b, kept, 0] = x
-            puffs[b, kept, 1] = y
-            puffs[b, kept, 2] = z
-            puffs[b, kept, 3] = puffs[b, i, 3] + dr2
-            kept += 1
+        kept = _keep(b, i, kept, x, y, p, puffs, draws)
     return kept
 
 
