@@ -407,10 +407,11 @@ class NaiveSim:
         return self.plume_ref.conc_cell(b, ix, iy)
 
     def conc_at(self, b, x, y):
-        """float32 concentration at a float point of world b; 0 off the grid."""
-        if x < 0.0 or y < 0.0 or x > self.W - 1 or y > self.H - 1:
+        """float32 concentration at a float point of world b: within half a cell of the grid, at the
+        nearest point of [0, W-1] x [0, H-1]; 0 farther out (and for NaN)."""
+        if not (x >= -0.5 and y >= -0.5 and x <= self.W - 0.5 and y <= self.H - 0.5):
             return F32(0.0)
-        return self.plume_ref.conc_at(b, x, y)
+        return self.plume_ref.conc_at(b, clamp(x, 0.0, self.W - 1.0), clamp(y, 0.0, self.H - 1.0))
 
     def wind_at(self, b, x, y):
         return self.plume_ref.wind_at(b, x, y)

@@ -11,7 +11,7 @@ import numpy as np
 from ...engine import rng
 from ...engine.jit import njit
 from ...engine.shared import first_nonfinite_row
-from ..base import Body, BodyKernels, StateArray, check_heading, check_real
+from ..base import Body, BodyKernels, StateArray, check_heading, check_real, grid_high
 
 STREAM = 0x510E527F
 # initial_heading < 0: drawn uniformly per agent
@@ -102,9 +102,9 @@ class Continuous(Body):
         return ContinuousParams(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
 
     def state_spec(self, ctx) -> dict:
-        w, h = ctx.grid_size if ctx is not None else (None, None)
+        high = grid_high(ctx) if ctx is not None else (None, None)  # within the grid's own shape
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
-                "xy": StateArray(np.float64, "agent", (2,), 0.0, None if w is None else float(max(w, h) - 1))}
+                "xy": StateArray(np.float64, "agent", (len(high),), 0.0, None if ctx is None else high)}
 
     def locations(self, params, state, pos) -> np.ndarray:
         return state[1].copy()

@@ -16,11 +16,13 @@ from typing import ClassVar
 import numpy as np
 
 from ...engine import rng
-from ...engine.api import is_on, static_flag
+from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
-from ..base import Plume, PlumeKernels, StateArray, check_real, fail, is_int
+from ..base import Plume, PlumeKernels, StateArray, check_point, check_real, fail, grid_high
 
 STREAM = 0x6A09E667  # this model's random stream
+# |u|, |v| at most this (cells per step): a Wind reading (float32, rotated, with noise) stays finite
+MAX_WIND = 1e6
 
 # field: the shared (H, W) float32 field ((1, 1) unused with a random source); random_source: a
 # compile-time flag (static_flag), so the fixed-source path carries no branch
@@ -72,8 +74,10 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
-    """Concentration at a float position; 0 off the grid (x, y outside [0, W-1] x [0, H-1])."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Concentration at a float position: within half a cell of the grid, at the nearest point of
+    ``[0, W-1] x [0, H-1]``; 0 farther out (``engine.api.grid_point``)."""
+    inside, x, y = grid_point(x, y, P.width, P.height)
+    if not inside:
         return np.float32(0.0)
     if is_on(P.random_source):
         return _analytic(P, S, pw, x, y)
@@ -112,7 +116,8 @@ class Gaussian(Plume):
         source: ``(x, y)`` cell of the source (default: the grid's centre ``(W // 2, H // 2)``), or
             ``"random"``: each world draws its source uniformly over the grid at every reset.
         sigma: spread in cells, 0.1..100.
-        wind: constant wind ``(u, v)`` in cells per step, read by ``sensors.Wind`` (default calm).
+        wind: constant wind ``(u, v)`` in cells per step, each within +-1e6, read by ``sensors.Wind``
+            (default calm).
     """
 
     source: object = None
@@ -122,20 +127,12 @@ class Gaussian(Plume):
     kernels: ClassVar = KERNELS
 
     def __post_init__(self):
-        if self.source is not None and self.source != "random":
-            try:
-                x, y = self.source
-            except (TypeError, ValueError):
-                fail("Gaussian", "source", self.source, "None, 'random' or (x, y) integer cells")
-            if not (is_int(x) and is_int(y)):
-                fail("Gaussian", "source", self.source, "None, 'random' or (x, y) integer cells")
-            self._set("source", (int(x), int(y)))
+        if not (self.source is None or (isinstance(self.source, str) and self.source == "random")):
+            self._set("source", check_point("Gaussian", "source", self.source, integer=True,
+                                            expected="None, 'random' or (x, y) integer cells"))
         self._set("sigma", check_real("Gaussian", "sigma", self.sigma, 0.1, 100.0))
-        try:
-            u, v = self.wind
-        except (TypeError, ValueError):
-            fail("Gaussian", "wind", self.wind, "(u, v), finite numbers in cells per step")
-        self._set("wind", (check_real("Gaussian", "wind", u), check_real("Gaussian", "wind", v)))
+        self._set("wind", check_point("Gaussian", "wind", self.wind, limit=MAX_WIND,
+                                      expected=f"(u, v), finite numbers in cells per step within +-{MAX_WIND:g}"))
 
     # ----------------------------------------------------------------- engine interface
     @property
@@ -177,8 +174,8 @@ class Gaussian(Plume):
     def state_spec(self, scenario) -> dict:
         if not self.random_source:
             return {}
-        w, h = scenario.grid_size
-        return {"source": StateArray(np.float64, "world", (2,), 0.0, float(max(w, h) - 1))}
+        high = grid_high(scenario)  # a cell of the grid (drawn by reset_world)
+        return {"source": StateArray(np.float64, "world", (len(high),), 0.0, high, integral=True)}
 
     def state_tuple(self, arrays: dict) -> tuple:
         return (arrays["source"],) if self.random_source else (np.zeros((0, 2)),)

@@ -15,44 +15,51 @@ from .position import scale
 NeighboursParams = namedtuple("NeighboursParams", "k")
 
 
+@njit(inline="always")
+def _d2(pos, i, j):
+    """Squared distance, exact (int64), between the cells of rows ``i`` and ``j``."""
+    dx = np.int64(pos[j, 0]) - np.int64(pos[i, 0])
+    dy = np.int64(pos[j, 1]) - np.int64(pos[i, 1])
+    return dx * dx + dy * dy
+
+
 @njit
 def observe(b, n_agents, k, col, width, height, pos, obs):
     """Columns ``col .. col + 2k`` of world ``b``'s observations.
 
-    One pass over the others per agent. While it runs, the agent's own 2k neighbour columns hold
-    its best k so far as sorted (d2, index) pairs: both are below 2**24 (d2 <= 2 * 2047**2,
-    index < 2**24), so float32 holds them exactly and no scratch memory is needed.
+    One pass over the others per agent. While it runs, the agent's own columns ``col + 2r + 1``
+    hold the indices of its best k so far, nearest first (an index is below 2**24, so float32 holds
+    it exactly and no scratch memory is needed); distances are compared exactly as int64 (a float32
+    squared distance is not exact beyond 2**24, a grid side of 2896 cells: movies can be wider).
     """
     sx = scale(width)
     sy = scale(height)
     base = b * n_agents
-    c0 = col - 2  # pair r lives at columns c0 + 2 (r + 1), c0 + 2 (r + 1) + 1
     for n in range(n_agents):
         i = base + n
         x = pos[i, 0]
         y = pos[i, 1]
         count = 0
+        worst = np.int64(0)  # the squared distance of the k-th kept, once k are kept
         for m in range(n_agents):
             if m == n:
                 continue
             j = base + m
-            dx = pos[j, 0] - x
-            dy = pos[j, 1] - y
-            d2 = np.float32(dx * dx + dy * dy)
+            d2 = _d2(pos, i, j)
             if count < k:
                 p = count
                 count += 1
-            elif d2 < obs[i, c0 + 2 * k]:  # the worst kept; on a tie it has the smaller index
+            elif d2 < worst:  # on a tie the kept one has the smaller index
                 p = k - 1
             else:
                 continue
             # insertion: others come in index order, so "strictly farther" keeps ties by index
-            while p > 0 and obs[i, c0 + 2 * p] > d2:
-                obs[i, c0 + 2 + 2 * p] = obs[i, c0 + 2 * p]
-                obs[i, c0 + 3 + 2 * p] = obs[i, c0 + 1 + 2 * p]
+            while p > 0 and _d2(pos, i, base + np.int64(obs[i, col + 2 * p - 1])) > d2:
+                obs[i, col + 2 * p + 1] = obs[i, col + 2 * p - 1]
                 p -= 1
-            obs[i, c0 + 2 + 2 * p] = d2
-            obs[i, c0 + 3 + 2 * p] = np.float32(m)
+            obs[i, col + 2 * p + 1] = np.float32(m)
+            if count == k:
+                worst = _d2(pos, i, base + np.int64(obs[i, col + 2 * k - 1]))
         for r in range(k):
             j = base + np.int64(obs[i, col + 1 + 2 * r])
             obs[i, col + 2 * r] = (pos[j, 0] - x) * sx
@@ -67,8 +74,10 @@ def observe_world(P, S, obs, col, plume, world, inner):
 @dataclass(frozen=True)
 class Neighbours(Sensor):
     """``2 k`` columns: ``(dx / (W - 1), dy / (H - 1))`` from the agent's cell to each of its ``k``
-    nearest other agents' cells, nearest first (squared distance, ties by lower index). Agents
-    that finished stay where they are and still count."""
+    nearest other agents' cells, nearest first (exact squared distance in cells, ties by lower
+    index), each in ``[-1, 1]``: the offset as a fraction of the grid's extent, so an agent
+    ``W - 1`` cells to the left reads -1 on a grid of any width (0 on a side of one cell, where no
+    offset is possible). Agents that finished stay where they are and still count."""
 
     k: int = 1
 
@@ -83,6 +92,12 @@ class Neighbours(Sensor):
 
     def columns(self, ctx) -> list:
         return [f"neighbour_{j}_{axis}" for j in range(self.k) for axis in ("dx", "dy")]
+
+    def width(self, ctx) -> int:
+        return 2 * self.k
+
+    def step_operations(self, ctx) -> int:
+        return ctx.n_agents * (ctx.n_agents - 1)  # every agent looks at every other one
 
     def bounds(self, ctx) -> tuple:
         n = 2 * self.k
