@@ -54,7 +54,7 @@ def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, lo
     """A finite real number in the interval; returned as a Python float."""
     lo = "(" if low_open else "["
     hi = ")" if high_open else "]"
-    expected = f"a finite number in {lo}{low}, {high}{hi}"
+    expected = f"a finite number in {lo}{low:g}, {high:g}{hi}"
     if not is_real(value):
         fail(owner, name, value, expected)
     try:

@@ -418,17 +418,32 @@ def scenario_from_metadata(meta: dict) -> Scenario:
 
 
 def load_scenario(path) -> Scenario:
-    """The scenario of a JSON file (``scenario_from_metadata`` of its content)."""
+    """The scenario of a JSON file (``scenario_from_metadata`` of its content).
+
+    Raises:
+        ValidationError: naming the file, when it cannot be read, is not UTF-8 JSON, nests deeper
+            than Python can follow, or describes no valid scenario.
+    """
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValidationError(f"scenario: cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"scenario: {str(path)!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); expected a "
+                              "JSON file") from None
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValidationError(f"scenario: {str(path)!r} is not valid JSON: {exc}") from None
-    return scenario_from_metadata(meta)
+    except RecursionError:
+        raise ValidationError(f"scenario: {str(path)!r} nests too deeply to read; expected Scenario.metadata()'s "
+                              "shape (a few levels)") from None
+    try:
+        return scenario_from_metadata(meta)
+    except RecursionError:
+        raise ValidationError(f"scenario: {str(path)!r} nests too deeply (a value of lists within lists); expected "
+                              "Scenario.metadata()'s shape") from None
 
 
 def save_scenario(scenario: Scenario, path) -> Path:

@@ -185,6 +185,15 @@ class Model(metaclass=CheckedArguments):
             out[f.name] = _jsonable(getattr(self, f.name))
         return out
 
+    @classmethod
+    def from_fields(cls, fields: dict) -> "Model":
+        """The model of ``fields``: its ``metadata()`` without ``"model"`` and ``"family"``, read back
+        from JSON (lists for tuples, nested models as their metadata). ``plume_multi.models.
+        from_metadata`` calls it; a model whose metadata is not its fields as they are overrides it."""
+        from .registry import field_value
+
+        return cls(**{name: field_value(value) for name, value in fields.items()})
+
     def params(self, ctx) -> tuple:
         """What the compiled functions read as ``P``: a named tuple of numbers and read-only arrays.
         ``ctx`` tells the scenario (``grid_size``, ``n_agents``, ``plume``, ``body``, ...)."""

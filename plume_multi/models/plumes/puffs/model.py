@@ -344,8 +344,27 @@ class Puffs(Plume):
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         return np.tile(np.array([params.src_cx, params.src_cy]), (num_worlds, 1))
 
+    @classmethod
+    def from_fields(cls, fields: dict) -> "Puffs":
+        """``metadata()`` read back: the wind is ``{"model": "wind", ...}`` (a ``Wind``) or
+        ``{"model": "constant", "u": u, "v": v}``."""
+        fields = dict(fields)
+        wind = fields.pop("wind", None)
+        if isinstance(wind, dict):
+            kind = wind.get("model")
+            rest = {k: v for k, v in wind.items() if k != "model"}
+            if kind == "wind":
+                wind = Wind(**{k: tuple(v) if isinstance(v, list) else v for k, v in rest.items()})
+            elif kind == "constant" and set(rest) == {"u", "v"}:
+                wind = (rest["u"], rest["v"])
+            else:
+                fail("Puffs", "wind", wind, "{'model': 'wind', ...Wind fields} or {'model': 'constant', 'u': U, 'v': V}")
+        if wind is not None:
+            fields["wind"] = wind  # field_value leaves a Wind as it is and makes a list a tuple
+        return super().from_fields(fields)
+
     def metadata(self) -> dict:
-        """JSON-able description."""
+        """JSON-able description (``from_fields`` reads it back)."""
         wind = self.wind.metadata() if isinstance(self.wind, Wind) else {"model": "constant", "u": self.wind[0], "v": self.wind[1]}
         scale = self.centre_rel_diff_scale
         return {
