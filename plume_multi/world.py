@@ -232,6 +232,8 @@ class WorldState:
             report(name, rows_where(~np.isfinite(getattr(self, name))), "rows not finite")
         for name in ("world_t", "world_episode", "world_seed", "ep_length", "final_length"):
             report(name, np.flatnonzero(getattr(self, name) < 0), "negative values")
+        # an episode counter this high would wrap to negative after more resets than any run makes
+        report("world_episode", np.flatnonzero(self.world_episode > 2**62), "values above 2**62")
         for name, spec in self.model_specs.items():
             label = self.model_labels.get(name)
             for what, rows in spec.problems(self.models[name]):

@@ -175,7 +175,7 @@ def state_ranges(puffs, kinds: dict) -> dict:
         coef = speed * norm(nx) * norm(ny)
     slack = 1.0 + 1e-9
     return {
-        "puffs": (-HUGE, HUGE, False), "n_live": (0, cap, False), "clock": (0, None, False), "key": (None, None, False),
+        "puffs": (-HUGE, HUGE, False), "n_live": (0, cap, False), "clock": (0, 2**62, False), "key": (None, None, False),
         "wind": (-speed * slack, speed * slack, False), "wind_rate": (None, None, False),
         "noise": (-noise * slack, noise * slack, False), "draws": (None, None, False), "vel": (None, None, False),
         "sorted": (-HUGE, HUGE, False), "bin_start": (0, cap, False), "bin_dims": (1, K.BIN_CAP, False),
@@ -219,5 +219,6 @@ def state_problems(puffs, arrays: dict) -> list:
     falls[:, 1:] = used[:, 1:] & (start[:, 1:] < start[:, :-1])
     last = start[np.arange(len(bins)), bins]
     report("bin_start", (start[:, 0] != 0) | falls.any(axis=1) | (last != n_live),
-           "bins that do not start at 0, go down, or do not end at n_live")
+           "bins that do not start at 0, go down, or do not end at n_live (Puffs.n_live) after the "
+           "bin_dims[0] * bin_dims[1] bins (Puffs.bin_dims)")
     return out
