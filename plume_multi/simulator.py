@@ -96,8 +96,8 @@ class Simulator:
             still reach it), the step count keeps growing and ``truncated`` stays True.
         field: optional ``(H, W)`` array in ``[0, 1]`` to use instead of the default plume's field
             (copied: later changes to your array do not reach the simulator). Only with the default
-            plume (a scenario made without ``plume=``): another plume's agents would read that
-            plume, not the field.
+            plume model, ``plumes.Gaussian`` with a fixed source: another plume's agents would read
+            that plume, not the field (refused).
         parallel: ``"auto"`` (threads for large batches when Numba has more than one),
             ``True`` or ``False``. Results are identical either way.
 
@@ -197,10 +197,14 @@ class Simulator:
             if made is not None:
                 made.flags.writeable = False
             return made
-        if sc._given["plume"] is not None:
-            raise ValidationError(f"field: got an array with the plume {sc.plume.name} given by Scenario(plume=...); "
-                                  "expected field=None there (a field replaces the default plume's, made from "
-                                  "source_location and sigma: leave plume= out, or leave field= out)")
+        from .models.plumes import Gaussian
+
+        # the field replaces what the default plume model reads (a Gaussian with a fixed source reads
+        # the shared field it is given); any other plume reads its own data and would ignore it
+        if type(sc.plume) is not Gaussian or sc.plume.random_source:
+            raise ValidationError(f"field: got an array with the plume {sc.plume.name}; expected field=None (a field "
+                                  "replaces the default plume's, plumes.Gaussian with a fixed source; another plume's "
+                                  "agents would read that plume, not the field)")
         w, h = sc.grid_size
         try:
             arr = np.array(field, dtype=np.float64, copy=True)

@@ -248,3 +248,17 @@ def test_agents_walking_along_every_edge_read_it_within_half_a_cell(edge, distan
             assert obs[0, 14] == ref.conc_at(0, 0.0, y - 3.0) > 0  # the point (-5.5e-16, y - 3)
         obs, *_ = sim.step(np.array([[1.0, 0.0], [0.0, 0.0]]))
         expected = ref.step(np.array([[1.0, 0.0], [0.0, 0.0]]))[0]
+
+
+def test_a_history_out_of_its_sensors_bounds_is_refused():
+    """History keeps its memory in the observation (not recomputable): its columns must lie within
+    the wrapped sensor's bounds, or validate() reports them and restore refuses them."""
+    sim = Simulator(simple_scenario("gaussian", "table", grid=(11, 7)), num_worlds=2)
+    sim.reset(seed=4)
+    run(sim, random_actions(sim.scenario, 2, 3, 4))
+    assert sim.validate() == []
+    snap = sim.snapshot()
+    snap["obs"][1, 10] = 1.5  # the oldest concentration of the history, in [0, 1]
+    with pytest.raises(ValidationError, match=r"obs: 1 rows whose History columns are outside the sensor's bounds "
+                                              r"\[0, 1\] \(first: row 1\)"):
+        sim.restore(snap)
