@@ -32,10 +32,11 @@ __all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_AGENTS", "MAX_SENS
 
 MAX_GRID_SIDE = 2048
 MAX_AGENTS = 1 << 24
-# Every sensor is inlined into the compiled step: compiling takes about 0.4 s and 60 MB more per
-# sensor (32 sensors 11.5 s; 2048 ran out of memory at 18 GB), so a scenario has at most this many
-# (a wrapper such as History counts with the sensor it wraps).
-MAX_SENSORS = 64
+# Every sensor is inlined into the compiled step, and compiling grows faster than the sensors: 16
+# Concentration sensors took 42 s of CPU and 0.5 GB, 48 took 149 s and 1.7 GB (2048 ran out of
+# memory at 18 GB). A scenario has at most this many (a wrapper such as History counts with the
+# sensor it wraps); one Antennae reads up to 64 points.
+MAX_SENSORS = 32
 DEFAULT_GRID = (128, 128)
 # The smallest positive float32: only the source cell itself is within the goal radius.
 DEFAULT_GOAL_RADIUS = float(np.finfo(np.float32).smallest_subnormal)
@@ -218,8 +219,8 @@ class Scenario:
             if compiled > MAX_SENSORS:
                 _fail("sensors", f"<{len(self.sensors)} sensors>",
                       f"at most {MAX_SENSORS} sensors (wrapped ones included; here {compiled}): each is compiled into "
-                      f"the step, about 0.4 s and 60 MB more per sensor. Read several columns with one sensor "
-                      f"instead (Antennae takes up to 64 angles)")
+                      f"the step, and compiling grows faster than the sensors (48 took 149 s of CPU and 1.7 GB). "
+                      f"Read several columns with one sensor instead (Antennae takes up to 64 angles)")
             chosen = [_model("sensors", s, "sensor") for s in self.sensors]
             if self.n_neighbours:
                 _fail("n_neighbours", self.n_neighbours,

@@ -15,6 +15,9 @@ from .position import scale
 NeighboursParams = namedtuple("NeighboursParams", "k")
 
 
+EXACT = 16777216  # 2**24: a float32 holds every integer below it
+
+
 @njit(inline="always")
 def _d2(pos, i, j):
     """Squared distance, exact (int64), between the cells of rows ``i`` and ``j``."""
@@ -23,14 +26,25 @@ def _d2(pos, i, j):
     return dx * dx + dy * dy
 
 
+@njit(inline="always")
+def _kept(obs, i, c, pos, base):
+    """The squared distance of the neighbour kept in columns ``c`` (its squared distance, or -1
+    where a float32 would round it) and ``c + 1`` (its index)."""
+    d = obs[i, c]
+    if d >= 0.0:
+        return np.int64(d)
+    return _d2(pos, i, base + np.int64(obs[i, c + 1]))
+
+
 @njit
 def observe(b, n_agents, k, col, width, height, pos, obs):
     """Columns ``col .. col + 2k`` of world ``b``'s observations.
 
-    One pass over the others per agent. While it runs, the agent's own columns ``col + 2r + 1``
-    hold the indices of its best k so far, nearest first (an index is below 2**24, so float32 holds
-    it exactly and no scratch memory is needed); distances are compared exactly as int64 (a float32
-    squared distance is not exact beyond 2**24, a grid side of 2896 cells: movies can be wider).
+    One pass over the others per agent. While it runs, the agent's own 2k neighbour columns hold
+    its best k so far, nearest first, as (squared distance, index) pairs: an index is below 2**24,
+    so float32 holds it exactly and no scratch memory is needed; a squared distance of 2**24 or more
+    (grid sides beyond 2896 cells: movies can be that wide) is held as -1 and computed again from
+    the index when compared, so the order is exact on grids of any size.
     """
     sx = scale(width)
     sy = scale(height)
@@ -44,8 +58,7 @@ def observe(b, n_agents, k, col, width, height, pos, obs):
         for m in range(n_agents):
             if m == n:
                 continue
-            j = base + m
-            d2 = _d2(pos, i, j)
+            d2 = _d2(pos, i, base + m)
             if count < k:
                 p = count
                 count += 1
@@ -54,12 +67,14 @@ def observe(b, n_agents, k, col, width, height, pos, obs):
             else:
                 continue
             # insertion: others come in index order, so "strictly farther" keeps ties by index
-            while p > 0 and _d2(pos, i, base + np.int64(obs[i, col + 2 * p - 1])) > d2:
+            while p > 0 and _kept(obs, i, col + 2 * p - 2, pos, base) > d2:
+                obs[i, col + 2 * p] = obs[i, col + 2 * p - 2]
                 obs[i, col + 2 * p + 1] = obs[i, col + 2 * p - 1]
                 p -= 1
+            obs[i, col + 2 * p] = np.float32(d2) if d2 < EXACT else np.float32(-1.0)
             obs[i, col + 2 * p + 1] = np.float32(m)
             if count == k:
-                worst = _d2(pos, i, base + np.int64(obs[i, col + 2 * k - 1]))
+                worst = _kept(obs, i, col + 2 * k - 2, pos, base)
         for r in range(k):
             j = base + np.int64(obs[i, col + 1 + 2 * r])
             obs[i, col + 2 * r] = (pos[j, 0] - x) * sx
