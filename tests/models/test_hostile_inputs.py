@@ -246,7 +246,8 @@ def _scenario_with(model) -> Scenario:
     if model.family == "reward":
         return Scenario(reward=model, grid_size=GRID)
     plume = plumes.PoissonHits(1.0, 2.0) if isinstance(model, (sensors.Hits, sensors.Belief)) else None
-    return Scenario(sensors=(model,), plume=plume, grid_size=None if plume else GRID, n_agents=4)
+    body = bodies.Oriented() if isinstance(model, sensors.Heading) else "cardinal"  # a heading to read
+    return Scenario(sensors=(model,), plume=plume, grid_size=None if plume else GRID, n_agents=4, action_model=body)
 
 
 @given(data=st.data(), cls=st.sampled_from(sorted(STRATEGIES, key=lambda c: c.__name__)))
