@@ -7,6 +7,7 @@ changes. "An integer" never includes ``bool`` (``True`` is not a count, a seed o
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import numbers
 from collections.abc import Sequence
@@ -180,3 +181,9 @@ class CheckedArguments(type):
         if dataclasses.is_dataclass(cls):
             check_arguments(cls, args, kwargs)
         return super().__call__(*args, **kwargs)
+
+    @property
+    def __signature__(cls):
+        """The signature of the class's ``__init__`` (the dataclass's fields), not this ``__call__``'s."""
+        sig = inspect.signature(cls.__init__)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])
