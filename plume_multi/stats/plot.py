@@ -74,7 +74,8 @@ def plot_statistics(stats, path, title: str | None = None) -> Path:
     ax.set_ylabel("probability density")
     fig.suptitle(title or f"{stats.source or 'signals'}; whiff: {stats.signal} {stats.rule.describe()}, "
                  f"censored runs: {stats.censored}", fontsize="medium")
-    fig.tight_layout()
+    # fixed margins: tight_layout would draw the figure twice (half the cost of a plot)
+    fig.subplots_adjust(left=0.06, right=0.985, bottom=0.07, top=0.93, wspace=0.22, hspace=0.25)
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
