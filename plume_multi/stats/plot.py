@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ValidationError
-from ..evaluation import _pyplot  # matplotlib on the Agg backend, or RenderingError naming the extra
+# matplotlib on the Agg backend (or RenderingError naming the extra); a path with its suffix checked
+from ..evaluation import _out_path, _pyplot
 from .runs import log_binned_density
 
 __all__ = ["plot_statistics"]
@@ -23,11 +23,8 @@ def plot_statistics(stats, path, title: str | None = None) -> Path:
     probes on the wind's axis (crosswind 0, or every probe), with a ``t^-3/2`` guide (Celani,
     Villermaux & Vergassola 2014); the density of the signal at those probes.
     """
-    path = Path(path)
-    if path.suffix.lower() != ".png":
-        raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in .png")
+    path = _out_path(path, ".png")
     plt = _pyplot()
-    path.parent.mkdir(parents=True, exist_ok=True)
     x = stats.downwind if np.isfinite(stats.downwind).all() else np.arange(stats.n_probes, dtype=np.float64)
     across = stats.crosswind if np.isfinite(stats.crosswind).all() else np.zeros(stats.n_probes)
     xlabel = "distance downwind (cells)" if np.isfinite(stats.downwind).all() else "probe"
