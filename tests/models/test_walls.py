@@ -395,7 +395,8 @@ def test_snapshot_restore_continues_and_refuses_a_mask_out_of_range_or_not_drawn
     for a, want in zip(acts[5:], expected):
         np.testing.assert_array_equal(sim.step(a)[0], want)
     before = sim.snapshot()
-    for value, match in ((2, "walls.index: 1 rows above 1"), (-1, "walls.index: 1 rows below 0")):
+    for value, match in ((2, r"walls\.index \(Scenario\.walls\): 1 rows above 1"),
+                         (-1, r"walls\.index \(Scenario\.walls\): 1 rows below 0")):
         bad = dict(snap)
         bad["model:walls.index"] = snap["model:walls.index"].copy()
         bad["model:walls.index"][3] = value
