@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
 from .errors import ValidationError
 
-__all__ = ["shown", "is_int", "is_integer", "is_real", "fail", "check_real", "check_int", "check_bool",
-           "check_choice", "check_heading", "check_seed"]
+__all__ = ["shown", "is_int", "is_integer", "is_real", "fail", "refuse", "check_real", "check_int", "check_bool",
+           "check_choice", "check_heading", "check_seed", "check_point", "available_memory", "check_memory"]
 
 
 def shown(value, limit: int = 80, typed: bool = False) -> str:
@@ -47,6 +48,12 @@ def fail(owner: str, name: str, value, expected: str):
     raise ValidationError(f"{owner}.{name}: got {shown(value, 200)}; expected {expected}")
 
 
+def refuse(owner: str, name: str, found: str, expected: str):
+    """Raise ``ValidationError("owner.name: got FOUND; expected EXPECTED")`` where ``found`` is a
+    description written for the message (a file and what is wrong in it), shown whole."""
+    raise ValidationError(f"{owner}.{name}: got {found}; expected {expected}")
+
+
 def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, low_open=False,
                high_open=False) -> float:
     """A finite real number in the interval; returned as a Python float."""
@@ -62,6 +69,35 @@ def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, lo
     if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
         fail(owner, name, value, expected)
     return v
+
+
+def check_point(owner: str, name: str, value, dims: int = 2, low=None, high=None, axes: str | None = None) -> tuple:
+    """A point: a sequence (tuple, list or 1-D array) of ``dims`` finite real numbers, returned as
+    a tuple of Python floats. Strings, sets, dicts (no order), bools and 0-d arrays are refused.
+    ``low`` / ``high``: per-axis bounds (sequences of ``dims`` numbers), inclusive, when given;
+    ``axes`` names the coordinates in the message (default ``(x, y)`` or ``(x, y, z)``)."""
+    axes = axes or ("(x, y)" if dims == 2 else "(x, y, z)" if dims == 3 else f"{dims} coordinates")
+    expected = f"{axes}: a tuple of {dims} finite numbers"
+    if low is not None and high is not None:
+        box = " x ".join(f"[{lo:g}, {hi:g}]" for lo, hi in zip(low, high))
+        expected += f" inside {box}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1 or value.dtype.kind not in "iuf":
+            fail(owner, name, value, expected)
+        value = value.tolist()
+    if not isinstance(value, (tuple, list)) or len(value) != dims or not all(is_real(v) for v in value):
+        fail(owner, name, value, expected)
+    try:
+        point = tuple(float(v) for v in value)
+    except (OverflowError, ValueError):
+        fail(owner, name, value, expected)
+    if not all(math.isfinite(v) for v in point):
+        fail(owner, name, value, expected)
+    if low is not None and any(v < lo for v, lo in zip(point, low)):
+        fail(owner, name, value, expected)
+    if high is not None and any(v > hi for v, hi in zip(point, high)):
+        fail(owner, name, value, expected)
+    return point
 
 
 def check_heading(owner: str, name: str, value) -> float:
@@ -105,3 +141,27 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
         raise ValidationError(f"{name}: got {value}; expected None or an integer with 0 <= {name} <= "
                               f"{max_seed - num_worlds + 1}{extra}")
     return value
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable`` on Linux), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(name: str, needed: int, what: str, advice: str) -> None:
+    """Refuse, before any work, what needs more memory than is available now:
+    ``ValidationError("name: WHAT needs X GiB; Y GiB of memory is available. ADVICE")``."""
+    available = available_memory()
+    if available is not None and needed > available:
+        raise ValidationError(f"{name}: {what} needs {needed / 2**30:.1f} GiB; {available / 2**30:.1f} GiB of memory "
+                              f"is available. {advice}")
