@@ -71,7 +71,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
               "test_teams_table.py", "test_greedy.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
-    ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
+    ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
     ("engine_cache", ("test_cache.py", "test_compile.py")),  # compiles in fresh processes, on fresh caches
