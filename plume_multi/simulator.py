@@ -119,8 +119,8 @@ class Simulator:
         self._roles.update({f"sensor{k}": s for k, s in enumerate(sc.sensors)})
         specs = {f"{role}.{name}": spec for role, model in self._roles.items()
                  for name, spec in model.state_spec(ctx).items()}
-        check_memory("num_worlds x n_agents", WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step"),
-                     "the state", "Use fewer worlds or agents.")
+        needed = WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step")
+        check_memory("num_worlds x n_agents", needed, "the state", "Use fewer worlds or agents.")
         self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
         self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs)
 

@@ -267,7 +267,7 @@ class Movie(Plume):
             arr = {(T, H, W, 2): arr, (T, 2): arr, (2,): arr}.get(arr.shape)
             if arr is None:
                 refuse("Movie", "wind", f"u and v of shape {recording.wind.shape[:-1]} in {str(recording.path)!r}",
-                     f"u and v of shape ({T}, {H}, {W}) (per cell), ({T},) (per frame) or () (constant)")
+                       f"u and v of shape ({T}, {H}, {W}) (per cell), ({T},) (per frame) or () (constant)")
             if arr.ndim == 4:
                 arr = arr[:, ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1]
             self._set("_wind", self._check_wind(arr, T, H, W, f"in {str(recording.path)!r}"))

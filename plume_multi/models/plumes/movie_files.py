@@ -81,9 +81,10 @@ def check_path(path) -> tuple[Path, str]:
     try:
         mode = os.stat(p).st_mode
     except FileNotFoundError:
-        refuse("Movie", "frames", repr(str(path)), f"the path of an existing file ({str(path)!r} does not exist): {EXPECTED}")
+        refuse("Movie", "frames", repr(str(path)), f"the path of an existing file (this one does not exist): {EXPECTED}")
     except (OSError, ValueError) as exc:
-        refuse("Movie", "frames", repr(str(path)), f"a readable file ({getattr(exc, 'strerror', None) or exc}): {EXPECTED}")
+        why = getattr(exc, "strerror", None) or exc
+        refuse("Movie", "frames", repr(str(path)), f"a readable file (this one: {why}): {EXPECTED}")
     if kind == "zarr":
         if not stat.S_ISDIR(mode):
             refuse("Movie", "frames", repr(str(path)), f"a Zarr directory store ({str(path)!r} is not a directory)")
@@ -177,7 +178,7 @@ def _check_array(p: Path, name: str, shape, dtype, ndim=3) -> np.dtype:
         refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has dtype {dtype}", f"{READABLE} frames")
     if len(shape) != ndim or min(shape) < 1:
         refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has shape {tuple(shape)}",
-             "frames of shape (T, H, W), each at least 1")
+               "frames of shape (T, H, W), each at least 1")
     return dtype
 
 
@@ -216,7 +217,7 @@ def _read_npy(p: Path, key, mmap):
         held = os.fstat(f.fileno()).st_size - offset
         if held < need:
             refuse("Movie", "frames", f"{str(p)!r}, a .npy file holding {held} bytes of data",
-                 f"the {need} bytes its header declares (shape {tuple(shape)}, {dtype}): the file is truncated")
+                   f"the {need} bytes its header declares (shape {tuple(shape)}, {dtype}): the file is truncated")
         direct = not fortran and dtype in KERNEL_DTYPES
         if direct and (mmap is True or (mmap is None and need > COPY_LIMIT)):
             return np.memmap(p, dtype=dtype, mode="r", offset=offset, shape=tuple(shape)), {}, None, True
@@ -243,7 +244,7 @@ def _npz_member(p: Path, data, name: str, *, frames=False, limit=None):
         _check_array(p, name, shape, dtype)
     elif limit is not None and math.prod(shape) > limit:
         refuse("Movie", "frames", f"{str(p)!r} whose {name!r} holds {math.prod(shape)} values",
-             f"an attribute of at most {limit} values")
+               f"an attribute of at most {limit} values")
     _check_memory(p, math.prod(shape) * 8, "npz")
     return data[name]
 
@@ -317,7 +318,7 @@ def _read_zarr(p: Path, key, mmap):
         packed = sorted(set(var.attrs) & {"scale_factor", "add_offset"})
         if packed:
             refuse("Movie", "frames", f"{str(p)!r} whose {name!r} is packed ({packed})",
-                 "unpacked values (Movie's normalize= and scale= set the mapping to concentration)")
+                   "unpacked values (Movie's normalize= and scale= set the mapping to concentration)")
         _check_array(p, name, var.shape, var.dtype)
         _check_memory(p, var.size * 4, "zarr")
         frames = _as_kernel_array(var.values)
@@ -332,7 +333,7 @@ def _zarr_wind(p: Path, ds, name):
     var = ds[name]
     if tuple(var.dims) not in (("t", "y", "x"), ("t",), ()):
         refuse("Movie", "wind", f"{str(p)!r} whose {name!r} has dims {tuple(var.dims)}",
-             "dims ('t', 'y', 'x') (per cell), ('t',) (per frame) or () (constant)")
+               "dims ('t', 'y', 'x') (per cell), ('t',) (per frame) or () (constant)")
     _check_memory(p, var.size * 8, "zarr")
     return var.values
 
@@ -343,11 +344,11 @@ def _wind(p: Path, u, v):
         return None
     if u is None or v is None:
         refuse("Movie", "wind", f"{str(p)!r} with {'u' if v is None else 'v'} but no {'v' if v is None else 'u'}",
-             "both u and v (the wind's x and y components), or neither")
+               "both u and v (the wind's x and y components), or neither")
     u, v = np.asarray(u), np.asarray(v)
     if u.shape != v.shape or u.dtype.kind not in "iuf" or v.dtype.kind not in "iuf":
         refuse("Movie", "wind", f"{str(p)!r} with u {u.shape} {u.dtype} and v {v.shape} {v.dtype}",
-             "u and v numbers of the same shape")
+               "u and v numbers of the same shape")
     return np.stack([u.astype(np.float64), v.astype(np.float64)], axis=-1)
 
 
@@ -414,14 +415,15 @@ def geometry(attrs: dict, shape: tuple, where: str, *, origin=None, cell_size=No
         x0, x1, y0, y1 = check_point("Movie", "extent", extent, 4, (-1e12,) * 4, (1e12,) * 4,
                                      axes=f"(left, right, bottom, top) in {where}")
         if x0 == x1 or y0 == y1:
-            refuse("Movie", "extent", f"{extent} in {where}", "(left, right, bottom, top) edges of a box of positive size")
+            refuse("Movie", "extent", f"{extent} in {where}",
+                   "(left, right, bottom, top) edges of a box of positive size")
         row0, row_end = (y0, y1) if rows == "lower" else (y1, y0)
         spans = (abs(x1 - x0) / W, abs(y1 - y0) / H)
         sign = [math.copysign(1.0, x1 - x0), math.copysign(1.0, row_end - row0)]
         first = [x0 + sign[0] * spans[0] / 2, row0 + sign[1] * spans[1] / 2]
         if pixel is not None and not _close(pixel, spans):
             refuse("Movie", "extent", f"{extent} in {where}", f"pixels of {spans[1]:g} x {spans[0]:g} (y, x) agreeing "
-                 f"with pixel_to_grid {pixel[1]:g} x {pixel[0]:g}")
+                   f"with pixel_to_grid {pixel[1]:g} x {pixel[0]:g}")
         pixel = spans
     elif extent is not None:
         ex, ey = _pair(where, "extent", extent, positive=True)
@@ -430,7 +432,8 @@ def geometry(attrs: dict, shape: tuple, where: str, *, origin=None, cell_size=No
         if pixel is None:
             pixel = candidates[0]
         elif not any(_close(pixel, c) for c in candidates):
-            refuse("Movie", "extent", f"{extent} (y, x) in {where}", f"the frames' {H} x {W} pixels times pixel_to_grid "
+            refuse("Movie", "extent", f"{extent} (y, x) in {where}",
+                   f"the frames' {H} x {W} pixels times pixel_to_grid "
                  f"{pixel[1]:g} x {pixel[0]:g} (y, x): {H * pixel[1]:g} x {W * pixel[0]:g} (or "
                  f"{(H - 1) * pixel[1]:g} x {(W - 1) * pixel[0]:g} between the outer pixel centres)")
     size = None

@@ -129,9 +129,9 @@ def resolve(frames: np.ndarray, found: Scan, what: str, *, nan=None, normalize=N
     if found.nonfinite and nan is None:
         t, y, x = found.first_bad
         refuse("Movie", "frames", f"{found.nonfinite} of {found.values} values of {what} that are not finite (NaN or "
-             f"infinite) in {found.bad_frames} of {T} frames, the first at frame {t}, row {y}, column {x}",
-             "finite values, or the option nan=0.0 to read them as concentration 0 (nan=c for another "
-             "concentration c in [0, 1])")
+               f"infinite) in {found.bad_frames} of {T} frames, the first at frame {t}, row {y}, column {x}",
+               "finite values, or the option nan=0.0 to read them as concentration 0 (nan=c for another "
+               "concentration c in [0, 1])")
     if found.nonfinite == found.values:
         refuse("Movie", "frames", f"{what} with no finite value", "a recording with at least one finite value")
     if normalize is not None:
@@ -156,10 +156,12 @@ def resolve(frames: np.ndarray, found: Scan, what: str, *, nan=None, normalize=N
 
         n = _count(frames, outside)
         scaled = "" if factor == 1.0 else f" times the scale {factor:g}"
-        refuse("Movie", "frames", f"{n} of {found.values} values of {what}{scaled} outside [0, 1] (min {found.low:g} at "
-             f"{_where(frames, lambda c: c == found.low)}, max {found.high:g} at {_where(frames, lambda c: c == found.high)})",
-             "concentrations in [0, 1]: pass normalize='minmax' (min -> 0, max -> 1), normalize='robust' "
-             "(5th and 95th percentiles -> 0 and 1, clipped) or scale= (stored value x scale = concentration)")
+        low_at = _where(frames, lambda c: c == found.low)
+        high_at = _where(frames, lambda c: c == found.high)
+        refuse("Movie", "frames" if scale is None else "scale", f"{n} of {found.values} values of {what}{scaled} "
+               f"outside [0, 1] (min {found.low:g} at {low_at}, max {found.high:g} at {high_at})",
+               "concentrations in [0, 1]: pass normalize='minmax' (min -> 0, max -> 1), normalize='robust' "
+               "(5th and 95th percentiles -> 0 and 1, clipped) or scale= (stored value x scale = concentration)")
     return np.float32(0.0), factor32, np.float32(fill)
 
 
