@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -71,35 +72,6 @@ def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, lo
     return v
 
 
-def check_point(owner: str, name: str, value, dims: int = 2, low=None, high=None, axes: str | None = None) -> tuple:
-    """A point: a sequence (tuple, list or 1-D array) of ``dims`` finite real numbers, returned as
-    a tuple of Python floats. Strings, sets, dicts (no order), bools and 0-d arrays are refused.
-    ``low`` / ``high``: per-axis bounds (sequences of ``dims`` numbers), inclusive, when given;
-    ``axes`` names the coordinates in the message (default ``(x, y)`` or ``(x, y, z)``)."""
-    axes = axes or ("(x, y)" if dims == 2 else "(x, y, z)" if dims == 3 else f"{dims} coordinates")
-    expected = f"{axes}: a tuple of {dims} finite numbers"
-    if low is not None and high is not None:
-        box = " x ".join(f"[{lo:g}, {hi:g}]" for lo, hi in zip(low, high))
-        expected += f" inside {box}"
-    if isinstance(value, np.ndarray):
-        if value.ndim != 1 or value.dtype.kind not in "iuf":
-            fail(owner, name, value, expected)
-        value = value.tolist()
-    if not isinstance(value, (tuple, list)) or len(value) != dims or not all(is_real(v) for v in value):
-        fail(owner, name, value, expected)
-    try:
-        point = tuple(float(v) for v in value)
-    except (OverflowError, ValueError):
-        fail(owner, name, value, expected)
-    if not all(math.isfinite(v) for v in point):
-        fail(owner, name, value, expected)
-    if low is not None and any(v < lo for v, lo in zip(point, low)):
-        fail(owner, name, value, expected)
-    if high is not None and any(v > hi for v, hi in zip(point, high)):
-        fail(owner, name, value, expected)
-    return point
-
-
 def check_heading(owner: str, name: str, value) -> float:
     """A heading in degrees, finite and within +-1e6, wrapped into [0, 360)."""
     h = check_real(owner, name, value, -1e6, 1e6) % 360.0
@@ -141,6 +113,44 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
         raise ValidationError(f"{name}: got {value}; expected None or an integer with 0 <= {name} <= "
                               f"{max_seed - num_worlds + 1}{extra}")
     return value
+
+
+
+def check_point(owner: str, name: str, value, *, length: int = 2, integer: bool = False, limit: float = math.inf,
+                expected: str | None = None) -> tuple:
+    """A point: a tuple, list or 1-D NumPy array of ``length`` finite real numbers (integers, not
+    bools, with ``integer``), each within ``[-limit, limit]``. Returned as a tuple of Python floats
+    (ints with ``integer``).
+
+    Nothing else is a point: a string (``"12"`` would read as ``(1, 2)``), bytes, a set or a dict
+    (their order is not the user's), bools, a 0-d array, a generator.
+    """
+    if expected is None:
+        kind = "integers" if integer else "finite numbers"
+        bound = f" within +-{limit:g}" if math.isfinite(limit) else ""
+        expected = f"a sequence (tuple, list or 1-D array) of {length} {kind}{bound}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            fail(owner, name, value, expected)
+        items = list(value)
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        items = list(value)
+    else:
+        fail(owner, name, value, expected)
+    if len(items) != length:
+        fail(owner, name, value, expected)
+    out = []
+    for item in items:
+        if not (is_int(item) if integer else is_real(item)):
+            fail(owner, name, value, expected)
+        try:
+            number = int(item) if integer else float(item)
+        except (OverflowError, ValueError):
+            fail(owner, name, value, expected)
+        if not math.isfinite(number) or abs(number) > limit:
+            fail(owner, name, value, expected)
+        out.append(number)
+    return tuple(out)
 
 
 def available_memory() -> int | None:

@@ -49,8 +49,7 @@ class Units:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, check_real("Units", name, value, MIN_UNIT, MAX_UNIT))
-        object.__setattr__(self, "origin", check_point("Units", "origin", self.origin, 2, (-MAX_UNIT,) * 2,
-                                                       (MAX_UNIT,) * 2))
+        object.__setattr__(self, "origin", check_point("Units", "origin", self.origin, limit=MAX_UNIT))
         if self.length_unit is not None and (not isinstance(self.length_unit, str) or not self.length_unit):
             fail("Units", "length_unit", self.length_unit, "None or a non-empty string such as 'mm'")
 

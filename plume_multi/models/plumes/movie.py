@@ -20,6 +20,7 @@ import numpy as np
 from ...checks import check_bool, check_point, check_real, refuse
 from ...engine import rng
 from ...engine.jit import njit
+from ...errors import StateError
 from ...units import Units
 from ..base import Plume, PlumeKernels, StateArray, check_int, fail
 from . import movie_files as files
@@ -200,7 +201,8 @@ class Movie(Plume):
         self._set("_offset", offset)
         self._set("_fill", fill)
         self._set("_geometry", geo)
-        self._set("_recording", recording)
+        # the file's identity (not its Recording: a flipped movie would keep both copies of the frames)
+        self._set("_file", None if recording is None else files.FileIdentity(recording.path, recording.signature))
         self._set("_mapped", mapped)
         self._set("_checksum", None)
         if isinstance(self.normalize, (list, tuple)):
@@ -216,7 +218,10 @@ class Movie(Plume):
         T, H, W = frames.shape
 
         if self.source is not None:
-            src = check_point("Movie", "source", self.source, 2, (0.0, 0.0), (W - 1.0, H - 1.0))
+            inside = f"(x, y) in cells, two finite numbers inside the {W}x{H} frames: [0, {W - 1}] x [0, {H - 1}]"
+            src = check_point("Movie", "source", self.source, expected=inside)
+            if not (0 <= src[0] <= W - 1 and 0 <= src[1] <= H - 1):
+                fail("Movie", "source", self.source, inside)
         else:
             src = files.source_in_cells(attrs, frames.shape, geo, where)
             if src is None:
@@ -312,21 +317,27 @@ class Movie(Plume):
     @property
     def path(self) -> Path | None:
         """The movie's file (absolute), or None for frames given as an array."""
-        return None if self._recording is None else self._recording.path.resolve()
+        return None if self._file is None else self._file.path.resolve()
 
     def file_checksum(self) -> str | None:
         """``"sha256:<hex>"`` of the movie's file (computed once), or None for an array. Raises
         ``StateError`` when the file changed since it was loaded."""
-        if self._recording is None:
+        if self._file is None:
             return None
         if self._checksum is None:
-            rec = self._recording
-            files.FileGuard(rec.path, rec.signature)()
+            rec = self._file
+            try:
+                unchanged = files.file_signature(rec.path) == rec.signature
+            except OSError:
+                unchanged = False
+            if not unchanged:
+                raise StateError(f"Movie.frames: the file {str(rec.path)!r} changed (or went) since it was loaded: its "
+                                 f"checksum would not describe the frames in use. Load the movie again")
             self._set("_checksum", files.checksum(rec.path))
         return self._checksum
 
     def saving_problem(self) -> str | None:
-        if self._recording is None:
+        if self._file is None:
             return ("Movie.frames: frames given as an array cannot be written to JSON; save them to a file "
                     "(np.save('movie.npy', frames)) and pass its path")
         if isinstance(self.wind, np.ndarray):
@@ -335,7 +346,7 @@ class Movie(Plume):
         return None
 
     def guard(self):
-        return files.FileGuard(self._recording.path, self._recording.signature) if self._mapped else None
+        return files.FileGuard(self._file.path, self._file.signature) if self._mapped else None
 
     def units(self, grid_size=None) -> Units:
         geo = self._geometry
@@ -344,7 +355,7 @@ class Movie(Plume):
 
     # ----------------------------------------------------------------- identity
     def _identity(self) -> tuple:
-        data = (str(self.path), self._recording.signature) if self._recording is not None else id(self.frames)
+        data = (str(self.path), self._file.signature) if self._file is not None else id(self.frames)
         wind = id(self.wind) if isinstance(self.wind, np.ndarray) else self.wind
         return (data, self.source, self.start, self.end, wind, self.fps, self.scale, self.key, self.nan,
                 self.normalize, self.origin, self.cell_size)
@@ -356,7 +367,7 @@ class Movie(Plume):
         return hash(self._identity())
 
     def __repr__(self) -> str:
-        what = repr(str(self._recording.path)) if self._recording is not None else \
+        what = repr(str(self._file.path)) if self._file is not None else \
             f"array{self.frames.shape} {self.frames.dtype}"
         return f"Movie({what}, source={self.source}, start={self.start!r}, end={self.end!r})"
 
@@ -368,7 +379,7 @@ class Movie(Plume):
         elif isinstance(wind, tuple):
             wind = [list(w) if isinstance(w, tuple) else w for w in wind]
         return {"family": "plume", "model": "Movie",
-                "frames": str(self.path) if self._recording is not None else {"shape": [T, H, W],
+                "frames": str(self.path) if self._file is not None else {"shape": [T, H, W],
                                                                               "dtype": str(self.frames.dtype)},
                 "checksum": self.file_checksum(), "source": list(self.source), "start": self.start,
                 "end": self.end, "wind": wind, "fps": self.fps, "scale": self.scale, "key": self.key,

@@ -39,7 +39,7 @@ import numpy as np
 from ...checks import check_memory, check_point, check_real, fail, is_real, refuse, shown
 from ...errors import PlumeError, StateError, ValidationError
 
-__all__ = ["Recording", "Geometry", "read_recording", "geometry", "file_signature", "checksum", "FileGuard",
+__all__ = ["Recording", "FileIdentity", "Geometry", "read_recording", "geometry", "file_signature", "checksum", "FileGuard",
            "COPY_LIMIT", "KINDS", "ATTRIBUTES"]
 
 KINDS = {".npy": "npy", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5", ".zarr": "zarr"}
@@ -122,6 +122,14 @@ def checksum(p: Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return "sha256:" + h.hexdigest()
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """A file (or directory store) as it was when it was read: ``file_signature`` tells a change."""
+
+    path: Path
+    signature: tuple
 
 
 class FileGuard:
@@ -385,8 +393,10 @@ def _pair(where: str, name: str, value, positive: bool) -> tuple:
         value = [value, value]
     if not isinstance(value, (list, tuple)):
         refuse("Movie", name, f"{value!r} in {where}", "a number or a (y, x) pair of numbers")
-    low = 1e-12 if positive else -1e12
-    y, x = check_point("Movie", name, value, 2, (low, low), (1e12, 1e12), axes=f"(y, x) in {where}")
+    expected = f"a number or a (y, x) pair of finite numbers{' > 0' if positive else ''} (in {where})"
+    y, x = check_point("Movie", name, value, limit=1e12, expected=expected)
+    if positive and min(x, y) < 1e-12:
+        fail("Movie", name, value, expected)
     return x, y
 
 
@@ -412,8 +422,8 @@ def geometry(attrs: dict, shape: tuple, where: str, *, origin=None, cell_size=No
     if isinstance(extent, (list, tuple)) and len(extent) == 4:
         # matplotlib's imshow (left, right, bottom, top): column 0 at the left edge, row 0 at the
         # bottom edge ('lower') or at the top edge ('upper')
-        x0, x1, y0, y1 = check_point("Movie", "extent", extent, 4, (-1e12,) * 4, (1e12,) * 4,
-                                     axes=f"(left, right, bottom, top) in {where}")
+        x0, x1, y0, y1 = check_point("Movie", "extent", extent, length=4, limit=1e12,
+                                     expected=f"(left, right, bottom, top): four finite numbers (in {where})")
         if x0 == x1 or y0 == y1:
             refuse("Movie", "extent", f"{extent} in {where}",
                    "(left, right, bottom, top) edges of a box of positive size")
@@ -463,7 +473,8 @@ def source_in_cells(attrs: dict, shape: tuple, geo: Geometry, where: str):
     ``(x, y)`` of the stored frames) in the simulation's cells, or None."""
     for name in ("source_location", "source_location_px"):
         if attrs.get(name) is not None:
-            x, y = check_point("Movie", "source", attrs[name], 2)
+            x, y = check_point("Movie", "source", attrs[name], expected=f"(x, y): two finite numbers (the {name} of "
+                               f"{where})")
             _, H, W = shape
             return (W - 1 - x if geo.flip_cols else x), (H - 1 - y if geo.flip_rows else y)
     return None
