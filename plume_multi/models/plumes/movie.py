@@ -9,6 +9,7 @@ described for users in docs/recorded-data.md.
 
 from __future__ import annotations
 
+import math
 import os
 from collections import namedtuple
 from dataclasses import dataclass
@@ -68,22 +69,19 @@ def source(P, S, b):
 def concentration(P, v):
     """The float32 concentration of a stored value (the rule of the module docstring): every
     read, so a value written into the frames after loading still reads a number in [0, 1]."""
-    x = np.float32(v)
-    if x - x != np.float32(0.0):  # NaN or an infinity
+    if math.isnan(v) or math.isinf(v):  # float frames only: for integer frames Numba compiles False
         return P.fill
-    c = (x - P.offset) * P.scale
-    if c >= np.float32(0.0):
-        return min(c, np.float32(1.0))
-    return np.float32(0.0)
+    c = (np.float32(v) - P.offset) * P.scale
+    return min(max(c, np.float32(0.0)), np.float32(1.0))
 
 
 @njit(inline="always")
 def stored(P, frame, iy, ix):
     """A stored value as float64; ``fill_raw`` where it is not finite."""
-    v = np.float64(frame[iy, ix])
-    if v - v != 0.0:
+    v = frame[iy, ix]
+    if math.isnan(v) or math.isinf(v):
         return P.fill_raw
-    return v
+    return np.float64(v)
 
 
 @njit(inline="always")
