@@ -75,7 +75,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               "test_puffs_state.py", "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
               "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
-    ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
+    ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
     # the default scenario among walls (2-D) and a continuous body among 3-D walls
     ("walls", ("test_walls.py", "test_walls_table.py")),
