@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import typeof
+from numba import typeof, types
 from numba.extending import overload
 
 from ...engine.jit import njit
@@ -91,8 +91,11 @@ def _kernels_of(M) -> MotionKernels:
     return _MOTIONS[M.dtype]
 
 
+# No motion (None) does nothing: a branch on ``is_on(M)`` is typed before it is pruned.
 @overload(start_source)
 def _start_source(M, MS, xy, b, k, seed, episode, lattice):
+    if isinstance(M, types.NoneType):
+        return lambda M, MS, xy, b, k, seed, episode, lattice: None
     fn = _kernels_of(M).start
 
     def impl(M, MS, xy, b, k, seed, episode, lattice):
@@ -102,6 +105,8 @@ def _start_source(M, MS, xy, b, k, seed, episode, lattice):
 
 @overload(move_source)
 def _move_source(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+    if isinstance(M, types.NoneType):
+        return lambda M, MS, xy, b, k, t, width, height, seed, episode, lattice: None
     fn = _kernels_of(M).move
 
     def impl(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
