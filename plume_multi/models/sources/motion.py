@@ -15,7 +15,12 @@ Signatures (``M`` the motion's parameter record, ``MS`` its state, ``xy`` the po
 
 ``lattice`` is a compile-time flag (``engine.api.static_flag``): on for a plume whose sources sit
 on cells (``PoissonHits``): a source then moves one cell at a time along the four cardinal
-directions.
+directions. A motion that moves sources on cells may also give the Bayes filter's prediction of
+where a target it moves goes, for a belief over the cells (``sensors.Belief``):
+
+    predict(M, belief, scratch)
+        ``belief`` ``(H, W)`` float64, a probability over the target's cell, replaced in place by
+        the probability one step later under the motion's law (``scratch`` ``(H, W)``: free).
 
 Why a record and not a named tuple: the plume carries the motion's parameters inside its own
 parameters, which must be flat (Numba's parallel loop refuses a tuple inside a tuple). A record,
@@ -41,13 +46,18 @@ from ...engine.jit import njit
 from ...errors import ValidationError
 from ..base import Model
 
-__all__ = ["SourceMotion", "MotionKernels", "start_source", "move_source", "motion_record", "register_motion",
-           "no_start", "reflect"]
+__all__ = ["SourceMotion", "MotionKernels", "start_source", "move_source", "predict_belief", "motion_record",
+           "register_motion", "no_start", "no_prediction", "reflect"]
 
 
 @njit(inline="always")
 def no_start(M, MS, xy, b, k, seed, episode, lattice):
     """A motion with no state to set at a reset."""
+
+
+@njit(inline="always")
+def no_prediction(M, belief, scratch):
+    """A target that does not move: the belief stays."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class MotionKernels:
 
     move: Any
     start: Any = no_start
+    predict: Any = no_prediction
 
 
 _MOTIONS: dict = {}  # numba Record type of a motion's RECORD -> its MotionKernels
@@ -111,6 +122,21 @@ def _move_source(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
 
     def impl(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
         fn(M[0], MS, xy, b, k, t, width, height, seed, episode, lattice)
+    return impl
+
+
+def predict_belief(M, belief, scratch):
+    """Call the ``predict`` of the motion whose record is ``M`` (one-row record array)."""
+
+
+@overload(predict_belief)
+def _predict_belief(M, belief, scratch):
+    if isinstance(M, types.NoneType):
+        return lambda M, belief, scratch: None
+    fn = _kernels_of(M).predict
+
+    def impl(M, belief, scratch):
+        fn(M[0], belief, scratch)
     return impl
 
 

@@ -70,6 +70,31 @@ def move(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
     MS[b, k, 0] = heading
 
 
+@njit(inline="always")
+def predict(M, belief, scratch):
+    """The Bayes filter's prediction for a target moving on cells as a walk of no memory: it stays
+    with probability ``1 - s`` and steps to each of the four neighbours with probability ``s / 4``
+    (a step off the grid refused: it stays), ``s = speed``. Exact for ``persistence=1``; for longer
+    runs the walk's memory (its heading) is not tracked. Each cell sums, in this order: staying,
+    then arriving from below, the left, above, the right, then its refused steps."""
+    h, w = belief.shape
+    s = M.walk_speed
+    q = 0.25 * s
+    for y in range(h):
+        for x in range(w):
+            scratch[y, x] = belief[y, x]
+    for y in range(h):
+        for x in range(w):
+            p = scratch[y, x]
+            total = (1.0 - s) * p
+            total += q * scratch[y - 1, x] if y > 0 else 0.0  # stepped up (+y) from below
+            total += q * scratch[y, x - 1] if x > 0 else 0.0  # stepped right from the left
+            total += q * scratch[y + 1, x] if y < h - 1 else 0.0  # stepped down from above
+            total += q * scratch[y, x + 1] if x < w - 1 else 0.0  # stepped left from the right
+            blocked = (y == h - 1) + (x == w - 1) + (y == 0) + (x == 0)
+            belief[y, x] = total + blocked * q * p
+
+
 @dataclass(frozen=True)
 class RandomWalk(SourceMotion):
     """Run and tumble: each source runs along its heading at ``speed`` cells per step and, at each
@@ -89,7 +114,7 @@ class RandomWalk(SourceMotion):
     speed: float = 0.5
     persistence: float = 10.0
 
-    kernels: ClassVar = MotionKernels(move=move, start=start)
+    kernels: ClassVar = MotionKernels(move=move, start=start, predict=predict)
     RECORD: ClassVar = RECORD
     STATE: ClassVar[tuple] = ("heading",)
     lattice_ok: ClassVar[bool] = True
