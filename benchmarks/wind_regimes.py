@@ -9,7 +9,8 @@ wind sensor start 12-25 length units downwind) with ``plumes.Wind(regime=...)``:
 ``switch-once`` (a 45-degree turn 0-30 s before the episode starts, since it comes 0-30 s after
 the reset), ``switch-many`` (a new direction every 3 +- 0.3 s), ``sparse`` (0.4 x the puffs).
 Each regime runs the surge-and-cast rule (``policies.SurgeCast`` when the package has it, else the
-rule of ``examples/surge_cast.py``; the output says which) and random flight, on the same seeds.
+rule of ``examples/surge_cast.py``; the output says which) and the example's random flight, on the
+same seeds.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ def scenario(regime: str, n_agents: int, max_steps: int, spin_up: int = 3000) ->
         n_agents=n_agents, max_steps=max_steps, goal_radius=4.0, start_region=((60, 35), (110, 65)))
 
 
+def _example():
+    """``examples/surge_cast.py`` as a module (its random flight, and its rule when the package has none)."""
+    spec = importlib.util.spec_from_file_location("surge_cast_example", ROOT / "examples" / "surge_cast.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example
+
+
 def surge_cast(sc: Scenario, n: int, seed: int):
     """``(policy, where it comes from)``: the library's SurgeCast, else the example's rule."""
     try:
@@ -43,22 +52,7 @@ def surge_cast(sc: Scenario, n: int, seed: int):
 
         return SurgeCast(sc, seed=seed), "policies.SurgeCast"
     except ImportError:
-        spec = importlib.util.spec_from_file_location("surge_cast_example", ROOT / "examples" / "surge_cast.py")
-        example = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(example)
-        return example.SurgeCast(n, seed=seed), "the rule of examples/surge_cast.py"
-
-
-class RandomFlight:
-    """Full speed, a new random heading about every 50 steps (the example's baseline)."""
-
-    def __init__(self, n: int, seed: int = 0):
-        self.rng = np.random.default_rng(seed)
-        self.n = n
-
-    def __call__(self, obs):
-        turn = np.where(self.rng.random(self.n) < 0.02, self.rng.uniform(-MAX_TURN, MAX_TURN, self.n), 0.0)
-        return np.stack([np.full(self.n, MAX_SPEED), turn], axis=1).astype(np.float32)
+        return _example().SurgeCast(n, seed=seed), "the rule of examples/surge_cast.py"
 
 
 def run(regime: str, policy_name: str, worlds: int, agents: int, steps: int, seed: int, spin_up: int):
@@ -69,7 +63,7 @@ def run(regime: str, policy_name: str, worlds: int, agents: int, steps: int, see
     if policy_name == "surge-cast":
         policy, origin = surge_cast(sc, sim.total_agents, seed)
     else:
-        policy, origin = RandomFlight(sim.total_agents, seed), "random"
+        policy, origin = _example().RandomFlight(sim.total_agents, seed), "random"
     found_at = np.full(sim.total_agents, -1)
     for t in range(steps):
         obs, reward, terminated, truncated = sim.step(policy(obs))
