@@ -105,6 +105,8 @@ class RandomWalk(SourceMotion):
 
     On cells (``PoissonHits``): headings are the four cardinal directions and a source moves one
     cell with probability ``speed`` (<= 1) per step; a step off the grid is refused (it stays).
+    ``predict`` (and ``predicted``, its NumPy) is the Bayes filter's prediction of such a target
+    for a belief over the cells, with no memory of its heading: exact for ``persistence=1``.
 
     Draws: ``rng.stream_key(seed, episode, STREAM)``, counters ``(0, k)`` at a reset, ``(t, 3k)``
     (tumble?), ``(t, 3k + 1)`` (new heading), ``(t, 3k + 2)`` (move, on cells) at step ``t``.
@@ -125,3 +127,26 @@ class RandomWalk(SourceMotion):
 
     def record(self):
         return motion_record(RECORD, walk_speed=self.speed, walk_tumble=1.0 / self.persistence)
+
+    def predicted(self, beliefs) -> np.ndarray:
+        """``predict`` in NumPy over beliefs ``(G, H, W)`` (a new array): the same sums in the same
+        order, so the same numbers bit for bit."""
+        p = np.asarray(beliefs, np.float64)
+        s = self.speed
+        q = 0.25 * s
+        h, w = p.shape[-2:]
+        zero = np.zeros_like(p)
+        came = []
+        for axis, shift in ((-2, 1), (-1, 1), (-2, -1), (-1, -1)):  # from below, the left, above, the right
+            moved = np.roll(p, shift, axis=axis)
+            edge = [slice(None)] * p.ndim
+            edge[axis] = 0 if shift == 1 else -1
+            keep = np.ones_like(p, dtype=bool)
+            keep[tuple(edge)] = False
+            came.append(np.where(keep, q * moved, zero))
+        total = (1.0 - s) * p
+        for term in came:
+            total = total + term
+        y, x = np.mgrid[0:h, 0:w]
+        blocked = (y == h - 1).astype(np.int64) + (x == w - 1) + (y == 0) + (x == 0)
+        return total + blocked * q * p
