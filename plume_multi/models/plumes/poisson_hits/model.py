@@ -413,7 +413,10 @@ class PoissonHits(Plume):
 
     def params(self, scenario) -> tuple:
         h, w = self.shape
-        return PoissonHitsParams(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
+        record = PoissonHitsParams
+        if self.source_motion.moves:
+            from .moving import MovingPoissonHitsParams as record
+        return record(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
                       self._mean_table, int(w), int(h), self.source_motion.record())
 
     def state_spec(self, scenario) -> dict:

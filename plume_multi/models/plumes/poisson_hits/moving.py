@@ -17,6 +17,8 @@ State: the plume's ``source`` ``(B, 2)`` and ``first_hit`` ``(B,)``, and ``motio
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from ....engine.jit import njit
@@ -24,7 +26,11 @@ from ...base import PlumeKernels
 from ...sources.motion import move_source, predict_belief, start_source
 from . import model as _m
 
-__all__ = ["KERNELS", "predict", "predicted"]
+__all__ = ["KERNELS", "MovingPoissonHitsParams", "predict", "predicted"]
+
+# the parameters of a moving target: PoissonHitsParams' fields in a class of their own (the samplers
+# find a plume's compiled functions from its parameters' class, and these are not the static plume's)
+MovingPoissonHitsParams = namedtuple("MovingPoissonHitsParams", _m.PoissonHitsParams._fields)
 
 
 @njit(inline="always")
