@@ -20,7 +20,7 @@ from . import _compat, errors
 from .engine.threads import choose_layer
 from .envs.registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
-from .models import actions, bodies, plumes, rewards, sensors
+from .models import actions, bodies, plumes, rewards, sensors, sources
 from .scenario import Scenario
 from .simulator import Simulator
 from .units import Units
@@ -45,6 +45,7 @@ __all__ = [
     "actions",
     "sensors",
     "rewards",
+    "sources",
     "Scenario",
     "Simulator",
     "Units",

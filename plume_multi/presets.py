@@ -12,7 +12,7 @@ __all__ = ["poisson_search"]
 
 def poisson_search(lambda_over_dx: float = 1.0, R_dt: float = 2.0, *, dims: int = 2, norm: str = "euclidean",
                    n_hits=None, grid_size=None, n_agents: int = 1, team: bool = True, max_steps: int = 1000,
-                   sensors=None) -> Scenario:
+                   sensors=None, source_motion=None) -> Scenario:
     """The olfactory search POMDP of infotaxis (Vergassola et al. 2007; Loisy & Eloy 2022):
     ``plumes.PoissonHits`` on its own ``N x N`` domain (``N x 1`` in 1-D), every agent starting at
     the centre, cardinal moves, 1.0 on finding the source, one episode per source.
@@ -24,8 +24,12 @@ def poisson_search(lambda_over_dx: float = 1.0, R_dt: float = 2.0, *, dims: int 
             pools the team's hits into one belief.
         max_steps: step cap.
         sensors: default ``(Hits(), Belief())``.
+        source_motion: how the target moves (``sources.RandomWalk(speed <= 1, persistence)``: on
+            cells; default ``sources.Static()``). The belief then follows its motion, and an agent
+            arrives when it stands on the target where it is now.
     """
-    plume = PoissonHits(lambda_over_dx, R_dt, dims=dims, norm=norm, n_hits=n_hits, grid_size=grid_size)
+    plume = PoissonHits(lambda_over_dx, R_dt, dims=dims, norm=norm, n_hits=n_hits, grid_size=grid_size,
+                        source_motion=source_motion)
     x0, y0 = plume.start
     return Scenario(plume=plume, n_agents=n_agents, team=team, max_steps=max_steps,
                     start_positions=((x0, y0),) * n_agents,
