@@ -141,6 +141,46 @@ def run_cleanrl(scenario, budget: int) -> dict:
             "cpu_seconds": time.process_time() - cpu0, "curve": [], "worlds": SB3_WORLDS}
 
 
+def breakdown(scenario, config, rounds: int = 5) -> dict:
+    """CPU nanoseconds per agent-step of each part of ``plume_multi.train``'s loop with ``config``:
+    the simulator's step alone (random actions), the whole rollout (network, sampling, copies and
+    the step), and the update (per epoch), medians over ``rounds`` rollouts."""
+    import torch
+
+    from plume_multi import Simulator
+    from plume_multi.training.policy import torch_threads
+    from plume_multi.training.ppo import update
+    from plume_multi.training.rollout import Rollout
+    from plume_multi.training.trainer import _make_network
+
+    with torch_threads(config.threads):
+        net = _make_network("ppo-mlp", scenario, config, 0)
+        generator = torch.Generator().manual_seed(0)
+        optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
+        sim = Simulator(scenario, config.num_worlds, autoreset="same_step", parallel=False)
+        sim.reset(seed=0)
+        rollout = Rollout(sim, net, config.rollout_steps, config.gamma, generator)
+        rows = sim.total_agents
+        actions = [np.random.default_rng(k).integers(0, scenario.n_actions, rows) for k in range(8)]
+        parts = {"simulator step alone (part of the rollout)": [], "rollout (network + step)": [],
+                 "update, per epoch": []}
+        for _ in range(rounds + 1):
+            cpu = time.process_time()
+            for t in range(config.rollout_steps):
+                sim.step(actions[t % 8])
+            parts["simulator step alone (part of the rollout)"].append(time.process_time() - cpu)
+            cpu = time.process_time()
+            net.eval()
+            rollout.collect()
+            parts["rollout (network + step)"].append(time.process_time() - cpu)
+            cpu = time.process_time()
+            net.train()
+            update(net, optimizer, rollout, config, generator)
+            parts["update, per epoch"].append((time.process_time() - cpu) / config.epochs)
+    steps = rows * config.rollout_steps
+    return {name: float(np.median(values[1:])) / steps * 1e9 for name, values in parts.items()}
+
+
 def time_to(curve, share: float = 0.8):
     for seconds, steps, rate in curve:
         if rate >= share:
@@ -228,6 +268,17 @@ def main(argv=None) -> int:
         load.append(os.getloadavg()[0])
     lines = table(rows, "sb3")
     print("\n".join(lines))
+    if "mlp" in rows:
+        config = configs.get("mlp") or PPOConfig()
+        parts = breakdown(scenario, config)
+        total = parts["rollout (network + step)"] + config.epochs * parts["update, per epoch"]
+        print(f"\nWhere the time goes in ppo-mlp's loop ({config.num_worlds} worlds x {config.rollout_steps} steps, "
+              f"{config.epochs} epoch(s) of minibatches of {config.minibatch_size}, hidden {config.hidden}), CPU ns per "
+              "agent-step:\n\n| part | ns | share |\n|---|---:|---:|")
+        for name, ns in parts.items():
+            share = ns * (config.epochs if name.startswith("update") else 1) / total
+            print(f"| {name} | {ns:,.0f} | {share:.0%} |")
+        print(f"| total (rollout + update) | {total:,.0f} | = {1e9 / total:,.0f} agent-steps per CPU-second |")
     print(f"\nplume_following(): 32x32, sigma 8, random source, no position, 200 steps; seed 0, torch on 1 thread; "
           f"budgets {budget:,} (plume_multi.train defaults) and {peer_budget:,} agent-steps (the rest). "
           f"Load average (1 min) on this machine's {os.cpu_count()} cores during the run: "

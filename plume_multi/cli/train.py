@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
     g.add_argument("--seed", type=int, default=0, metavar="S", help="training seed (default 0)")
     g.add_argument("--worlds", type=int, default=None, metavar="B",
                    help="worlds stepped together (default: the policy's, 4096 for ppo-mlp)")
-    g.add_argument("--hidden", type=int, default=None, metavar="H", help="units per hidden layer (default 64)")
+    g.add_argument("--hidden", type=int, default=None, metavar="H", help="units per hidden layer (default 32)")
     g.add_argument("--threads", type=int, default=None, metavar="K", help="torch threads (default 1)")
     g.add_argument("--validations", type=int, default=10, metavar="K",
                    help="validations of the greedy policy over the run (default 10; 0: none)")
@@ -83,9 +83,9 @@ def run(args) -> int:
     config = PPOConfig.for_policy(args.policy, **changes)
     budget = int(budget)
     validate_every = 0 if args.validations <= 1 else max(1, budget // args.validations)
-    w, h = scenario.grid_size
+    grid = "x".join(str(size) for size in scenario.grid_size)
     print(f"{args.policy}: {budget:,} agent-steps on {config.num_worlds} worlds x {scenario.n_agents} agent(s) of a "
-          f"{w}x{h} grid ({scenario.plume.name}, {scenario.action_model.name}; observation "
+          f"{grid} grid ({scenario.plume.name}, {scenario.action_model.name}; observation "
           f"{scenario.observation_layout}), seed {args.seed}", flush=True)
     result = train(scenario, args.policy, budget, args.seed, config=config, validate_every=validate_every,
                    validation_episodes=args.validation_episodes if args.validations else 0,

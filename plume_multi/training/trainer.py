@@ -9,7 +9,6 @@ as ``plume_multi.evaluate(..., seed=0)``) runs, nor each other.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import json
@@ -26,7 +25,7 @@ from ..scenario import Scenario
 from ..simulator import Simulator
 from .config import POLICIES, PPOConfig
 from .networks import NETWORKS
-from .policy import LearnedPolicy
+from .policy import LearnedPolicy, torch_threads
 from .ppo import update
 from .rollout import Rollout
 
@@ -35,6 +34,7 @@ __all__ = ["train", "TrainingResult", "TRAIN_SEED_BASE", "VALIDATION_SEED", "MAX
 TRAIN_SEED_BASE = 2**40
 VALIDATION_SEED = 2**39
 MAX_TRAINING_SEED = 2**22 - 1  # TRAIN_SEED_BASE + seed * 2**32 + i stays below 2**63
+STAGGER_MAX = 1000  # at most this many steps spread the episodes' phases before training
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,16 +94,6 @@ class TrainingResult:
         return path
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int):
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def _scenario_of(scenario) -> Scenario:
     made = scenario() if callable(scenario) and not isinstance(scenario, Scenario) else scenario
     if not isinstance(made, Scenario):
@@ -121,6 +111,35 @@ def _make_network(name: str, scenario: Scenario, config: PPOConfig, seed: int):
     with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator untouched
         torch.manual_seed(seed)
         return NETWORKS[POLICIES[name]](low, high, n_actions, action_dim, config.hidden, config.layers)
+
+
+def stagger_episodes(sim: Simulator, seed: int, max_offset: int = STAGGER_MAX) -> int:
+    """Spread the worlds' episodes over the step budget before training: world ``b`` is reset
+    after a random ``offset[b] < min(max_steps, max_offset)`` steps of random actions, so that the
+    rollouts see every phase of an episode at once instead of every world at the same step.
+
+    Worlds reset together stay in step (every one is cut at ``max_steps``): a short rollout (a
+    few steps of thousands of worlds) then shows the update one phase of the episodes at a time,
+    and PPO drifts (measured: the 4-step rollouts of 4,096 worlds lost the plume for millions of
+    steps on some seeds, stuck in a policy that walks into a wall). Returns the steps taken.
+    """
+    span = min(sim.scenario.max_steps, max_offset)
+    rng = np.random.default_rng(seed)
+    offsets = rng.integers(0, span, sim.num_worlds)
+    rows = sim.total_agents
+    if sim.scenario.continuous:
+        body = sim.scenario.action_model
+        low, high = np.asarray(body.low, np.float64), np.asarray(body.high, np.float64)
+    for t in range(1, span):
+        if sim.scenario.continuous:
+            actions = rng.uniform(low, high, (rows, len(low)))
+        else:
+            actions = rng.integers(0, sim.scenario.n_actions, rows)
+        sim.step(actions)
+        due = offsets == t
+        if due.any():
+            sim.reset(mask=due)
+    return max(span - 1, 0)
 
 
 def _validate(net, name, scenario, config, episodes: int) -> dict:
@@ -152,7 +171,8 @@ def train(scenario, policy: str = "ppo-mlp", budget: int = 2_000_000, seed: int 
         validation_episodes: episodes per validation (seeded from ``VALIDATION_SEED``, held out);
             0: none.
         stop_at: stop once a validation's success rate reaches this share (e.g. 0.8).
-        progress: a tqdm bar over the agent-steps (on stderr) with the latest success rates.
+        progress: a tqdm bar over the agent-steps (on stderr; a widget in a notebook) with the
+            latest success rates.
 
     Returns:
         A ``TrainingResult``: the policy, the timing (validation excluded), the per-rollout log
@@ -186,7 +206,7 @@ def train(scenario, policy: str = "ppo-mlp", budget: int = 2_000_000, seed: int 
     else:
         every = max(1, round((budget / 10 if validate_every is None else validate_every) / per_rollout))
 
-    with _torch_threads(config.threads):
+    with torch_threads(config.threads):
         return _run(scenario, policy, config, seed, iterations, every, validation_episodes, stop_at, progress)
 
 
@@ -199,12 +219,15 @@ def _run(scenario, name, config, seed, iterations, every, validation_episodes, s
     generator.manual_seed(seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)  # 4x less per step
     sim = Simulator(scenario, config.num_worlds, autoreset="same_step", parallel=False)
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     sim.reset(seed=TRAIN_SEED_BASE + seed * 2**32)
+    stagger_episodes(sim, seed)
     rollout = Rollout(sim, net, config.rollout_steps, config.gamma, generator)
     per_rollout = rollout.rows * config.rollout_steps
 
     log, validation = [], []
-    env_steps, seconds, cpu = 0, 0.0, 0.0
+    # the staggering counts as training time (not as training steps: its random steps teach nothing)
+    env_steps, seconds, cpu = 0, time.perf_counter() - wall0, time.process_time() - cpu0
     bar = tqdm(total=iterations * per_rollout, desc=f"train {name}", unit="step", unit_scale=True,
                disable=not progress, dynamic_ncols=True)
     try:
@@ -232,7 +255,8 @@ def _run(scenario, name, config, seed, iterations, every, validation_episodes, s
                 if stop_at is not None and row["success_rate"] >= stop_at:
                     break
             elif episodes:
-                bar.set_postfix_str(f"training episodes found {successes / episodes:.0%}", refresh=False)
+                bar.set_postfix_str(f"{successes / episodes:.0%} of the episodes that ended found the source",
+                                    refresh=False)
     finally:
         bar.close()
     training = {"scenario_steps": env_steps, "seconds": seconds, "seed": seed}

@@ -125,7 +125,36 @@ def test_a_scenario_factory_and_several_agents_per_world():
     assert actions.shape == (6,) and actions.dtype == np.int64
 
 
-def test_torch_threads_are_restored():
+def test_torch_threads_are_restored_and_the_policy_acts_on_its_own():
     before = torch.get_num_threads()
-    train(EASY, "ppo-mlp", 512, config=SMALL.replace(threads=2), validation_episodes=0, progress=False)
+    policy = train(EASY, "ppo-mlp", 512, config=SMALL.replace(threads=2), validation_episodes=0,
+                   progress=False).policy
     assert torch.get_num_threads() == before
+    seen, features = [], policy.network.features
+
+    def counting(*args):
+        seen.append(torch.get_num_threads())
+        return features(*args)
+
+    policy.network.features = counting  # the policy's forward pass runs on its training thread count
+    torch.set_num_threads(3)
+    try:
+        policy(np.zeros((4, EASY.obs_dim), np.float32))
+        assert seen == [2] and torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_staggering_spreads_the_episode_phases_reproducibly():
+    from plume_multi.training.trainer import stagger_episodes
+
+    def phases(seed):
+        sim = Simulator(EASY.replace(max_steps=50), 256, autoreset="same_step", parallel=False)
+        sim.reset(seed=0)
+        assert stagger_episodes(sim, seed) == 49
+        return sim.world_steps.copy()
+
+    first = phases(1)
+    assert len(np.unique(first)) > 25  # worlds reset together would all be at one step
+    np.testing.assert_array_equal(first, phases(1))
+    assert not np.array_equal(first, phases(2))
