@@ -31,10 +31,16 @@ from plume_multi.presets import plume_following
 POLICIES = ("ppo-mlp", "ppo-gru")
 
 
+def _figure(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, with thousands separators from 1,000 on."""
+    return f"{float(f'{x:.{digits}g}'):,.0f}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+
+
 def spread(values) -> str:
-    """``mean ± std (min–max)`` of a list, as percentages for shares."""
+    """``mean ± std (min–max)`` of a list (standard deviation 0 for one value)."""
     v = np.asarray(values, dtype=float)
-    return f"{v.mean():.3g} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.2g} ({v.min():.3g}–{v.max():.3g})"
+    std = v.std(ddof=1) if len(v) > 1 else 0.0
+    return f"{_figure(v.mean())} ± {_figure(std, 2)} ({_figure(v.min())}–{_figure(v.max())})"
 
 
 def train_and_evaluate(name: str, seed: int, budget: int, episodes: int, out: Path, config=None) -> dict:
@@ -45,7 +51,7 @@ def train_and_evaluate(name: str, seed: int, budget: int, episodes: int, out: Pa
     evaluation = plume_multi.evaluate(result.policy, scenario, episodes, seed=0, progress=False)
     return {"policy": name, "seed": seed, "file": str(path), "success_rate": evaluation.success_rate,
             "mean_steps": evaluation.mean, "env_steps": result.env_steps, "seconds": result.seconds,
-            "steps_per_second": result.steps_per_second}
+            "steps_per_second": result.steps_per_second, "cpu_seconds": result.cpu_seconds}
 
 
 def main(argv=None) -> int:
@@ -83,15 +89,16 @@ def main(argv=None) -> int:
     others = {label: plume_multi.evaluate(policy, scenario, episodes, seed=0, progress=False)
               for label, policy in fixed.items()}
 
-    lines = [f"| policy | seeds | success rate | mean steps to the source | training s | agent-steps/s |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| policy | seeds | success rate | mean steps to the source | training s | agent-steps/s | "
+             "per CPU-second |", "|---|---:|---:|---:|---:|---:|---:|"]
     for name in names:
         rows = [r for r in runs if r["policy"] == name]
         lines.append(f"| {name} ({budgets[name]:,} steps) | {len(rows)} | {spread([r['success_rate'] * 100 for r in rows])} % | "
                      f"{spread([r['mean_steps'] for r in rows])} | {spread([r['seconds'] for r in rows])} | "
-                     f"{spread([r['steps_per_second'] for r in rows])} |")
+                     f"{spread([r['steps_per_second'] for r in rows])} | "
+                     f"{spread([r['env_steps'] / r['cpu_seconds'] for r in rows])} |")
     for label, res in others.items():
-        lines.append(f"| {label} | - | {res.success_rate:.1%} | {res.mean:.3g} | - | - |")
+        lines.append(f"| {label} | - | {res.success_rate:.1%} | {res.mean:.3g} | - | - | - |")
     print("\n".join(lines))
     print(f"\nEach cell: mean ± standard deviation over the seeds (lowest–highest). Evaluation: the greedy policy on "
           f"{episodes:,} episodes seeded 0..{episodes - 1} of presets.plume_following() (32x32, sigma 8, random source, "

@@ -32,7 +32,7 @@ from ..errors import ValidationError
 from .config import POLICIES, PPOConfig
 from .networks import NETWORKS
 
-__all__ = ["LearnedPolicy", "load_policy", "scenario_record", "torch_threads", "FILE_FORMAT"]
+__all__ = ["LearnedPolicy", "load_policy", "FILE_FORMAT"]
 
 FILE_FORMAT = "plume_multi.learned_policy/1"
 

@@ -39,8 +39,9 @@ def test_the_seeds_table_runs_tiny(capsys, tmp_path):
     assert bench.main(["--tiny", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "| ppo-mlp (2,048 steps) | 2 |" in out and "| ppo-gru (1,024 steps) | 2 |" in out
-    assert "| gradient climber | - |" in out
+    assert "| gradient climber | - |" in out and "per CPU-second |" in out
     runs = json.loads((tmp_path / "results.json").read_text())["runs"]
     assert [(r["policy"], r["seed"]) for r in runs] == [("ppo-mlp", 0), ("ppo-mlp", 1), ("ppo-gru", 0), ("ppo-gru", 1)]
     assert all((tmp_path / f"{r['policy']}-seed{r['seed']}.pt").is_file() for r in runs)
     assert bench.spread([1.0, 2.0, 3.0]) == "2 ± 1 (1–3)"
+    assert bench.spread([191_234.0, 250_000.0]) == "221,000 ± 42,000 (191,000–250,000)"

@@ -127,20 +127,20 @@ def test_a_scenario_factory_and_several_agents_per_world():
 
 def test_torch_threads_are_restored_and_the_policy_acts_on_its_own():
     before = torch.get_num_threads()
-    policy = train(EASY, "ppo-mlp", 512, config=SMALL.replace(threads=2), validation_episodes=0,
-                   progress=False).policy
-    assert torch.get_num_threads() == before
-    seen, features = [], policy.network.features
-
-    def counting(*args):
-        seen.append(torch.get_num_threads())
-        return features(*args)
-
-    policy.network.features = counting  # the policy's forward pass runs on its training thread count
-    torch.set_num_threads(3)
+    torch.set_num_threads(3)  # the caller's setting; training and acting use config.threads (1)
     try:
+        seen = []
+        policy = train(EASY, "ppo-mlp", 512, config=SMALL, validation_episodes=0, progress=False).policy
+        assert torch.get_num_threads() == 3
+        features = policy.network.features
+
+        def counting(*args):
+            seen.append(torch.get_num_threads())
+            return features(*args)
+
+        policy.network.features = counting
         policy(np.zeros((4, EASY.obs_dim), np.float32))
-        assert seen == [2] and torch.get_num_threads() == 3
+        assert seen == [1] and torch.get_num_threads() == 3
     finally:
         torch.set_num_threads(before)
 
