@@ -53,6 +53,7 @@ API_PAGES = (
     ("plume_multi.presets", "docs/api/evaluation.md"),
     ("plume_multi.scenarios", "docs/api/evaluation.md"),
     ("plume_multi.policies", "docs/api/misc.md"),
+    ("plume_multi.training", "docs/api/training.md"),
     ("plume_multi.errors", "docs/api/misc.md"),
     ("plume_multi.viz", "docs/api/rendering.md"),
     ("plume_multi.stats", "docs/api/stats.md"),
@@ -69,6 +70,7 @@ TASK_PAGES = {
     "docs/ray.md": ("ppo_config", "executor=\"ray\"", "RAY_ADDRESS"),
     "docs/recorded-data.md": ("Movie", ".npy", "HDF5", "Zarr"),
     "docs/compilation.md": ("PLUME_MULTI_CACHE_DIR", "prune", "ModelError"),
+    "docs/training.md": ("plume_multi.train", "plume-multi train", "PPOConfig", "LearnedPolicy", "load_policy"),
     "docs/plume-statistics.md": ("plume_statistics", "odor_statistics", "intermittency", "Celani"),
 }
 
