@@ -140,6 +140,16 @@ class Walls:
         index = tuple(int(c) for c in reversed(tuple(cell)))
         return [int(k) for k in np.flatnonzero(self.masks[(slice(None), *index)])]
 
+    def check_sources_free(self, owner: str, cells) -> None:
+        """Raise ``ValidationError`` naming ``owner.source`` when one of ``cells`` (``(x, y)``
+        points in cells, floats allowed: their cell is ``floor(c + 0.5)``) is solid in a mask."""
+        for k, point in enumerate(cells):
+            cell = tuple(int(math.floor(float(c) + 0.5)) for c in point)
+            solid = self.solid_in(cell)
+            if solid:
+                raise ValidationError(f"{owner}.source: got source {k} at {tuple(point)} (cell {cell}), which is solid "
+                                      f"in wall mask {solid[0]}; expected sources on cells free in every mask")
+
     def masks_full_in(self, lo, hi) -> list:
         """The masks with no free cell in the box of corners ``lo`` and ``hi`` (``(x, y)`` pairs or
         triples, included)."""

@@ -383,8 +383,9 @@ class Plume(Model):
         if self.fixed_source() is None:
             from ..errors import ValidationError
 
-            raise ValidationError(f"{self.name}: draws a source in each world and episode, which could fall inside "
-                                  "a wall; expected a plume with a fixed source among walls (Scenario(walls=...))")
+            raise ValidationError(f"{self.name}: draws a source in each world and episode or moves it, which could "
+                                  "put it inside a wall; expected a plume with fixed sources among walls "
+                                  "(Scenario(walls=...); plumes.Puffs moves its sources among walls)")
 
     def wall_index(self, params, state) -> np.ndarray | None:
         """``(B,)`` the wall mask each world's plume keeps for itself (a plume that moves among

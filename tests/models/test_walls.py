@@ -83,7 +83,7 @@ def test_impossible_combinations_are_refused():
         Scenario(grid_size=(9, 7), walls=mask, n_agents=2, start_positions=((0, 0), (3, 2)))
     with pytest.raises(ValidationError, match=r"Scenario.walls: .*free cell in the start region.*mask 0 has none"):
         Scenario(grid_size=(9, 7), walls=mask, start_region=((3, 1), (3, 6)))
-    with pytest.raises(ValidationError, match="Gaussian: draws a source"):
+    with pytest.raises(ValidationError, match="Gaussian: draws a source in each world and episode or moves it"):
         Scenario(grid_size=(9, 7), walls=mask, plume=plumes.Gaussian(source="random"))
     frames = np.zeros((2, 7, 9), np.float32)
     with pytest.raises(ValidationError, match=r"Scenario.walls: .*Movie plume's source \(3.2, 4.4\) \(cell \(3, 4\)\)"):
@@ -519,7 +519,7 @@ def test_a_3d_world_among_walls_is_drawn_with_them():
 
 
 def test_the_walls_example_draws_both_pictures(tmp_path, capsys):
-    """examples/walls.py at a tiny size (the two combinations above)."""
+    """examples/walls.py at a tiny size (the two combinations above, and the scene's)."""
     import importlib.util
     from pathlib import Path
 
@@ -533,5 +533,8 @@ def test_the_walls_example_draws_both_pictures(tmp_path, capsys):
     flat = iio.imread(tmp_path / "walls.png")
     assert flat.shape == (16 * 2, 3 * 24 * 2 + 2 * 2 * 2, 3)
     assert (flat == [128, 128, 128]).all(axis=2).sum() > 20  # the walls, in grey
+    scene = iio.imread(tmp_path / "walls-scene.png")  # the puffs' scene (tests/models/sources/test_walls_scene.py)
+    assert scene.shape == (12 * 2, 3 * 24 * 2 + 2 * 2 * 2, 3)
+    assert (scene == [128, 128, 128]).all(axis=2).sum() > 20
     assert iio.imread(tmp_path / "walls-3d.png").ndim == 3
     assert "wrote" in capsys.readouterr().out

@@ -31,8 +31,8 @@ from ....errors import ValidationError
 from ....units import Units
 from ...base import Plume, PlumeKernels, StateArray
 from . import limits as L
-from ...sources.source_set import (motion_of, move_sources, parse_source, place_sources, reach_source,
-                                   source_cells)
+from ...sources.source_set import (motion_of, move_sources, move_sources_among_walls, parse_source, place_sources,
+                                   reach_source, source_cells)
 from . import physics as K
 from .regimes import check_regime, regime_scalars
 
@@ -144,7 +144,11 @@ def reset_world(P, S, b, seed, episode, pos, base, n_agents):
 
 @njit(inline="always")
 def advance(P, S, b, t, seed, episode):
-    move_sources(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None)
+    if P.walls_mode == K.WALLS_NONE:
+        move_sources(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None)
+    else:  # a source's move into a solid cell is refused
+        move_sources_among_walls(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None,
+                                 P.walls, S.wall[b])
     K.advance_world(b, physics(P), S)
 
 
@@ -408,6 +412,11 @@ class Puffs(Plume):
         cell = self.resolved_cell_size(grid_size)
         (x0, _), (y0, _) = self.region
         return Units(cell_size=cell, step_duration=self.dt, origin=(x0 + cell / 2, y0 + cell / 2))
+
+    def check_walls(self, walls) -> None:
+        """Every source starts on a cell free in every mask; a moving source's move into a solid
+        cell is refused in the step (``sources.source_set.move_sources_among_walls``)."""
+        walls.check_sources_free("Puffs", self.cells())
 
     def fixed_source(self):
         return self.source if self.source_count() == 1 and not self.source_motion.moves else None
