@@ -47,7 +47,7 @@ _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma"
 POLICY_HELP = """\
 POLICY is a built-in name, a comma-separated list of them, or MODULE:NAME. Built-ins:
   random                 uniform actions (in a continuous body's box); every body
-  gradient               run-and-tumble on the sensed concentration; cardinal or moore bodies
+  gradient               run-and-tumble on the sensed concentration; cardinal, moore or 2-D continuous bodies
   surge-cast             surge upwind on a whiff, cast crosswind without one (policies.SurgeCast):
                          an odour sensor and a wind sensor; continuous, oriented, cardinal, moore
   infotaxis              infotaxis on the Poisson-hit belief (policies.Infotaxis)
