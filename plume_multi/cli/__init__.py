@@ -4,6 +4,7 @@
     plume-multi bench  [...]   the engine benchmark table
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
     plume-multi eval   [...]   evaluate a policy on many seeded episodes: statistics, CSV, JSON, PNG
+    plume-multi benchmark list | run TASK --policy NAME | table   the benchmark's tasks and table
 
 ``plume-multi COMMAND --help`` tells each command's options. ``main(argv)`` returns the exit code
 (0 success, 2 failure, 130 interrupted) and never calls ``sys.exit`` itself. Every failure is one
@@ -133,10 +134,11 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=ArgumentParser)
     for name, (_, text) in DELEGATES.items():
         sub.add_parser(name, help=text, add_help=False)  # parsed by the delegate itself
-    from . import evaluate, render
+    from . import benchmark, evaluate, render
 
     render.add_parser(sub)
     evaluate.add_parser(sub)
+    benchmark.add_parser(sub)
     return parser
 
 
@@ -266,9 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
               f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    from . import evaluate, render
+    from . import benchmark, evaluate, render
 
-    run = evaluate.run if args.command == "eval" else render.run
+    run = {"eval": evaluate.run, "benchmark": benchmark.run}.get(args.command, render.run)
     return _one_line_errors(f"{PROG} {args.command}", lambda: run(args))
 
 

@@ -5,12 +5,14 @@ statistical precipice", NeurIPS 2021), and ``TaskResult``.
 The interval comes from ``rliable.library.get_interval_estimates`` (percentile method, the
 episodes of each task resampled within that task) when rliable is installed
 (``pip install "plume-multi[bench]"``), else from ``scipy.stats.bootstrap`` (percentile method:
-one task is one stratum, so the two are the same procedure; their draws differ). Both are seeded:
-the same scores give the same interval. ``ci_method`` says which computed it.
+one task is one stratum, so the two are the same procedure; their draws differ). Both are seeded
+(rliable through NumPy's global generator, whose state is restored after): the same scores give
+the same interval. ``ci_method`` says which computed it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import warnings
@@ -51,13 +53,28 @@ def iqm_interval(scores, reps: int = BOOTSTRAP_REPS) -> tuple[float, float, str]
         res = bootstrap((matrix.ravel(),), lambda x, axis: trim_mean(x, 0.25, axis=axis), n_resamples=reps,
                         method="percentile", confidence_level=0.95, random_state=np.random.default_rng(BOOTSTRAP_SEED))
         return float(res.confidence_interval.low), float(res.confidence_interval.high), "scipy"
-    with warnings.catch_warnings():  # arch's notice that random_state= (what rliable passes) will change
-        warnings.simplefilter("ignore", FutureWarning)
+    with seeded_global_numpy(BOOTSTRAP_SEED):
         _, intervals = library.get_interval_estimates(
-            {"scores": matrix}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=reps,
-            random_state=np.random.RandomState(BOOTSTRAP_SEED))
+            {"scores": matrix}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=reps)
     low, high = intervals["scores"][:, 0]
     return float(low), float(high), "rliable"
+
+
+@contextlib.contextmanager
+def seeded_global_numpy(seed: int):
+    """NumPy's global generator seeded for the block, and given back its state after it.
+
+    rliable 1.2's ``StratifiedBootstrap`` draws its resamples from ``np.random.choice`` (the
+    global generator), whatever ``random_state`` it is given: seeding that generator is the only
+    way to the same interval for the same scores. The caller's own draws are left as they were."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        with warnings.catch_warnings():  # arch's notice that random_state= (which rliable passes) will change
+            warnings.simplefilter("ignore", FutureWarning)
+            yield
+    finally:
+        np.random.set_state(state)
 
 
 @dataclasses.dataclass(frozen=True)
