@@ -14,8 +14,6 @@ keywords (``gymnasium.make(id, path=...)``, ``parallel_env(id, path=...)``).
 
 from __future__ import annotations
 
-import dataclasses
-
 import gymnasium
 import numpy as np
 
@@ -30,8 +28,9 @@ __all__ = ["TaskEnv", "gym_env", "gym_vector_env", "parallel_env", "aec_env", "r
 
 
 def scenario_options(scenario: Scenario) -> dict:
-    """The scenario's fields as keywords of the front-ends (``Scenario(**options) == scenario``)."""
-    return {f.name: getattr(scenario, f.name) for f in dataclasses.fields(scenario)}
+    """The scenario's fields as they were given (what ``Scenario.replace`` starts from): keywords
+    the front-ends pass to ``Scenario``, without the fields it derives from the models."""
+    return dict(scenario._given)
 
 
 def _scenario(task_id, options: dict) -> tuple[Task, Scenario]:
@@ -114,7 +113,7 @@ def gym_vector_env(num_envs: int = 1, *, task_id: str, **options):
         raise ValidationError(f"{task_id}: {scenario.n_agents} searchers per world; the vector entry point runs "
                               "one (use plume_multi.tasks.parallel_env or multi_agent_vector_env)")
     fields = scenario_options(scenario)
-    return vector_env(num_envs, **{k: v for k, v in fields.items() if v is not None})
+    return vector_env(num_envs, **fields)
 
 
 def parallel_env(task_id, **options):
@@ -124,7 +123,7 @@ def parallel_env(task_id, **options):
 
     _, scenario = _scenario(task_id, options)
     fields = scenario_options(scenario)
-    fields["max_cycles"] = fields.pop("max_steps")
+    fields["max_cycles"] = fields.pop("max_steps", scenario.max_steps)
     return make_parallel(**fields)
 
 

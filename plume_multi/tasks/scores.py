@@ -30,11 +30,14 @@ BENCH_EXTRA = "pip install 'plume-multi[bench]' (or pip install rliable)"
 
 
 def iqm(scores) -> float:
-    """The interquartile mean: the mean of the middle 50 % (``scipy.stats.trim_mean(x, 0.25)``)."""
-    from scipy.stats import trim_mean
-
-    scores = np.asarray(scores, dtype=np.float64).ravel()
-    return float(trim_mean(scores, 0.25)) if scores.size else math.nan
+    """The interquartile mean: the mean of the middle 50 %, ``int(n / 4)`` values cut from each end
+    (``scipy.stats.trim_mean(x, 0.25)``, rliable's ``aggregate_iqm``, without their per-call cost:
+    the bootstrap calls it thousands of times)."""
+    x = np.sort(np.asarray(scores, dtype=np.float64), axis=None)
+    if not x.size:
+        return math.nan
+    cut = int(0.25 * x.size)
+    return float(x[cut:x.size - cut].mean())
 
 
 def iqm_interval(scores, reps: int = BOOTSTRAP_REPS) -> tuple[float, float, str]:
@@ -46,7 +49,7 @@ def iqm_interval(scores, reps: int = BOOTSTRAP_REPS) -> tuple[float, float, str]
         value = iqm(matrix)
         return value, value, "none"
     try:
-        from rliable import library, metrics
+        from rliable import library
     except ImportError:
         from scipy.stats import bootstrap, trim_mean
 
@@ -55,7 +58,7 @@ def iqm_interval(scores, reps: int = BOOTSTRAP_REPS) -> tuple[float, float, str]
         return float(res.confidence_interval.low), float(res.confidence_interval.high), "scipy"
     with seeded_global_numpy(BOOTSTRAP_SEED):
         _, intervals = library.get_interval_estimates(
-            {"scores": matrix}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=reps)
+            {"scores": matrix}, lambda x: np.array([iqm(x)]), reps=reps)
     low, high = intervals["scores"][:, 0]
     return float(low), float(high), "rliable"
 
