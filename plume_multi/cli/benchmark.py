@@ -1,6 +1,6 @@
 """``plume-multi benchmark``: run policies on the benchmark's tasks and make its table.
 
-    plume-multi benchmark list
+    plume-multi benchmark list [--markdown]
     plume-multi benchmark run TASK --policy NAME [--episodes E] [--seed S] [--max-steps T]
                               [--out results.csv|.parquet|FOLDER] [--ray [ADDRESS]] [--option KEY=VALUE]
     plume-multi benchmark table [--results DIR] [--markdown FILE] [--figure FILE] [--csv FILE]
@@ -27,7 +27,8 @@ def add_parser(sub) -> None:
     bench = sub.add_parser("benchmark", help="the benchmark: run policies on its tasks, make its table",
                            description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = bench.add_subparsers(dest="benchmark_command", metavar="SUBCOMMAND", parser_class=ArgumentParser)
-    steps.add_parser("list", help="the tasks: id, protocol and baselines")
+    listing = steps.add_parser("list", help="the tasks: id, protocol and baselines")
+    listing.add_argument("--markdown", action="store_true", help="every task's card as Markdown (the docs page's list)")
     run = steps.add_parser("run", help="evaluate a policy on tasks by their protocol; write per-episode rows")
     run.add_argument("task", metavar="TASK", help="a task id (plume-multi benchmark list), a family, or all")
     run.add_argument("--policy", required=True, metavar="NAME",
@@ -83,9 +84,14 @@ def _task_ids(spec: str) -> list:
                      "(plume-multi benchmark list)")
 
 
-def _list() -> int:
+def _list(args) -> int:
     from .. import tasks
 
+    if args.markdown:
+        from ..tasks.cards import cards_markdown
+
+        print(cards_markdown(), end="")
+        return 0
     for task_id in tasks.list():
         task = tasks.get(task_id)
         p = task.protocol
@@ -182,7 +188,7 @@ def run(args) -> int:
     """``plume-multi benchmark SUBCOMMAND``."""
     command = getattr(args, "benchmark_command", None)
     if command == "list":
-        return _list()
+        return _list(args)
     if command == "run":
         return _run(args)
     if command == "table":

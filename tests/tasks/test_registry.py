@@ -95,3 +95,15 @@ def test_register_adds_a_users_task_and_refuses_a_taken_id():
         gymnasium.registry.pop(mine.id, None)
     with pytest.raises(ValidationError, match="Task.card"):
         Task(id="mine/x-v0", scenario_factory=Scenario, protocol=Protocol(), card="")
+
+
+def test_the_docs_page_lists_every_task_with_its_card_as_the_registry_writes_it():
+    from pathlib import Path
+
+    from plume_multi.tasks.cards import BEGIN, END, cards_markdown
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "benchmark.md").read_text()
+    section = page[page.index(BEGIN):page.index(END) + len(END)] + "\n"
+    assert section == cards_markdown(), "regenerate it: plume-multi benchmark list --markdown"
+    for task_id in tasks.list():
+        assert f"### `{task_id}`" in section and tasks.get(task_id).card in section

@@ -21,8 +21,8 @@ def team_search(n_agents: int):
 
 
 REFERENCES = ("Vergassola, Villermaux & Shraiman, Nature 445, 406 (2007)",
-              "Masson, Bechet Bailly-Bechet & Vergassola, Chasing information to search in random environments, "
-              "J. Phys. A 42, 434009 (2009) (cooperative infotaxis)",
+              "Masson, Bailly Bechet & Vergassola, Chasing information to search in random environments, "
+              "J. Phys. A: Math. Theor. 42, 434009 (2009) (cooperative infotaxis)",
               "Loisy & Eloy, Searching for a source without gradients: how good is infotaxis and how to beat it, "
               "Proc. R. Soc. A 478, 20220118 (2022)")
 
@@ -32,8 +32,9 @@ def _uniform(n: int) -> Task:
         id=f"teams/uniform-{n}-v0",
         scenario_factory=functools.partial(team_search, n),
         protocol=Protocol(episodes=1000, max_steps=500),
-        card=(f"{n} searchers start together at the centre of the 19 x 19 Poisson-hit search (mean hits of "
-              "a source at distance r fall off as exp(-r/lambda)/r, lambda = 1 cell, R dt = 2) and pool their "
+        card=(f"{n} searchers start together at the centre of the 19 x 19 Poisson-hit search (at distance r "
+              "from the source a searcher's hits per step are Poisson with mean R dt K0(r/lambda)/ln(2 lambda), "
+              "lambda = 1 cell, R dt = 2; the source uniform over the other cells) and pool their "
               "hits into one posterior of the source's cell. Every searcher runs the evaluated policy; the "
               "first to reach the source ends the search (500 steps at most). Success and time are the "
               "first arrival's."),
