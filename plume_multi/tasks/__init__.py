@@ -15,7 +15,7 @@ Example:
     >>> "teams/mixed-4-v0" in tasks.list()
     True
     >>> tasks.make("teams/mixed-4-v0").protocol.max_steps
-    500
+    1000
 """
 
 from .envs import TaskEnv, aec_env, parallel_env

@@ -45,12 +45,12 @@ def test_unknown_or_malformed_ids_are_refused(task_id, message):
 
 def test_the_scenario_takes_the_protocols_step_cap_and_a_lower_one_for_a_reduced_run():
     task = tasks.make("teams/mixed-4-v0")
-    assert task.scenario().max_steps == task.protocol.max_steps == 500
+    assert task.scenario().max_steps == task.protocol.max_steps == 1000
     assert task.scenario(max_steps=20).max_steps == 20
     assert task.scenario().n_agents == 4 and task.scenario().team
     assert task.partner_map == {1: "greedy", 3: "greedy"}
-    with pytest.raises(ValidationError, match="teams/mixed-4-v0.max_steps: got 501"):
-        task.scenario(max_steps=501)
+    with pytest.raises(ValidationError, match="teams/mixed-4-v0.max_steps: got 1001"):
+        task.scenario(max_steps=1001)
 
 
 def test_a_task_on_the_users_file_needs_its_path_and_refuses_other_options():

@@ -29,7 +29,8 @@ def puff_search(**wind) -> Scenario:
 REFERENCES = ("Farrell, Murlis, Long, Li & Carde, Filament-based atmospheric dispersion model to achieve short "
               "time-scale structure of odor plumes, Environmental Fluid Mechanics 2, 143 (2002) (pompy's model)",
               "Kennedy & Marsh, Pheromone-regulated anemotaxis in flying moths, Science 184, 999 (1974); "
-              "Baker, Upwind flight and casting flight, Physiological Entomology 15, 1 (1990) (surge and cast)",
+              "Kennedy, Zigzagging and casting as a programmed response to wind-borne odour: a review, "
+              "Physiological Entomology 8, 109 (1983) (surge and cast)",
               "Singh, van Breugel, Rao & Brunton, Emergent behaviour and neural dynamics in artificial agents "
               "tracking odour plumes, Nature Machine Intelligence 5, 58 (2023) (the wind regimes)")
 CARD = ("One searcher flies up a plume of odour puffs released at (10, 50) on a 200 x 100 grid and carried by "
