@@ -110,3 +110,12 @@ def test_a_mixed_team_puts_the_partners_in_their_places():
     assert len(members) == 4 and members[0] is members[2] and members[1] is members[3] and members[0] is not members[1]
     team = Team([m(task.scenario(), 0) for m in members])
     assert [type(m).__name__ for m in team.members] == ["RandomPolicy", "Greedy", "RandomPolicy", "Greedy"]
+
+
+@pytest.mark.ray
+def test_ray_runs_the_same_episodes(ray_local):
+    local = tasks.evaluate("teams/mixed-2-v0", "random", episodes=8, max_steps=STEPS, num_worlds=3, progress=False)
+    remote = tasks.evaluate("teams/mixed-2-v0", "random", episodes=8, max_steps=STEPS, num_worlds=3, executor="ray",
+                            progress=False)
+    np.testing.assert_array_equal(local.evaluation.arrival_time, remote.evaluation.arrival_time)
+    assert local.summary() == remote.summary()
