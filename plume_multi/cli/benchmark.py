@@ -114,6 +114,7 @@ def _policy(spec: str, task, executor_seed: int):
 
 def _run(args) -> int:
     from .. import tasks
+    from .evaluate import executor_for
     from ..errors import ValidationError
     from ..tasks.table import write_rows
 
@@ -132,14 +133,7 @@ def _run(args) -> int:
     single = out.suffix.lower() in (".csv", ".parquet")
     if single:
         check_writable(out, "--out")
-    executor = "local"
-    if args.ray is not None:
-        try:
-            import ray
-        except ImportError as exc:
-            raise UsageError("--ray needs Ray: pip install 'plume-multi[rllib]'") from exc
-        ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
-        executor = "ray"
+    executor = executor_for(args.ray)
     rows = []
     for task, name in jobs:
         started = time.perf_counter()
