@@ -39,6 +39,7 @@ from typing import ClassVar
 import numpy as np
 
 from ....engine import rng as _rng
+from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray, fail
@@ -134,8 +135,9 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
-    """Mean hits at the nearest cell; 0 off the grid."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Mean hits at the nearest cell; 0 farther than half a cell off the grid (``grid_point``)."""
+    inside, x, y = grid_point(x, y, P.width, P.height)
+    if not inside:
         return np.float32(0.0)
     return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
 
