@@ -23,6 +23,7 @@ from .errors import ComponentError, PlumeError, RenderingError, StateError, Vali
 from .models import actions, bodies, plumes, rewards, sensors
 from .scenario import Scenario
 from .simulator import Simulator
+from .units import Units
 from .world import WorldState
 
 __version__ = "0.1.0"
@@ -46,6 +47,7 @@ __all__ = [
     "rewards",
     "Scenario",
     "Simulator",
+    "Units",
     "WorldState",
     "errors",
     "PlumeError",

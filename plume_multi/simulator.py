@@ -9,11 +9,11 @@ them (the PettingZoo and Gymnasium front-ends do).
 from __future__ import annotations
 
 import json
-import os
 import warnings
 
 import numpy as np
 
+from .checks import check_memory
 from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
 from .engine import api, records
@@ -64,20 +64,6 @@ def _findable_record(value):
     if isinstance(value, tuple) and hasattr(cls, "_fields") and not records.findable(cls):
         return records.stable(cls)(*value)
     return value
-
-
-def _available_memory() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 class Simulator:
@@ -145,7 +131,8 @@ class Simulator:
                 specs[f"{role}.{name}"] = spec
                 labels[f"{role}.{name}"] = f"{model.name}.{name}"
         # impossible sizes are refused here, before any allocation or compilation
-        self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims))
+        needed = WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims)
+        check_memory("num_worlds x n_agents", needed, "the state", "Use fewer worlds or agents.")
         self._check_work(B)
         self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
         self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs,
@@ -173,6 +160,8 @@ class Simulator:
         self._cfg, self._fcfg = cfg, fcfg
         widths = [sensor.width(ctx) for sensor in sc.sensors]
         self._cols = np.array(np.cumsum([0] + widths[:-1]) if widths else [], dtype=np.int64)
+        # models whose data can change under the simulation (a memory-mapped movie) check it first
+        self._guards = tuple(g for g in (model.guard() for model in self._models()) if g is not None)
         self._layout = self._make_layout()
         self._driver = A.assemble(self._layout)
         self._args = self._args_for(self.state)
@@ -309,15 +298,6 @@ class Simulator:
                 f"every pair of agents for the neighbour sensor), about {minutes:.3g} minutes; expected at most "
                 f"{MAX_STEP_OPERATIONS:.3g} (2**40). Use fewer agents per world or no Neighbours sensor.")
 
-    @staticmethod
-    def _check_memory(needed: int) -> None:
-        available = _available_memory()
-        if available is not None and needed > available:
-            raise ValidationError(
-                f"num_worlds x n_agents: the state needs {needed / 2**30:.1f} GiB; "
-                f"{available / 2**30:.1f} GiB of memory is available. Use fewer worlds or agents."
-            )
-
     # ------------------------------------------------------------------ sizes
     @property
     def n_agents(self) -> int:
@@ -364,6 +344,7 @@ class Simulator:
         if self._ctx.field is not None:
             return self._ctx.field
         state = self._model_state(self.state, "plume")
+        self._check_guards()
         return plume.image(self._params["plume"], state, int(world), int(self.state.world_t[world]))
 
     @property
@@ -397,6 +378,7 @@ class Simulator:
             mask = np.ascontiguousarray(mask)
         if seed is None and not self._ready:
             seed = int(np.random.SeedSequence().entropy % (2**31 - self.num_worlds))
+        self._check_guards()
         if seed is not None:
             if mask is self._all_worlds:
                 self.seed = seed
@@ -429,6 +411,8 @@ class Simulator:
             actions = self._coerce_actions(actions)
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
+        if self._guards:
+            self._check_guards()
         if self.parallel:
             with PARALLEL_LOCK:  # Numba's workqueue threads take one launch at a time
                 bad = self._driver.step_parallel(actions, *self._args)
@@ -438,6 +422,10 @@ class Simulator:
             self._bad_action(given, bad)
         s = self.state
         return s.obs, s.reward, s.terminated, s.truncated
+
+    def _check_guards(self) -> None:
+        for guard in self._guards:
+            guard()
 
     def _bad_action(self, given, row: int):
         body = self.scenario.action_model
@@ -623,6 +611,7 @@ class Simulator:
 
     def _problems(self, state: WorldState, seed_base: np.ndarray) -> list[str]:
         sc = self.scenario
+        self._check_guards()
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
         if problems:
             return problems

@@ -77,7 +77,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               # the benchmark's tasks run the Poisson teams, the puffs and the plume following of the above
               "test_fronts.py", "test_table.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
-    ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
+    ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
     # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default)
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py")),

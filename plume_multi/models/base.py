@@ -31,6 +31,7 @@ from ..checks import (CheckedArguments, check_bool, check_choice, check_heading,
                       fail, is_int, is_real)
 from ..engine import api
 from ..world import rows_where as _rows_where
+from ..units import Units
 
 __all__ = ["Model", "StateArray", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
            "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",
@@ -286,6 +287,17 @@ class Model(metaclass=CheckedArguments):
         (``Neighbours``: every pair of agents), for ``Simulator``'s refusal of impossible sizes."""
         return 0
 
+    def guard(self):
+        """None, or a function of no arguments the simulator calls before every reset and step,
+        which raises (``StateError``) when data the kernels read changed under the running
+        simulation (a memory-mapped file that was truncated or rewritten)."""
+        return None
+
+    def saving_problem(self) -> str | None:
+        """Why ``metadata()`` cannot rebuild this model from JSON (frames held only in memory),
+        or None; ``save_scenario`` refuses such a scenario with this message."""
+        return None
+
 
 @dataclass(frozen=True)
 class Plume(Model):
@@ -310,6 +322,11 @@ class Plume(Model):
     def concentration_bounds(self) -> tuple:
         """``(low, high)`` of what ``sample_*`` return (the observation space's bounds)."""
         return 0.0, 1.0
+
+    def units(self, grid_size) -> Units:
+        """The physical size of a cell and duration of a step on a ``(width, height)`` grid, where
+        the plume knows them (a movie's ``fps`` and ``pixel_to_grid``); default: unknown."""
+        return Units()
 
     def field(self, grid_size) -> np.ndarray | None:
         """A static ``(H, W)`` float32 field shared by every world (``(D, H, W)`` in 3-D), or None."""

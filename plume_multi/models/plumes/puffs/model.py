@@ -27,6 +27,7 @@ from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
+from ....units import Units
 from ...base import Plume, PlumeKernels, StateArray
 from . import limits as L
 from . import physics as K
@@ -310,6 +311,13 @@ class Puffs(Plume):
         self._check_source(cell)
         L.check_on_grid(self, cell)
         return self if self.cell_size == cell else replace(self, cell_size=cell)
+
+    def units(self, grid_size) -> Units:
+        """A cell is ``cell_size`` long (the region's length unit), a step lasts ``dt`` (seconds);
+        cell ``(0, 0)`` lies at the region's corner plus half a cell."""
+        cell = self.resolved_cell_size(grid_size)
+        (x0, _), (y0, _) = self.region
+        return Units(cell_size=cell, step_duration=self.dt, origin=(x0 + cell / 2, y0 + cell / 2))
 
     def fixed_source(self):
         return self.source
