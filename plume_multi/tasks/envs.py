@@ -28,9 +28,10 @@ __all__ = ["TaskEnv", "gym_env", "gym_vector_env", "parallel_env", "aec_env", "r
 
 
 def scenario_options(scenario: Scenario) -> dict:
-    """The scenario's fields as they were given (what ``Scenario.replace`` starts from): keywords
-    the front-ends pass to ``Scenario``, without the fields it derives from the models."""
-    return dict(scenario._given)
+    """The scenario's fields as given (what ``Scenario.replace`` starts from), those left unset
+    (``None``) out: keywords the front-ends pass to ``Scenario`` (their own defaults may differ from
+    ``Scenario``'s, as ``parallel_env``'s 8 agents, so every set field goes through)."""
+    return {k: v for k, v in scenario._given.items() if v is not None}
 
 
 def _scenario(task_id, options: dict) -> tuple[Task, Scenario]:
