@@ -59,11 +59,12 @@ def refuse(owner: str, name: str, found: str, expected: str):
 
 
 def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, low_open=False,
-               high_open=False) -> float:
-    """A finite real number in the interval; returned as a Python float."""
+               high_open=False, expected: str | None = None) -> float:
+    """A finite real number in the interval; returned as a Python float. ``expected``: the
+    message's own words (a bound that comes from another field names it)."""
     lo = "(" if low_open else "["
     hi = ")" if high_open else "]"
-    expected = f"a finite number in {lo}{low:g}, {high:g}{hi}"
+    expected = expected or f"a finite number in {lo}{low:g}, {high:g}{hi}"
     if not is_real(value):
         fail(owner, name, value, expected)
     try:

@@ -374,9 +374,7 @@ class Scenario:
         goal_radius`` does, with no float rounding at the edge; for continuous bodies, or a source
         between cells (a movie's), ``goal_radius**2``.
         """
-        fixed = self.plume.fixed_source()
-        on_cell = fixed is None or all(float(c).is_integer() for c in fixed)  # random sources are cells
-        if self.continuous or not on_cell:
+        if self.continuous or not self.plume.on_cells():
             return self.goal_radius ** 2
         limit = sum((n - 1) ** 2 for n in self.grid_size)
         if self.goal_radius >= math.sqrt(limit):

@@ -220,7 +220,7 @@ class Simulator:
         record = "kernels" if dims == 2 else "kernels_3d"
         roles = []
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
-                                                          "advance", "view", "wind_at")),
+                                                          "advance", "view", "wind_at", "reach")),
                                      ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
                                                                 "heading", "heading_index")),
                                      ("reward", sc.reward, ("goal", "step"))):
@@ -255,7 +255,8 @@ class Simulator:
         if dims == 3:
             label += " (3-D)"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        one_agent=sc.n_agents == 1, label=label, dims=dims)
+                        one_agent=sc.n_agents == 1, label=label, dims=dims,
+                        several_sources=sc.plume.source_count() > 1)
 
     def _models(self) -> list:
         sc = self.scenario
@@ -353,6 +354,23 @@ class Simulator:
         in 3-D) in cells."""
         return self.scenario.plume.sources(self._params["plume"], self._model_state(self.state, "plume"),
                                            self.num_worlds)
+
+    @property
+    def source_positions(self) -> np.ndarray:
+        """``(B, K, 2)`` float64: every source of every world now, ``(x, y)`` in cells (``K``
+        sources per world; ``sources`` is the first of each)."""
+        return self.scenario.plume.source_positions(self._params["plume"], self._model_state(self.state, "plume"),
+                                                    self.num_worlds)
+
+    @property
+    def sources_found(self) -> np.ndarray:
+        """``(B, K)`` bool: the sources an agent of each world has reached this episode. With one
+        source: whether an agent of the world has arrived."""
+        found = self.scenario.plume.sources_found(self._params["plume"], self._model_state(self.state, "plume"),
+                                                  self.num_worlds)
+        if found is not None:
+            return found
+        return self.state.terminated.reshape(self.num_worlds, self.n_agents).any(axis=1)[:, None]
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed=None, mask=None) -> np.ndarray:
@@ -682,9 +700,16 @@ class Simulator:
         return copy.obs
 
     def _distance2_to_source(self, state: WorldState) -> np.ndarray:
-        body = self.scenario.action_model
-        loc = body.locations(self._params["body"], self._model_state(state, "body"), state.pos)
-        src = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
+        sc = self.scenario
+        loc = sc.action_model.locations(self._params["body"], self._model_state(state, "body"), state.pos)
+        plume_state = self._model_state(state, "plume")
+        if sc.plume.source_count() > 1:  # the nearest source an arrival would count
+            from .models.sources.source_set import nearest_counted
+
+            xy = sc.plume.source_positions(self._params["plume"], plume_state, self.num_worlds)
+            found = sc.plume.sources_found(self._params["plume"], plume_state, self.num_worlds)
+            return nearest_counted(xy, found, loc, self.n_agents, sc.team)
+        src = sc.plume.sources(self._params["plume"], plume_state, self.num_worlds)
         d = loc - np.repeat(src, self.n_agents, axis=0)
         return (d * d).sum(axis=1)
 

@@ -105,6 +105,12 @@ class PlumeKernels:
         view(P, S, b, t) -> pw: what the samplers need to find world ``b`` at step ``t`` (a frame
             index, ...). Default: ``b``.
         wind_at(P, S, pw, x, y) -> (u, v): wind in cells per step. Default: calm.
+        reach(P, S, b, x, y, goal_d2, team) -> (reached, all_found): for a plume of several
+            sources (``Plume.source_count() > 1``), called instead of comparing with ``source``
+            after each agent's move: whether the agent at ``(x, y)`` reaches a source (within
+            ``goal_d2`` squared cells; with ``team``, one no agent of its world has found yet),
+            marked found by the plume, and whether every source of the world is found now.
+            Default: never called (one source).
     """
 
     source: Any
@@ -114,6 +120,7 @@ class PlumeKernels:
     advance: Any = api.plume_advance
     view: Any = api.plume_view
     wind_at: Any = api.calm
+    reach: Any = api.plume_reach
 
 
 @dataclass(frozen=True)
@@ -338,8 +345,27 @@ class Plume(Model):
         raise NotImplementedError(f"{self.name}.image: this plume draws no picture")
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
-        """``(B, dims)`` float64: every world's source."""
+        """``(B, dims)`` float64: every world's source (its first, when it has several)."""
         raise NotImplementedError(f"{self.name}.sources")
+
+    def source_count(self) -> int:
+        """Sources per world, ``K`` (more than one: the step calls ``PlumeKernels.reach``)."""
+        return 1
+
+    def source_positions(self, params, state, num_worlds: int) -> np.ndarray:
+        """``(B, K, dims)`` float64: every source of every world now."""
+        return self.sources(params, state, num_worlds)[:, None, :]
+
+    def sources_found(self, params, state, num_worlds: int) -> np.ndarray | None:
+        """``(B, K)`` bool: the sources an agent of each world has reached this episode, or None
+        when the plume keeps no such record (one source: an arrival ends the search for it)."""
+        return None
+
+    def on_cells(self) -> bool:
+        """True when every source sits on a cell (integer coordinates) at every step: the goal
+        test then compares integer squared distances (``Scenario.goal_d2``)."""
+        fixed = self.fixed_source()
+        return fixed is None or all(float(c).is_integer() for c in fixed)  # drawn sources are cells
 
 
 @dataclass(frozen=True)

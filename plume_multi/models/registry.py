@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import ValidationError
-from . import bodies, plumes, rewards, sensors
+from . import bodies, plumes, rewards, sensors, sources
 from .base import Model
 
 __all__ = ["FAMILIES", "model_class", "model_names", "from_metadata", "field_value"]
 
-FAMILIES = {"plume": plumes, "action": bodies, "sensor": sensors, "reward": rewards}
+FAMILIES = {"plume": plumes, "action": bodies, "sensor": sensors, "reward": rewards, "source_motion": sources}
 
 
 def _key(name: str) -> str:
