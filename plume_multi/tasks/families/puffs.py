@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ...models.bodies import Continuous
 from ...models.plumes import Puffs, Wind
 from ...models.sensors import Antennae, Concentration
@@ -39,13 +41,26 @@ CARD = ("One searcher flies up a plume of odour puffs released at (10, 50) on a 
         "at most 30 degrees a step, and senses the concentration at its position and at two antennae, and "
         "the wind. Success: within 4 cells of the source in {steps} steps. {regime}")
 
-TASKS = (
-    Task(
-        id="puffs/constant-v0",
-        scenario_factory=puff_search,
+REGIMES = {
+    "constant": "The wind keeps its mean direction (Singh et al.'s constant regime).",
+    "switch-once": ("The wind turns once by 45 degrees, 0-30 s before the episode begins (Singh et al.'s "
+                    "switch-once regime: the plume the searcher meets still bends)."),
+    "switch-many": ("Every 3 +- 0.3 s the wind takes a new direction, drawn from N(0, 30 degrees) clipped to "
+                    "+-60 degrees (Singh et al.'s switch-many regime)."),
+    "sparse": ("The wind keeps its direction but puffs are released at 0.4 times the rate (Singh et al.'s "
+               "sparse regime: long blanks between whiffs)."),
+}
+
+
+def _regime(regime: str) -> Task:
+    return Task(
+        id=f"puffs/{regime}-v0",
+        scenario_factory=functools.partial(puff_search, regime=regime),
         protocol=Protocol(episodes=500, max_steps=2000),
-        card=CARD.format(steps=2000, regime="The wind keeps its mean direction (Singh et al.'s constant regime)."),
+        card=CARD.format(steps=2000, regime=REGIMES[regime]),
         references=REFERENCES,
         baselines=("random", "gradient", "surge-cast"),
-    ),
-)
+    )
+
+
+TASKS = tuple(_regime(regime) for regime in REGIMES)
