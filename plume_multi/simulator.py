@@ -9,21 +9,21 @@ them (the PettingZoo and Gymnasium front-ends do).
 from __future__ import annotations
 
 import json
-import os
 import warnings
 
-import numba
 import numpy as np
 
+from .checks import check_memory
 from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
 from .engine import api, records
 from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
+from .engine.threads import PARALLEL_LOCK, threads_for
 from .scenario import Scenario, _Context
 from .world import WorldState
 
-__all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED", "MAX_WORLDS"]
+__all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED", "MAX_WORLDS", "MAX_STEP_OPERATIONS"]
 
 AUTORESET_MODES = {
     "disabled": A.AUTORESET_DISABLED,
@@ -32,7 +32,12 @@ AUTORESET_MODES = {
 }
 MAX_SEED = 2**63 - 1
 MAX_WORLDS = 2**31 - 1
-# Below this many agents a step is too short for threads to pay for their start-up.
+# A step of more operations than this (every pair of agents for Neighbours) takes over half an hour:
+# refused before any work. Neighbours measured 1.2-1.7 ns per pair on one core (N = 1024 agents).
+MAX_STEP_OPERATIONS = 2**40
+SECONDS_PER_OPERATION = 2e-9
+# Below this many agents a step is too short for threads to pay for their start-up, and Numba's
+# threads are not started at all (engine/threads.py: a trainer in the process keeps its cores).
 PARALLEL_MIN_AGENTS = 32768
 
 
@@ -61,20 +66,6 @@ def _findable_record(value):
     return value
 
 
-def _available_memory() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 class Simulator:
     """Advance ``num_worlds`` independent worlds of ``scenario.n_agents`` agents each.
 
@@ -92,7 +83,9 @@ class Simulator:
             that reached the source stay put and earn nothing, the others keep moving (and may
             still reach it), the step count keeps growing and ``truncated`` stays True.
         field: optional ``(H, W)`` array in ``[0, 1]`` (``(D, H, W)`` in 3-D) to use instead of the
-            Gaussian plume's field (copied: later changes to your array do not reach the simulator).
+            default plume's field (copied: later changes to your array do not reach the simulator).
+            Only with the default plume model, ``plumes.Gaussian`` with a fixed source: another
+            plume's agents would read that plume, not the field (refused).
         parallel: ``"auto"`` (threads for large batches when Numba has more than one),
             ``True`` or ``False``. Results are identical either way.
 
@@ -132,12 +125,19 @@ class Simulator:
         # Every model's parameters and state, by role; roles are "plume", "body", "reward", "sensor<k>".
         self._roles = {"plume": sc.plume, "body": sc.action_model, "reward": sc.reward}
         self._roles.update({f"sensor{k}": s for k, s in enumerate(sc.sensors)})
-        specs = {f"{role}.{name}": spec for role, model in self._roles.items()
-                 for name, spec in model.state_spec(ctx).items()}
-        self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims))
+        specs, labels = {}, {}
+        for role, model in self._roles.items():
+            for name, spec in model.state_spec(ctx).items():
+                specs[f"{role}.{name}"] = spec
+                labels[f"{role}.{name}"] = f"{model.name}.{name}"
+        # impossible sizes are refused here, before any allocation or compilation
+        needed = WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims)
+        check_memory("num_worlds x n_agents", needed, "the state", "Use fewer worlds or agents.")
+        self._check_work(B)
         self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
         self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs,
-                                         dims=sc.dims)
+                                         model_labels=labels, dims=sc.dims)
+        self._obs_bounds = sc.observation_bounds()
 
         cfg = np.zeros(A.CFG_SIZE, dtype=np.int64)
         cfg[A.C_N_AGENTS] = N
@@ -160,6 +160,8 @@ class Simulator:
         self._cfg, self._fcfg = cfg, fcfg
         widths = [sensor.width(ctx) for sensor in sc.sensors]
         self._cols = np.array(np.cumsum([0] + widths[:-1]) if widths else [], dtype=np.int64)
+        # models whose data can change under the simulation (a memory-mapped movie) check it first
+        self._guards = tuple(g for g in (model.guard() for model in self._models()) if g is not None)
         self._layout = self._make_layout()
         self._driver = A.assemble(self._layout)
         self._args = self._args_for(self.state)
@@ -167,7 +169,7 @@ class Simulator:
         self._action_shape = (B * N, len(sc.action_bounds()[0])) if sc.continuous else (B * N,)
         self._all_worlds = np.ones(B, dtype=np.bool_)
         if parallel == "auto":
-            parallel = numba.get_num_threads() > 1 and B > 1 and B * N >= PARALLEL_MIN_AGENTS
+            parallel = B > 1 and threads_for(B * N, PARALLEL_MIN_AGENTS) > 1
         self.parallel = bool(parallel)
         self._no_actions = self._dummy_actions()
         # compile (or load from the cache) what this simulator runs now: a model that cannot
@@ -190,8 +192,14 @@ class Simulator:
             if made is not None:
                 made.flags.writeable = False
             return made
-        if sc.plume.fixed_source() is None or sc.plume.field(sc.grid_size) is None:
-            raise ValidationError(f"field: a field replaces a static plume's; the plume {sc.plume.name} has none")
+        from .models.plumes import Gaussian
+
+        # the field replaces what the default plume model reads (a Gaussian with a fixed source reads
+        # the shared field it is given); any other plume reads its own data and would ignore it
+        if type(sc.plume) is not Gaussian or sc.plume.random_source:
+            raise ValidationError(f"field: got an array with the plume {sc.plume.name}; expected field=None (a field "
+                                  "replaces the default plume's, plumes.Gaussian with a fixed source; another plume's "
+                                  "agents would read that plume, not the field)")
         shape = tuple(reversed(sc.grid_size))
         names = "(depth, height, width)" if sc.dims == 3 else "(height, width)"
         try:
@@ -213,7 +221,7 @@ class Simulator:
         record = "kernels" if dims == 2 else "kernels_3d"
         roles = []
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
-                                                          "advance", "view", "wind_at")),
+                                                          "advance", "view", "wind_at", "reach")),
                                      ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
                                                                 "heading", "heading_index")),
                                      ("reward", sc.reward, ("goal", "step"))):
@@ -248,7 +256,8 @@ class Simulator:
         if dims == 3:
             label += " (3-D)"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        one_agent=sc.n_agents == 1, label=label, dims=dims)
+                        one_agent=sc.n_agents == 1, label=label, dims=dims,
+                        several_sources=sc.plume.source_count() > 1)
 
     def _models(self) -> list:
         sc = self.scenario
@@ -279,14 +288,17 @@ class Simulator:
                  state.final_length]
         return tuple(args)
 
-    @staticmethod
-    def _check_memory(needed: int) -> None:
-        available = _available_memory()
-        if available is not None and needed > available:
+    def _check_work(self, num_worlds: int) -> None:
+        """Refuse a step no run could finish: its operations beyond the per-agent work (every pair
+        of agents of a world, for ``Neighbours``), estimated before anything is allocated."""
+        per_world = sum(model.step_operations(self._ctx) for model in self._models())
+        total = per_world * num_worlds
+        if total > MAX_STEP_OPERATIONS:
+            minutes = total * SECONDS_PER_OPERATION / 60
             raise ValidationError(
-                f"num_worlds x n_agents: the state needs {needed / 2**30:.1f} GiB; "
-                f"{available / 2**30:.1f} GiB of memory is available. Use fewer worlds or agents."
-            )
+                f"num_worlds x n_agents: a step would take about {total:.3g} operations ({per_world:.3g} per world, "
+                f"every pair of agents for the neighbour sensor), about {minutes:.3g} minutes; expected at most "
+                f"{MAX_STEP_OPERATIONS:.3g} (2**40). Use fewer agents per world or no Neighbours sensor.")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -334,6 +346,7 @@ class Simulator:
         if self._ctx.field is not None:
             return self._ctx.field
         state = self._model_state(self.state, "plume")
+        self._check_guards()
         return plume.image(self._params["plume"], state, int(world), int(self.state.world_t[world]))
 
     @property
@@ -342,6 +355,23 @@ class Simulator:
         in 3-D) in cells."""
         return self.scenario.plume.sources(self._params["plume"], self._model_state(self.state, "plume"),
                                            self.num_worlds)
+
+    @property
+    def source_positions(self) -> np.ndarray:
+        """``(B, K, 2)`` float64: every source of every world now, ``(x, y)`` in cells (``K``
+        sources per world; ``sources`` is the first of each)."""
+        return self.scenario.plume.source_positions(self._params["plume"], self._model_state(self.state, "plume"),
+                                                    self.num_worlds)
+
+    @property
+    def sources_found(self) -> np.ndarray:
+        """``(B, K)`` bool: the sources an agent of each world has reached this episode. With one
+        source: whether an agent of the world has arrived."""
+        found = self.scenario.plume.sources_found(self._params["plume"], self._model_state(self.state, "plume"),
+                                                  self.num_worlds)
+        if found is not None:
+            return found
+        return self.state.terminated.reshape(self.num_worlds, self.n_agents).any(axis=1)[:, None]
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed=None, mask=None) -> np.ndarray:
@@ -367,6 +397,7 @@ class Simulator:
             mask = np.ascontiguousarray(mask)
         if seed is None and not self._ready:
             seed = int(np.random.SeedSequence().entropy % (2**31 - self.num_worlds))
+        self._check_guards()
         if seed is not None:
             if mask is self._all_worlds:
                 self.seed = seed
@@ -399,14 +430,21 @@ class Simulator:
             actions = self._coerce_actions(actions)
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
+        if self._guards:
+            self._check_guards()
         if self.parallel:
-            bad = self._driver.step_parallel(actions, self._all_worlds, *self._args)
+            with PARALLEL_LOCK:  # Numba's workqueue threads take one launch at a time
+                bad = self._driver.step_parallel(actions, self._all_worlds, *self._args)
         else:
             bad = self._driver.run(0, self._all_worlds, -1, actions, *self._args)
         if bad >= 0:
             self._bad_action(given, bad)
         s = self.state
         return s.obs, s.reward, s.terminated, s.truncated
+
+    def _check_guards(self) -> None:
+        for guard in self._guards:
+            guard()
 
     def _bad_action(self, given, row: int):
         body = self.scenario.action_model
@@ -488,10 +526,41 @@ class Simulator:
         return self.state.world_done
 
     def model_state(self, name: str) -> np.ndarray:
-        """A model's state array by name (``"body.heading"``, ``"plume.source"``, ...; a view)."""
+        """A model's state array by name (``"body.heading"``, ``"plume.source"``, ...): a read-only
+        view, valid until the next call. The state changes only through ``reset``, ``step`` and
+        ``restore`` (which checks what it is given)."""
         if name not in self.state.models:
             raise ValidationError(f"name: got {name!r}; expected one of {sorted(self.state.models)}")
-        return self.state.models[name]
+        view = self.state.models[name].view()
+        view.flags.writeable = False
+        return view
+
+    def bind_observations(self, buffer: np.ndarray) -> None:
+        """Make ``buffer`` the array the compiled step writes observations into, from now on.
+
+        For trainers that own the memory (shared buffers of a multi-process collector, PufferLib
+        style): ``reset`` and ``step`` then return ``buffer`` itself, written in place, with no
+        copy. The current observations are copied into it first.
+
+        Args:
+            buffer: ``(B*N, D)`` float32, C-contiguous, writeable and aligned.
+
+        Raises:
+            ValidationError: anything else; nothing changes.
+        """
+        shape = self.state.obs.shape
+        if not isinstance(buffer, np.ndarray):
+            raise ValidationError(f"buffer: got {type(buffer).__name__}; expected a numpy float32 array of shape {shape}")
+        if (buffer.dtype != np.float32 or buffer.shape != shape or not buffer.flags.c_contiguous
+                or not buffer.flags.writeable or not buffer.flags.aligned):
+            raise ValidationError(
+                f"buffer: got shape {buffer.shape} dtype {buffer.dtype} (C-contiguous {buffer.flags.c_contiguous}, "
+                f"writeable {buffer.flags.writeable}, aligned {buffer.flags.aligned}); expected a C-contiguous, "
+                f"writeable, aligned float32 array of shape {shape}: np.zeros({shape}, np.float32), or a view of "
+                "shared memory with that layout")
+        buffer[...] = self.state.obs
+        self.state.obs = buffer
+        self._args = self._args_for(self.state)
 
     # ------------------------------------------------------------------ snapshot / restore / validate
     def snapshot(self) -> dict:
@@ -561,11 +630,31 @@ class Simulator:
 
     def _problems(self, state: WorldState, seed_base: np.ndarray) -> list[str]:
         sc = self.scenario
+        self._check_guards()
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
+        if problems:
+            return problems
+        # relations between a model's arrays, before any compiled function reads them
+        for role, model in self._roles.items():
+            prefix = role + "."
+            arrays = {name[len(prefix):]: arr for name, arr in state.models.items() if name.startswith(prefix)}
+            for name, what in model.check_state(self._ctx, arrays):
+                problems.append(f"{prefix}{name} ({model.name}.{name}): {what}")
         if problems:
             return problems
         B = self.num_worlds
         rows = lambda arr: np.flatnonzero(arr)  # noqa: E731
+        low, high = self._obs_bounds
+        outside = (state.obs < low) | (state.obs > high)
+        col = 0
+        for sensor in sc.sensors:
+            width = sensor.width(self._ctx)
+            bad = rows(outside[:, col:col + width].any(axis=1))
+            if bad.size:
+                problems.append(f"obs: {bad.size} rows whose {sensor.name} columns are outside the sensor's bounds "
+                                f"[{low[col:col + width].min():g}, {high[col:col + width].max():g}] (first: row "
+                                f"{bad[0]})")
+            col += width
         allowed = np.array(sorted({0.0, *sc.reward.values()}), dtype=np.float32)
         bad = rows(~np.isin(state.reward, allowed))
         if bad.size:
@@ -601,7 +690,7 @@ class Simulator:
         """The observations the sensors give for ``state`` now, computed on copies."""
         copy = WorldState(num_worlds=state.num_worlds, n_agents=state.n_agents, obs_dim=state.obs_dim,
                           models={k: v.copy() for k, v in state.models.items()}, model_specs=state.model_specs,
-                          dims=state.dims,
+                          model_labels=state.model_labels, dims=state.dims,
                           **{name: getattr(state, name).copy() for name in
                              ("pos", "active", "terminated", "truncated", "obs", "reward", "ep_length",
                               "world_t", "world_done", "world_episode", "world_seed", "final_obs",
@@ -611,9 +700,16 @@ class Simulator:
         return copy.obs
 
     def _distance2_to_source(self, state: WorldState) -> np.ndarray:
-        body = self.scenario.action_model
-        loc = body.locations(self._params["body"], self._model_state(state, "body"), state.pos)
-        src = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
+        sc = self.scenario
+        loc = sc.action_model.locations(self._params["body"], self._model_state(state, "body"), state.pos)
+        plume_state = self._model_state(state, "plume")
+        if sc.plume.source_count() > 1:  # the nearest source an arrival would count
+            from .models.sources.source_set import nearest_counted
+
+            xy = sc.plume.source_positions(self._params["plume"], plume_state, self.num_worlds)
+            found = sc.plume.sources_found(self._params["plume"], plume_state, self.num_worlds)
+            return nearest_counted(xy, found, loc, self.n_agents, sc.team)
+        src = sc.plume.sources(self._params["plume"], plume_state, self.num_worlds)
         d = loc - np.repeat(src, self.n_agents, axis=0)
         return (d * d).sum(axis=1)
 

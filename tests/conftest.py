@@ -24,9 +24,13 @@ import importlib.util
 import pytest
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
-if os.environ.get("PLUME_REQUIRE_RAY") == "1" and not HAVE_RAY:
-    raise RuntimeError("PLUME_REQUIRE_RAY=1 but Ray is not installed here: run `make test` (it builds .venv-ray)")
-collect_ignore = [] if HAVE_RAY else ["integrations/test_rllib.py"]
+# BenchMARL pins an older TorchRL than the main environment's: it lives in .venv-ray too
+HAVE_BENCHMARL = importlib.util.find_spec("benchmarl") is not None
+if os.environ.get("PLUME_REQUIRE_RAY") == "1" and not (HAVE_RAY and HAVE_BENCHMARL):
+    raise RuntimeError("PLUME_REQUIRE_RAY=1 but Ray or BenchMARL is not installed here: run `make test` "
+                       "(it builds .venv-ray)")
+collect_ignore = ([] if HAVE_RAY else ["integrations/test_rllib.py"]) + (
+    [] if HAVE_BENCHMARL else ["integrations/test_benchmarl.py"])
 
 
 def pytest_configure(config):
@@ -66,23 +70,26 @@ def ray_local():
 # pytest-dev/pytest-xdist#1386). Files are named without their folder; a file not named here is a
 # group of its own, handed out after these in collection order.
 GROUPS = [  # (group, files), longest first: measured on two cores with an empty cache
-    # the documentation's Poisson and puff combinations, shared with these files
+    # the documentation's Poisson, puff and plume-following combinations, shared with these files
     ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
-              "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
-              "test_teams_table.py", "test_greedy.py")),
+              "test_puffs_state.py", "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
+              "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py", "test_puffs_regimes.py",
+              "test_scene_tools.py", "test_training_tables.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
-    ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
+    ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
     # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default)
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py")),
+    # the trainers' imports (torch, TorchRL, Tianshou, Stable-Baselines3) once, in one process
+    ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
-    ("engine_cache", ("test_cache.py", "test_compile.py")),  # compiles in fresh processes, on fresh caches
+    ("engine_cache", ("test_cache.py", "test_compile.py", "test_cache_failures.py")),  # fresh processes, fresh caches
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)
     ("engine", ("test_simulator.py", "test_simulator_properties.py", "test_cli.py")),
     ("benchmark", ("test_bench.py",)),
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
-    ("puffs", ("test_puffs.py",)),
+    ("puffs", ("test_puffs.py", "test_hostile_inputs.py")),  # the standalone puff kernels
     ("poisson", ("test_poisson_hits.py",)),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}

@@ -17,10 +17,10 @@ __all__ = ["NAMED_SCENARIOS", "add_scenario_arguments", "scenario_from_args"]
 def _named_scenarios() -> dict:
     from .. import presets
 
-    return {"poisson_search": presets.poisson_search}
+    return {"poisson_search": presets.poisson_search, "plume_following": presets.plume_following}
 
 
-NAMED_SCENARIOS = ("poisson_search",)  # the factories of plume_multi.presets reachable by name
+NAMED_SCENARIOS = ("poisson_search", "plume_following")  # the factories of plume_multi.presets reachable by name
 
 
 def add_scenario_arguments(parser, *, agents: int, steps: int) -> None:

@@ -22,6 +22,7 @@ a model recompiles exactly the drivers that use it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import sys
@@ -30,7 +31,7 @@ import types
 from dataclasses import dataclass, field
 
 from ..errors import ValidationError
-from .jit import CACHE_DIR, module_files, prune
+from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, prune
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
            "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "C_DEPTH", "C_Z0",
@@ -82,7 +83,10 @@ class Layout:
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
     ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``one_agent``:
     worlds hold one agent. ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
-    and the driver passes the third coordinate). ``label``: the models' names, for messages.
+    and the driver passes the third coordinate). ``several_sources``: the plume has several
+    sources per world (2-D), so an arrival is its ``reach`` role's answer (else the distance to its
+    ``source``, and ``reach`` is not imported: such a driver is the one-source driver, byte for
+    byte). ``label``: the models' names, for messages.
     """
 
     plume: tuple
@@ -92,6 +96,11 @@ class Layout:
     one_agent: bool
     label: str = field(default="", compare=False)  # for messages only: models of one kind share a driver
     dims: int = 2
+    several_sources: bool = False
+
+    def __post_init__(self):
+        if not self.several_sources:  # reach is never called: not part of the driver
+            object.__setattr__(self, "plume", tuple((r, ref) for r, ref in self.plume if r != "reach"))
 
     def args(self) -> str:
         sensor_args = "".join(f"SP{k}, SS{k}, IP{k}, " for k in range(len(self.sensors)))
@@ -210,11 +219,11 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
                         body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
                         ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
 {distance}
-                        if {d2} <= goal_d2:
+                        if {arrival}:
                             reward[i] = reward_goal(RP)
                             active[i] = False
                             terminated[i] = True
-                            arrived = True
+                            arrived = {arrived}
                         else:
                             reward[i] = reward_step(RP)
                             terminated[i] = False
@@ -320,7 +329,7 @@ def _dimension(dims: int) -> dict:
             load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]",
             source_names="sx, sy",
             source_zeros="0.0, 0.0",
-            distance="\n".join(" " * 24 + line for line in ("ax, ay = body_location(AP, AS, i, pos)",
+            distance="\n".join(" " * 16 + line for line in ("ax, ay = body_location(AP, AS, i, pos)",
                                                             "dx = ax - sx", "dy = ay - sy")),
             d2="dx * dx + dy * dy",
             agent_view=_AGENT_VIEW,
@@ -333,11 +342,26 @@ def _dimension(dims: int) -> dict:
         load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]\n    depth = cfg[{C_DEPTH}]",
         source_names="sx, sy, sz",
         source_zeros="0.0, 0.0, 0.0",
-        distance="\n".join(" " * 24 + line for line in ("ax, ay, az = body_location(AP, AS, i, pos)",
+        distance="\n".join(" " * 16 + line for line in ("ax, ay, az = body_location(AP, AS, i, pos)",
                                                         "dx = ax - sx", "dy = ay - sy", "dz = az - sz")),
         d2="dx * dx + dy * dy + dz * dz",
         agent_view=_AGENT_VIEW_3D,
     )
+
+
+def _arrival(layout: Layout, dimension: dict) -> dict:
+    """How an agent that moved arrives. One source: its distance to the world's source; the first
+    arrival is the one that counts for a team. Several (2-D): the plume's ``reach`` says whether it
+    reached one (and marks it found), and a team's search ends when every source is found."""
+    d2 = dimension.pop("d2")
+    if not layout.several_sources:
+        return dict(arrival=f"{d2} <= goal_d2", arrived="True")
+    if layout.dims != 2:
+        raise ValidationError(f"{layout.label}: several sources per world are 2-D; the scenario is {layout.dims}-D")
+    lines = ("ax, ay = body_location(AP, AS, i, pos)",
+             "reached, everything = plume_reach(PP, PS, b, ax, ay, goal_d2, team)")
+    return dict(distance="\n".join(" " * 16 + line for line in lines), arrival="reached",
+                arrived="arrived or everything")
 
 
 def source(layout: Layout) -> str:
@@ -358,6 +382,9 @@ def source(layout: Layout) -> str:
             imports.append(f"from {world.module} import {world.name} as s{k}_world")
             world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
     dimension = _dimension(layout.dims)
+    dimension.update(_arrival(layout, dimension))
+    # the step's per-agent lines sit in ``advance`` under ``if stepping:`` and ``if active[i]:``
+    dimension["distance"] = textwrap.indent(dimension["distance"], " " * 8)
     agent_block = "\n".join(dimension.pop("agent_view") + agent_calls) if agent_calls else "pass"
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))
@@ -389,6 +416,24 @@ def _fingerprint(fn) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+def _write_driver(folder, name: str, text: str):
+    """The driver's file in the cache (written unless it holds ``text`` already), or None when it
+    cannot be written (a full disk: the cache reports it once)."""
+    path = folder / f"{name}.py"
+    tmp = folder / f".{name}.{id(text)}.tmp"
+    try:
+        if not path.exists() or path.read_text() != text:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text)
+            tmp.replace(path)  # atomic: a concurrent process never reads half a file
+    except (OSError, UnicodeDecodeError) as exc:
+        cache_failed(path, exc)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return None
+    return path
+
+
 def assemble(layout: Layout):
     """The driver module for ``layout`` (written once, imported once per process).
 
@@ -410,22 +455,17 @@ def assemble(layout: Layout):
     text = source(layout)
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     name = f"plume_multi_driver_{digest}"
-    if CACHE_DIR is not None:
-        folder = CACHE_DIR / "drivers"
-        path = folder / f"{name}.py"
-        if not path.exists() or path.read_text() != text:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{name}.{id(text)}.tmp"
-            tmp.write_text(text)
-            tmp.replace(path)  # atomic: a concurrent process never reads half a file
+    path = None if CACHE_DIR is None else _write_driver(CACHE_DIR / "drivers", name, text)
+    if path is not None:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-    else:  # no writable folder: compile from memory (Numba cannot cache it then)
+    else:  # no writable folder, or a full one: compile from memory (Numba cannot cache it then)
         module = types.ModuleType(name)
         module.__file__ = f"<{name}>"
         sys.modules[name] = module
-        exec(compile(text, module.__file__, "exec"), module.__dict__)
+        with compiled_in_memory():
+            exec(compile(text, module.__file__, "exec"), module.__dict__)
     _loaded[key] = module
     return module

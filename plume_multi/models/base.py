@@ -27,28 +27,66 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..checks import check_bool, check_choice, check_heading, check_int, check_real, fail, is_int, is_real
+from ..checks import (CheckedArguments, check_bool, check_choice, check_heading, check_int, check_point, check_real,
+                      fail, is_int, is_real)
 from ..engine import api
+from ..world import rows_where as _rows_where
+from ..units import Units
 
-__all__ = ["Model", "StateArray", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
-           "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int", "check_choice", "check_bool",
-           "check_heading", "is_int", "is_real", "fail"]
+__all__ = ["Model", "StateArray", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
+           "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",
+           "check_choice", "check_bool", "check_heading", "check_point", "is_int", "is_real", "fail"]
 
 
 @dataclass(frozen=True)
 class StateArray:
-    """An array a model keeps: ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B).
-    ``validate()`` checks that its values are finite and lie in ``[low, high]`` (when given)."""
+    """An array a model keeps, and the range of its values.
+
+    ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B); ``tail`` the shape after it.
+    ``low`` and ``high``: the values' bounds, inclusive, each None (unbounded), a number, or one
+    number per entry of the last axis (``high=(W - 1, H - 1)`` for positions ``(x, y)``: the grid's
+    own shape, so a 3-D grid gives three); ``integral``: the values are whole numbers (cells, counts
+    held in floats). ``validate()`` checks that float values are finite and every value lies in
+    range, and ``restore`` refuses what it refuses: declare the range every compiled function
+    needs, so that no value within it makes a compiled function read or write outside an array.
+    Relations between arrays (a count and the rows it counts) go in ``Model.check_state``.
+    """
 
     dtype: type
     per: str
     tail: tuple = ()
-    low: float | None = None
-    high: float | None = None
+    low: float | tuple | None = None
+    high: float | tuple | None = None
+    integral: bool = False
 
     def shape(self, num_worlds: int, n_agents: int) -> tuple:
         lead = num_worlds * n_agents if self.per == "agent" else num_worlds
         return (lead, *self.tail)
+
+    def problems(self, arr: np.ndarray) -> list:
+        """``(what, rows)`` for each way ``arr`` (of this shape and dtype) leaves its range: ``rows``
+        the indices along the first axis where it does. Never raises."""
+        out = []
+        if arr.dtype.kind == "f":
+            out.append(("not finite", _rows_where(~np.isfinite(arr))))
+        with np.errstate(invalid="ignore"):
+            if self.low is not None:
+                out.append((f"below {_bound(self.low)}", _rows_where(arr < np.asarray(self.low))))
+            if self.high is not None:
+                out.append((f"above {_bound(self.high)}", _rows_where(arr > np.asarray(self.high))))
+            if self.integral and arr.dtype.kind == "f":
+                out.append(("not whole numbers", _rows_where(np.isfinite(arr) & (arr != np.floor(arr)))))
+        return [(what, rows) for what, rows in out if rows.size]
+
+
+def grid_high(ctx) -> tuple:
+    """The largest coordinate of each axis of the scenario's grid, ``(W - 1, H - 1)`` (and
+    ``D - 1`` in 3-D): the ``high`` of a position's ``StateArray``."""
+    return tuple(float(side - 1) for side in ctx.grid_size)
+
+
+def _bound(value) -> str:
+    return str(np.asarray(value, np.float64).tolist()) if isinstance(value, (tuple, list, np.ndarray)) else str(value)
 
 
 # ----------------------------------------------------------------------------- compiled roles
@@ -67,6 +105,12 @@ class PlumeKernels:
         view(P, S, b, t) -> pw: what the samplers need to find world ``b`` at step ``t`` (a frame
             index, ...). Default: ``b``.
         wind_at(P, S, pw, x, y) -> (u, v): wind in cells per step. Default: calm.
+        reach(P, S, b, x, y, goal_d2, team) -> (reached, all_found): for a plume of several
+            sources (``Plume.source_count() > 1``), called instead of comparing with ``source``
+            after each agent's move: whether the agent at ``(x, y)`` reaches a source (within
+            ``goal_d2`` squared cells; with ``team``, one no agent of its world has found yet),
+            marked found by the plume, and whether every source of the world is found now.
+            Default: never called (one source).
     """
 
     source: Any
@@ -76,6 +120,7 @@ class PlumeKernels:
     advance: Any = api.plume_advance
     view: Any = api.plume_view
     wind_at: Any = api.calm
+    reach: Any = api.plume_reach
 
 
 @dataclass(frozen=True)
@@ -173,8 +218,9 @@ class RewardKernels:
 
 # ----------------------------------------------------------------------------- the bases
 @dataclass(frozen=True)
-class Model:
-    """Base of every model. Subclasses are frozen dataclasses of their parameters."""
+class Model(metaclass=CheckedArguments):
+    """Base of every model. Subclasses are frozen dataclasses of their parameters; a call with an
+    unknown keyword (or too many arguments) raises ``ValidationError`` naming ``Model.keyword``."""
 
     family: ClassVar[str] = ""
     kernels: ClassVar[Any] = None  # the family's Kernels record of compiled functions
@@ -207,6 +253,15 @@ class Model:
             out[f.name] = _jsonable(getattr(self, f.name))
         return out
 
+    @classmethod
+    def from_fields(cls, fields: dict) -> "Model":
+        """The model of ``fields``: its ``metadata()`` without ``"model"`` and ``"family"``, read back
+        from JSON (lists for tuples, nested models as their metadata). ``plume_multi.models.
+        from_metadata`` calls it; a model whose metadata is not its fields as they are overrides it."""
+        from .registry import field_value
+
+        return cls(**{name: field_value(value) for name, value in fields.items()})
+
     def params(self, ctx) -> tuple:
         """What the compiled functions read as ``P``: a named tuple of numbers and read-only arrays.
         ``ctx`` tells the scenario (``grid_size``, ``n_agents``, ``plume``, ``body``, ...)."""
@@ -224,6 +279,31 @@ class Model:
 
     def check(self, ctx) -> None:
         """Raise ``ValidationError`` when this model cannot run with the scenario's other models."""
+
+    def check_state(self, ctx, arrays: dict) -> list:
+        """What is wrong in this model's arrays (by the names of ``state_spec``) beyond each array's
+        own range: relations between them (a count and the rows it counts, bins and what they
+        index). A list of ``(array name, what is wrong)``, empty when consistent; never raises.
+
+        ``validate()`` and ``restore`` call it after every array is within its declared range and
+        before any compiled function reads them, so it may index with their values."""
+        return []
+
+    def step_operations(self, ctx) -> int:
+        """About how many elementary operations a step costs per world beyond the per-agent work
+        (``Neighbours``: every pair of agents), for ``Simulator``'s refusal of impossible sizes."""
+        return 0
+
+    def guard(self):
+        """None, or a function of no arguments the simulator calls before every reset and step,
+        which raises (``StateError``) when data the kernels read changed under the running
+        simulation (a memory-mapped file that was truncated or rewritten)."""
+        return None
+
+    def saving_problem(self) -> str | None:
+        """Why ``metadata()`` cannot rebuild this model from JSON (frames held only in memory),
+        or None; ``save_scenario`` refuses such a scenario with this message."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -250,6 +330,11 @@ class Plume(Model):
         """``(low, high)`` of what ``sample_*`` return (the observation space's bounds)."""
         return 0.0, 1.0
 
+    def units(self, grid_size) -> Units:
+        """The physical size of a cell and duration of a step on a ``(width, height)`` grid, where
+        the plume knows them (a movie's ``fps`` and ``pixel_to_grid``); default: unknown."""
+        return Units()
+
     def field(self, grid_size) -> np.ndarray | None:
         """A static ``(H, W)`` float32 field shared by every world (``(D, H, W)`` in 3-D), or None."""
         return None
@@ -260,8 +345,27 @@ class Plume(Model):
         raise NotImplementedError(f"{self.name}.image: this plume draws no picture")
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
-        """``(B, dims)`` float64: every world's source."""
+        """``(B, dims)`` float64: every world's source (its first, when it has several)."""
         raise NotImplementedError(f"{self.name}.sources")
+
+    def source_count(self) -> int:
+        """Sources per world, ``K`` (more than one: the step calls ``PlumeKernels.reach``)."""
+        return 1
+
+    def source_positions(self, params, state, num_worlds: int) -> np.ndarray:
+        """``(B, K, dims)`` float64: every source of every world now."""
+        return self.sources(params, state, num_worlds)[:, None, :]
+
+    def sources_found(self, params, state, num_worlds: int) -> np.ndarray | None:
+        """``(B, K)`` bool: the sources an agent of each world has reached this episode, or None
+        when the plume keeps no such record (one source: an arrival ends the search for it)."""
+        return None
+
+    def on_cells(self) -> bool:
+        """True when every source sits on a cell (integer coordinates) at every step: the goal
+        test then compares integer squared distances (``Scenario.goal_d2``)."""
+        fixed = self.fixed_source()
+        return fixed is None or all(float(c).is_integer() for c in fixed)  # drawn sources are cells
 
 
 @dataclass(frozen=True)

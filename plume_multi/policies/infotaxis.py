@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from ..checks import is_int
+from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import infotaxis_kernels as ik
 from ..models.plumes.poisson_hits import PoissonHits
@@ -124,8 +125,9 @@ class Infotaxis:
         m = d.positions.shape[0]
         moves = d.moves
         work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
-        ik.decide_batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, moves, self.space_aware,
-                        TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
+        with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
+            ik.decide_batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, moves, self.space_aware,
+                            TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
         self.scores = scores
         return actions.copy()
 
@@ -216,15 +218,17 @@ def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, share
     first = np.empty(n_episodes, dtype=np.int64)
     source = np.empty((n_episodes, 2), dtype=np.int64)
     seeds = np.arange(seed, seed + n_episodes, dtype=np.int64)
-    old = numba.set_parallel_chunksize(1)  # episodes differ in length: hand them out one by one
-    try:
-        for s0 in range(0, n_episodes, nb):
-            s1 = min(s0 + nb, n_episodes)
-            k = s1 - s0
-            ik.run_worlds(seeds[s0:s1], 0, n, bool(shared), TEAM_RULES[team_rule], bool(space_aware), cdf,
-                          lik, llogl, manh, moves, int(max_steps), beliefs[:k * per_world],
-                          work, scratch, pos[:k * n], scores[:k * n],
-                          actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
-    finally:
-        numba.set_parallel_chunksize(old)
+    # a parallel kernel: one launch at a time (engine/threads.py)
+    with PARALLEL_LOCK:
+        old = numba.set_parallel_chunksize(1)  # episodes differ in length: hand them out one by one
+        try:
+            for s0 in range(0, n_episodes, nb):
+                s1 = min(s0 + nb, n_episodes)
+                k = s1 - s0
+                ik.run_worlds(seeds[s0:s1], 0, n, bool(shared), TEAM_RULES[team_rule], bool(space_aware), cdf,
+                              lik, llogl, manh, moves, int(max_steps), beliefs[:k * per_world],
+                              work, scratch, pos[:k * n], scores[:k * n],
+                              actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
+        finally:
+            numba.set_parallel_chunksize(old)
     return SearchResult(steps, found, first, source, int(max_steps))

@@ -39,6 +39,7 @@ from typing import ClassVar
 import numpy as np
 
 from ....engine import rng as _rng
+from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray, fail
@@ -53,8 +54,8 @@ MAX_GRID_SIDE_1D = 100001
 MAX_N_HITS = 64
 
 # likelihood (n_hits, 2H-1, 2W-1) float64 centred; first_hit_cdf (n_hits,); mean_hits (H, W)
-# float32 by (|dy|, |dx|); the grid's width and height
-PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height")
+# float32 by (|dy|, |dx|); the grid's width and height; the target's motion record (None: it stays)
+PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height motion")
 
 # The 2*dims unit moves as (dx, dy). 2-D follows the engine's "cardinal" order (UP, RIGHT, DOWN,
 # LEFT) so the same action indices mean the same moves everywhere; 1-D is (RIGHT, LEFT).
@@ -134,8 +135,9 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
-    """Mean hits at the nearest cell; 0 off the grid."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Mean hits at the nearest cell; 0 farther than half a cell off the grid (``grid_point``)."""
+    inside, x, y = grid_point(x, y, P.width, P.height)
+    if not inside:
         return np.float32(0.0)
     return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
 
@@ -180,6 +182,9 @@ class PoissonHits(Plume):
         grid_size: odd side ``N`` of the domain, ``>= 3``; default the smallest ``N`` such that,
             after any first hit, a source placed uniformly in an unbounded domain lies outside the
             ball of diameter ``N`` with probability ``< 1e-3``.
+        source_motion: how the target moves, on cells (``moving.py``): ``sources.Static()``
+            (default) or ``sources.RandomWalk(speed <= 1, persistence)``; ``sensors.Belief`` then
+            predicts its motion at every step, so that infotaxis pursues it.
 
     Example:
         >>> PoissonHits(lambda_over_dx=1.0, R_dt=2.0).grid_size
@@ -192,8 +197,7 @@ class PoissonHits(Plume):
     norm: str = "euclidean"
     n_hits: int | None = None
     grid_size: int | None = None
-
-    kernels: ClassVar = KERNELS
+    source_motion: object = None
 
     def __post_init__(self):
         if not _is_int(self.dims) or self.dims not in (1, 2):
@@ -228,6 +232,20 @@ class PoissonHits(Plume):
         elif not _is_int(self.grid_size) or not 3 <= self.grid_size <= side_max or self.grid_size % 2 == 0:
             _fail("grid_size", self.grid_size, f"an odd integer in 3..{side_max} or None")
         object.__setattr__(self, "grid_size", int(self.grid_size))
+        from ...sources.source_set import motion_of
+
+        motion = motion_of("PoissonHits", self.source_motion, lattice=True)
+        if motion.moves and motion.speed > 1.0:
+            _fail("source_motion", motion, "a RandomWalk with speed <= 1 (on cells: the probability of a move)")
+        object.__setattr__(self, "source_motion", motion)
+
+    @property
+    def kernels(self):
+        if self.source_motion.moves:
+            from .moving import KERNELS as MOVING
+
+            return MOVING
+        return KERNELS
 
     # -- the model's formulas ---------------------------------------------------------------
     def mean_hits(self, d) -> np.ndarray:
@@ -397,16 +415,30 @@ class PoissonHits(Plume):
 
     def params(self, scenario) -> tuple:
         h, w = self.shape
-        return PoissonHitsParams(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
-                      self._mean_table, int(w), int(h))
+        record = PoissonHitsParams
+        if self.source_motion.moves:
+            from .moving import MovingPoissonHitsParams as record
+        return record(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
+                      self._mean_table, int(w), int(h), self.source_motion.record())
 
     def state_spec(self, scenario) -> dict:
         h, w = self.shape
-        return {"source": StateArray(np.float64, "world", (2,), 0.0, float(max(w, h) - 1)),
+        spec = {"source": StateArray(np.float64, "world", (2,), 0.0, float(max(w, h) - 1)),
                 "first_hit": StateArray(np.int64, "world", (), 0, self.n_hits - 1)}
+        if self.source_motion.moves:
+            spec["motion"] = StateArray(np.float64, "world", (1, self.source_motion.state_width()))
+        return spec
 
     def state_tuple(self, arrays: dict) -> tuple:
+        if self.source_motion.moves:
+            return (arrays["source"], arrays["first_hit"], arrays["motion"])
         return (arrays["source"], arrays["first_hit"])
+
+    def metadata(self) -> dict:
+        out = super().metadata()
+        if not self.source_motion.moves:  # as before motions existed
+            del out["source_motion"]
+        return out
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
         """``(H, W)`` float32 mean hits per step around world ``b``'s source, for pictures."""
