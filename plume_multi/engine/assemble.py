@@ -437,8 +437,8 @@ def _write_driver(folder, name: str, text: str):
 def assemble(layout: Layout):
     """The driver module for ``layout`` (written once, imported once per process).
 
-    It has ``step(actions, *args)``, ``step_parallel(actions, *args)``, ``reset(mask, seed,
-    *args)`` and ``observe_all(*args)``, ``args`` in ``Layout.args()`` order. Nothing is compiled
+    It has ``run(mode, mask, seed, actions, *args)`` (step, reset or observe: one compiled entry
+    point) and ``step_parallel(actions, mask, *args)``, ``args`` in ``Layout.args()`` order. Nothing is compiled
     here: each entry point compiles (or loads from the cache) at its first use.
     """
     # the functions themselves are part of the key: a model redefined in a running session (a
