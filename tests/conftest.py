@@ -74,7 +74,9 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
               "test_puffs_state.py", "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
               "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py", "test_puffs_regimes.py",
-              "test_scene_tools.py", "test_training_tables.py")),
+              "test_scene_tools.py", "test_training_tables.py",
+              # the benchmark's tasks run the Poisson teams, the puffs and the plume following of the above
+              "test_fronts.py", "test_table.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),

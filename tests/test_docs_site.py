@@ -52,6 +52,7 @@ API_PAGES = (
     ("plume_multi.evaluation", "docs/api/evaluation.md"),
     ("plume_multi.presets", "docs/api/evaluation.md"),
     ("plume_multi.scenarios", "docs/api/evaluation.md"),
+    ("plume_multi.tasks", "docs/api/benchmark.md"),
     ("plume_multi.policies", "docs/api/misc.md"),
     ("plume_multi.training", "docs/api/training.md"),
     ("plume_multi.errors", "docs/api/misc.md"),

@@ -335,8 +335,8 @@ def test_plots_of_every_plume_span_the_data_and_say_what_success_means(tmp_path,
 def test_a_grid_policy_refuses_a_continuous_body_before_anything_compiles():
     from plume_multi import bodies
 
-    continuous = Scenario(action_model=bodies.Continuous(), n_agents=2)
-    with pytest.raises(ValidationError, match="GradientClimber: the scenario's body Continuous takes continuous"):
+    continuous = Scenario(grid_size=(8, 8, 8), action_model=bodies.Continuous(), n_agents=2)
+    with pytest.raises(ValidationError, match="GradientClimber: the scenario's body Continuous takes 3-D velocities"):
         evaluate(GradientClimber, continuous, 4, progress=False)
     with pytest.raises(ValidationError, match="GradientClimber.n_actions: got None"):
         GradientClimber(None)

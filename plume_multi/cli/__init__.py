@@ -5,6 +5,7 @@
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
     plume-multi eval   [...]   evaluate a policy on many seeded episodes: statistics, CSV, JSON, PNG
     plume-multi train  [...]   train a learned baseline (PPO, MLP or GRU) on a scenario: a policy file
+    plume-multi benchmark list | run TASK --policy NAME | table   the benchmark's tasks and table
 
 ``plume-multi COMMAND --help`` tells each command's options. ``main(argv)`` returns the exit code
 (0 success, 2 failure, 130 interrupted) and never calls ``sys.exit`` itself. Every failure is one
@@ -49,7 +50,7 @@ _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma"
 POLICY_HELP = """\
 POLICY is a built-in name, a comma-separated list of them, FILE.pt or MODULE:NAME. Built-ins:
   random                 uniform actions (in a continuous body's box); every body
-  gradient               run-and-tumble on the sensed concentration; cardinal or moore bodies
+  gradient               run-and-tumble on the sensed concentration; cardinal, moore or 2-D continuous bodies
   surge-cast             surge upwind on a whiff, cast crosswind without one (policies.SurgeCast):
                          an odour sensor and a wind sensor; continuous, oriented, cardinal, moore
   infotaxis              infotaxis on the Poisson-hit belief (policies.Infotaxis)
@@ -140,11 +141,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=ArgumentParser)
     for name, (_, text) in DELEGATES.items():
         sub.add_parser(name, help=text, add_help=False)  # parsed by the delegate itself
-    from . import evaluate, render, train
+    from . import benchmark, evaluate, render, train
 
     render.add_parser(sub)
     evaluate.add_parser(sub)
     train.add_parser(sub)
+    benchmark.add_parser(sub)
     return parser
 
 
@@ -274,9 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
               f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    from . import evaluate, render, train
+    from . import benchmark, evaluate, render, train
 
-    run = {"eval": evaluate.run, "train": train.run}.get(args.command, render.run)
+    run = {"eval": evaluate.run, "train": train.run, "benchmark": benchmark.run}.get(args.command, render.run)
     return _one_line_errors(f"{PROG} {args.command}", lambda: run(args))
 
 

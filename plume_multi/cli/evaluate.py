@@ -46,6 +46,19 @@ def add_parser(sub) -> None:
     g.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def executor_for(ray_address) -> str:
+    """``"local"`` without ``--ray``; with it, Ray started (or joined: ``ray_address``, else
+    ``RAY_ADDRESS`` or a local Ray) and ``"ray"``."""
+    if ray_address is None:
+        return "local"
+    try:
+        import ray
+    except ImportError as exc:
+        raise UsageError("--ray needs Ray: pip install 'plume-multi[rllib]'") from exc
+    ray.init(address=ray_address or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
+    return "ray"
+
+
 def run(args) -> int:
     """``plume-multi eval``: ``plume_multi.evaluate`` with a progress bar, then CSV, JSON and PNG."""
     from ..evaluation import evaluate
@@ -68,14 +81,7 @@ def run(args) -> int:
     # Built-ins as factories, so every chunk of worlds gets its own seeded policy (a team: a list
     # of them); MODULE:NAME as given (a factory is called per chunk, a plain policy copied per chunk).
     policy = policy_for_evaluate(args.policy, scenario, seed=args.seed)
-    executor = "local"
-    if args.ray is not None:
-        try:
-            import ray
-        except ImportError as exc:
-            raise UsageError("--ray needs Ray: pip install 'plume-multi[rllib]'") from exc
-        ray.init(address=args.ray or None, logging_level="ERROR", log_to_driver=False, ignore_reinit_error=True)
-        executor = "ray"
+    executor = executor_for(args.ray)
     grid = "x".join(str(side) for side in scenario.grid_size)
     print(f"{args.policy}: {args.episodes} episodes of {scenario.n_agents} agent(s) on a {grid} grid "
           f"({scenario.plume.name}, {scenario.action_model.name}{', team' if scenario.team else ''}), at most "

@@ -11,72 +11,16 @@ import sys
 from pathlib import Path
 
 from ..errors import ValidationError
+from ..policies.named import NAMED, NAMES
 from . import UsageError
 
 __all__ = ["BUILTIN_POLICIES", "load_policy", "policy_for_evaluate"]
 
-BUILTIN_POLICIES = ("random", "gradient", "surge-cast", "infotaxis", "space-aware-infotaxis", "greedy")
+BUILTIN_POLICIES = NAMES
 
 
-def _random(scenario, seed):
-    from ..policies import RandomBoxPolicy, RandomPolicy
-
-    if scenario.continuous:
-        body = scenario.action_model
-        return RandomBoxPolicy(body.low, body.high, seed=seed)
-    return RandomPolicy(scenario.n_actions, seed=seed)
-
-
-def _gradient(scenario, seed):
-    from ..models.bodies import Cardinal, Moore
-    from ..policies import GradientClimber
-
-    if not isinstance(scenario.action_model, (Cardinal, Moore)):
-        raise UsageError(f"--policy: gradient turns to a random one of the cardinal or moore moves; the body "
-                         f"{scenario.action_model.name} has other actions: use --policy random or MODULE:NAME")
-    return GradientClimber(scenario=scenario, seed=seed)
-
-
-def _surge_cast(scenario, seed):
-    from ..policies import SurgeCast
-
-    return SurgeCast(scenario, seed=seed)
-
-
-def _belief_searcher(make):
-    """A factory of ``make()`` that first checks that the scenario has the belief it reads."""
-
-    def factory(scenario, seed):
-        from ..models.plumes import PoissonHits
-        from ..models.sensors import Belief
-
-        if not isinstance(scenario.plume, PoissonHits) or not any(isinstance(s, Belief) for s in scenario.sensors):
-            raise UsageError("--policy: infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit "
-                             "belief: use --scenario poisson_search[:...] (or --plume poisson_hits --sensors hits "
-                             "belief)")
-        return make()
-
-    return factory
-
-
-def _infotaxis(space_aware):
-    def make():
-        from ..policies import Infotaxis
-
-        return Infotaxis(space_aware=space_aware)
-
-    return make
-
-
-def _greedy():
-    from ..policies import Greedy
-
-    return Greedy()
-
-
-BUILTIN = {"random": _random, "gradient": _gradient, "surge-cast": _surge_cast,
-           "infotaxis": _belief_searcher(_infotaxis(False)),
-           "space-aware-infotaxis": _belief_searcher(_infotaxis(True)), "greedy": _belief_searcher(_greedy)}
+# The built-ins live in the library (the benchmark runs them too); a refusal becomes a UsageError in _made.
+BUILTIN = NAMED
 
 
 def _made(factory, scenario, seed: int, name: str):

@@ -89,6 +89,20 @@ def _bound(value) -> str:
     return str(np.asarray(value, np.float64).tolist()) if isinstance(value, (tuple, list, np.ndarray)) else str(value)
 
 
+# models.registry.from_metadata, set when the registry is imported (it imports every model, so the
+# models cannot import it): how field_value reads a nested model
+NESTED_LOADER = [None]
+
+
+def field_value(value):
+    """A metadata value as a model field: lists become tuples, nested model dicts become models."""
+    if isinstance(value, dict) and "model" in value:
+        return NESTED_LOADER[0](value)
+    if isinstance(value, list):
+        return tuple(field_value(v) for v in value)
+    return value
+
+
 # ----------------------------------------------------------------------------- compiled roles
 @dataclass(frozen=True)
 class PlumeKernels:
@@ -265,8 +279,6 @@ class Model(metaclass=CheckedArguments):
         """The model of ``fields``: its ``metadata()`` without ``"model"`` and ``"family"``, read back
         from JSON (lists for tuples, nested models as their metadata). ``plume_multi.models.
         from_metadata`` calls it; a model whose metadata is not its fields as they are overrides it."""
-        from .registry import field_value
-
         return cls(**{name: field_value(value) for name, value in fields.items()})
 
     def params(self, ctx) -> tuple:

@@ -11,7 +11,7 @@ import dataclasses
 
 from ..errors import ValidationError
 from . import bodies, plumes, rewards, sensors, sources
-from .base import Model
+from .base import NESTED_LOADER, Model, field_value
 
 __all__ = ["FAMILIES", "model_class", "model_names", "from_metadata", "field_value"]
 
@@ -47,15 +47,6 @@ def model_class(family: str, name: str) -> type:
         article = "an" if family[0] in "aeiou" else "a"
         raise ValidationError(f"model: got {name!r}; expected {article} {family} model, one of {model_names(family)}")
     return _classes(family)[_key(name)]
-
-
-def field_value(value):
-    """A metadata value as a model field: lists become tuples, nested model dicts become models."""
-    if isinstance(value, dict) and "model" in value:
-        return from_metadata(value)
-    if isinstance(value, list):
-        return tuple(field_value(v) for v in value)
-    return value
 
 
 _value = field_value
@@ -100,3 +91,6 @@ def _movie(kwargs: dict) -> Model:
         raise ValidationError(f"Movie.frames: got {kwargs.get('frames')!r}; expected a path to a movie file "
                               "(.npy, .npz, .h5, .zarr) in metadata")
     return plumes.Movie(**{k: _value(v) for k, v in kwargs.items()})
+
+
+NESTED_LOADER[0] = from_metadata  # Model.from_fields reads nested models through the registry

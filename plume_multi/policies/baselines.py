@@ -53,23 +53,33 @@ class GradientClimber:
     when it falls (or stays flat), it turns to a random direction. With probability ``explore``
     it turns at random anyway, so it does not get stuck against a wall.
 
+    On a 2-D ``Continuous`` body (``scenario=`` given) the same rule flies: ``(max_speed, 0)``
+    (straight on) while the concentration rises, a turn drawn uniformly in
+    ``[-max_turn_degrees, max_turn_degrees]`` when it does not (or with probability ``explore``);
+    actions are then ``(M, 2)`` float64. A 3-D continuous body (velocities) is refused.
+
     Args:
         n_actions: size of the action set (4 for ``"cardinal"``), >= 2.
         explore: probability of a random turn at each step.
         seed: seeds the policy's own generator.
         scenario: optional; the scenario it acts in, whose body's discrete moves it picks among
-            (``n_actions`` is then taken from it). A body with continuous actions is refused.
+            (``n_actions`` is then taken from it), or whose 2-D continuous body it flies.
     """
 
     def __init__(self, n_actions: int | None = 4, explore: float = 0.1, seed=None, *, scenario=None):
+        self._flight = None  # (max_speed, max_turn_degrees) on a continuous body
         if scenario is not None:
             body = scenario.action_model
             if body.continuous:
-                raise ValidationError(
-                    f"GradientClimber: the scenario's body {body.name} takes continuous (speed, turn) actions; "
-                    "GradientClimber picks among a grid body's discrete moves: use a cardinal or moore body, "
-                    "or policies.SurgeCast / RandomBoxPolicy for this one")
-            n_actions = body.n_actions
+                if scenario.dims != 2:
+                    raise ValidationError(
+                        f"GradientClimber: the scenario's body {body.name} takes 3-D velocities; GradientClimber "
+                        "turns a 2-D continuous body or picks among a grid body's discrete moves: use "
+                        "policies.RandomBoxPolicy for this one")
+                self._flight = (float(body.max_speed), float(body.max_turn_degrees))
+                n_actions = 2
+            else:
+                n_actions = body.n_actions
         if not is_int(n_actions) or n_actions < 2:
             raise ValidationError(f"GradientClimber.n_actions: got {n_actions!r}; expected an integer >= 2 (the "
                                   "discrete moves of a grid body; a continuous body has none)")
@@ -94,6 +104,10 @@ class GradientClimber:
             self._heading = self.rng.integers(0, self.n_actions, size=m, dtype=np.int64)
         worse = conc <= self._last
         turn = worse | (self.rng.random(m) < self.explore)
-        self._heading[turn] = self.rng.integers(0, self.n_actions, size=int(turn.sum()), dtype=np.int64)
         self._last[:] = conc
+        if self._flight is not None:
+            speed, max_turn = self._flight
+            angle = np.where(turn, self.rng.uniform(-max_turn, max_turn, size=m), 0.0)
+            return np.stack([np.full(m, speed), angle], axis=1)
+        self._heading[turn] = self.rng.integers(0, self.n_actions, size=int(turn.sum()), dtype=np.int64)
         return self._heading.copy()

@@ -1,0 +1,76 @@
+"""The benchmark's table regenerated tiny: ``plume-multi benchmark run`` then ``table``; the IQM
+and its interval."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from plume_multi.cli import main
+from plume_multi.errors import ValidationError
+from plume_multi.tasks import iqm, iqm_interval
+from plume_multi.tasks.table import markdown_table, read_rows, summarise
+
+TASK = "teams/uniform-2-v0"
+
+
+def test_the_iqm_is_the_mean_of_the_middle_half_and_its_interval_is_seeded():
+    x = np.arange(1.0, 9.0)  # 1..8: the middle half is 3, 4, 5, 6
+    assert iqm(x) == 4.5
+    scores = np.random.default_rng(1).exponential(50.0, 200)
+    state = np.random.get_state()
+    low, high, method = iqm_interval(scores)
+    assert method in ("rliable", "scipy") and low < iqm(scores) < high
+    assert iqm_interval(scores) == (low, high, method)  # the same scores, the same interval
+    assert np.array_equal(np.random.get_state()[1], state[1])  # the caller's generator untouched
+    assert iqm_interval(np.full(5, 7.0)) == (7.0, 7.0, "none")
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_tiny_benchmark_table_is_regenerated_from_the_command_line(tmp_path, capsys):
+    results = tmp_path / "results"
+    code, out, err = _run(capsys, "benchmark", "run", TASK, "--policy", "baselines", "--episodes", "6",
+                          "--max-steps", "25", "--out", str(results), "--quiet")
+    assert code == 0, err
+    files = sorted(p.name for p in results.iterdir())
+    assert files == [f"teams__uniform-2-v0__{p}.csv" for p in ("greedy", "infotaxis", "random",
+                                                                 "space-aware-infotaxis")]
+    assert "teams/uniform-2-v0 infotaxis: success" in out and "(reduced)" in out
+    again = tmp_path / "again.csv"
+    code, _, err = _run(capsys, "benchmark", "run", TASK, "--policy", "infotaxis", "--episodes", "6",
+                        "--max-steps", "25", "--out", str(again), "--quiet")
+    assert code == 0, err
+    assert again.read_text() == (results / "teams__uniform-2-v0__infotaxis.csv").read_text()  # deterministic
+    table, figure, summary = tmp_path / "table.md", tmp_path / "profile.png", tmp_path / "summary.csv"
+    code, out, err = _run(capsys, "benchmark", "table", "--results", str(results), "--markdown", str(table),
+                          "--figure", str(figure), "--csv", str(summary))
+    assert code == 0, err
+    lines = table.read_text().splitlines()
+    assert lines[0] == "| task | random | infotaxis | space-aware-infotaxis | greedy |"
+    assert lines[2].startswith("| teams/uniform-2-v0 | ") and lines[2].count("*") == 4  # every cell reduced
+    assert figure.stat().st_size > 10_000 and figure.read_bytes()[:4] == b"\x89PNG"
+    with summary.open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["policy"] for r in rows] == ["greedy", "infotaxis", "random", "space-aware-infotaxis"]
+    assert all(int(r["episodes"]) == 6 and float(r["iqm_low"]) <= float(r["iqm_steps"]) <= float(r["iqm_high"])
+               for r in rows)
+    # the table again from the same files: the same text
+    assert markdown_table(summarise(read_rows(results))) == table.read_text()
+
+
+def test_results_files_are_checked(tmp_path, capsys):
+    with pytest.raises(ValidationError, match="holds no .csv or .parquet results"):
+        read_rows(tmp_path)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("task,policy\nx,y\n")
+    with pytest.raises(ValidationError, match="is not a benchmark result"):
+        read_rows(bad)
+    code, _, err = _run(capsys, "benchmark", "run", "nothing", "--policy", "random")
+    assert code == 2 and "TASK: got 'nothing'; expected a task id, a family" in err
+    code, _, err = _run(capsys, "benchmark", "run", "following", "--policy", "greedy", "--episodes", "2")
+    assert code == 2 and "following/gaussian-random-source-v0 --policy greedy:" in err
