@@ -55,7 +55,8 @@ class NumpyModels:
     (constant wind). Sensors: ``Concentration``,
     ``Position``, ``Antennae``, ``Wind``, ``Heading``. Rewards: ``SparseGoal``, ``StepPenalty``.
     In 3-D: the table bodies, ``Gaussian`` (fixed or random source), ``Concentration`` at cells
-    and ``Position``.
+    and ``Position``. Walls (``Scenario(walls=...)``) with the table bodies: moves into a solid cell
+    refused, a mask drawn per world and episode, start cells drawn again while solid.
     """
 
     def __init__(self, sim: Simulator, seed: int = 0):
@@ -83,6 +84,12 @@ class NumpyModels:
             raise ValueError(f"NumpyModels covers the table bodies only in 3-D, not {body.name}")
         if self.kind == "table":
             self.moves = sc.moves().astype(np.int64)
+        walls = getattr(sc, "walls", None)  # (scenarios of versions before walls have none)
+        self.walls = None if walls is None else walls.masks
+        if self.walls is not None:
+            if self.kind != "table":
+                raise ValueError(f"NumpyModels covers walls with the table bodies only, not {body.name}")
+            self.wall_index = sim.wall_index.copy()
         self.heading = sim.model_state("body.heading").copy() if body.oriented else None
         self.xy = sim.model_state("body.xy").copy() if body.continuous else None
 
@@ -193,9 +200,15 @@ class NumpyModels:
         return np.where(inside, value, np.float32(0.0))
 
     # ------------------------------------------------------------------ the body
+    def _solid(self, cells):
+        """``(M,)`` bool: each row's cell is solid in its world's wall mask."""
+        return self.walls[(self._rows(self.wall_index), *(cells[:, c] for c in reversed(range(self.dims))))]
+
     def _move(self, a, moving):
         if self.kind == "table":
             new = np.clip(self.pos + self.moves[a], 0, self.sizes - 1)
+            if self.walls is not None:  # a move into a solid cell is refused
+                new = np.where(self._solid(new)[:, None], self.pos, new)
             self.pos = np.where(moving[:, None], new, self.pos)
         elif self.kind == "oriented":
             P = self.body
@@ -225,6 +238,13 @@ class NumpyModels:
         n = int(rows.sum())
         for c, side in enumerate(self.sizes):
             self.pos[rows, c] = self.rng.integers(0, side, n)
+        if self.walls is not None:  # a mask per world, and start cells drawn again while solid
+            self.wall_index[worlds] = self.rng.integers(0, len(self.walls), int(worlds.sum()))
+            again = rows & self._solid(self.pos)
+            while again.any():
+                for c, side in enumerate(self.sizes):
+                    self.pos[again, c] = self.rng.integers(0, side, int(again.sum()))
+                again &= self._solid(self.pos)
         self.active[rows] = True
         self.ep_length[rows] = 0
         self.t[worlds] = 0
@@ -438,16 +458,25 @@ def measure(quick: bool = False, repeats: int = 5, min_seconds: float = 0.1, pro
     return out
 
 
-def format_table(rows) -> str:
-    header = ["model", "worlds x agents", "Simulator 1 thread", f"Simulator {rows[0]['threads']} threads",
-              "NumPy", "ratio (1 thread)"]
+def rate_header(rows) -> list:
+    """The columns of ``rate_cells``."""
+    return ["worlds x agents", "Simulator 1 thread", f"Simulator {rows[0]['threads']} threads", "NumPy"]
+
+
+def rate_cells(r: dict) -> list:
+    """A row's shape and rates as table cells (agent-steps/s in millions)."""
+    return [f"{r['num_worlds']:,} x {r['n_agents']}", f"{r['serial'] / 1e6:,.1f} M",
+            f"{r['threaded'] / 1e6:,.1f} M" if r["threaded"] else "-", f"{r['numpy'] / 1e6:,.2f} M"]
+
+
+def markdown_table(header: list, rows: list) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for r in rows:
-        cells = [r["model"], f"{r['num_worlds']:,} x {r['n_agents']}", f"{r['serial'] / 1e6:,.1f} M",
-                 f"{r['threaded'] / 1e6:,.1f} M" if r["threaded"] else "-", f"{r['numpy'] / 1e6:,.2f} M",
-                 f"{r['ratio']:.1f}x"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
+
+
+def format_table(rows) -> str:
+    return markdown_table(["model", *rate_header(rows), "ratio (1 thread)"],
+                          [[r["model"], *rate_cells(r), f"{r['ratio']:.1f}x"] for r in rows])
 
 
 def main(argv=None) -> int:

@@ -20,6 +20,7 @@ from typing import Optional
 
 import numpy as np
 
+from .engine import api as _api
 from .errors import ValidationError
 from .models import bodies as _actions
 from .models import plumes as _plumes
@@ -27,6 +28,7 @@ from .models import rewards as _rewards
 from .models import sensors as _sensors
 from .models.base import Model, check_real, is_int, is_real
 from .units import MAX_UNIT, MIN_UNIT, Units
+from .walls import Walls
 
 __all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_CELLS_3D", "MAX_AGENTS", "MAX_SENSORS",
            "DEFAULT_GOAL_RADIUS", "DEFAULT_GRID", "scenario_from_metadata", "load_scenario", "save_scenario"]
@@ -117,6 +119,13 @@ class Scenario:
         step_duration: seconds per step, or None (unknown). Default the plume's: ``1 / fps`` of a
             movie, ``dt`` of the puff plume; a given one must agree with the plume's.
             ``units`` converts between cells and steps and lengths and seconds.
+        walls: ``None``, or solid cells: a bool array of the grid's shape ``(H, W)`` (``(D, H, W)``
+            in 3-D), True where solid, or a sequence of such masks, of which each world draws one
+            at every reset from its own stream (``plume_multi.walls``). Held as a ``Walls``. Grid
+            bodies never enter a solid cell (the move is refused: the agent stays), continuous
+            bodies stop at its face, start cells are drawn on free cells, every sensor reads 0
+            inside one, puffs reflect off walls. Fixed starts and the source must be free in every
+            mask, and the start region must hold a free cell of each.
     """
 
     grid_size: Optional[tuple] = None
@@ -135,6 +144,7 @@ class Scenario:
     start_region: Optional[tuple] = None
     cell_size: Optional[float] = None
     step_duration: Optional[float] = None
+    walls: object = None
 
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
@@ -265,12 +275,44 @@ class Scenario:
         set_("reward", _rewards.SparseGoal() if self.reward is None else _model("reward", self.reward, "reward"))
         for model in (self.plume, self.action_model, *self.sensors, self.reward):
             model.check_dims(dims, size)
+        if self.walls is not None:
+            set_("walls", Walls.of(self.walls, size))
+            self._check_walls()
         ctx = _Context(self)
         for sensor in self.sensors:
             sensor.check(ctx)
         for model in (self.plume, self.action_model, self.reward):
             if hasattr(model, "check"):
                 model.check(ctx)
+
+    def _check_walls(self) -> None:
+        """Starts, sources and bodies among the walls (``__post_init__``, ``self.walls`` set)."""
+        walls, dims = self.walls, self.dims
+        self.plume.check_walls(walls)
+        fixed = self.plume.fixed_source()
+        if fixed is not None:
+            cell = tuple(int(math.floor(float(c) + 0.5)) for c in fixed)
+            solid = walls.solid_in(cell)
+            if solid:
+                _fail("walls", walls, f"masks free at the {self.plume.name} plume's source {tuple(fixed)} (cell "
+                                      f"{cell}); it is solid in mask {solid[0]}")
+        if self.start_positions is not None:
+            for n, cell in enumerate(self.start_positions):
+                solid = walls.solid_in(cell)
+                if solid:
+                    _fail("start_positions", self.start_positions,
+                          f"cells free in every wall mask; agent {n}'s {cell} is solid in mask {solid[0]}")
+        else:
+            lo, hi = self.start_region or ((0,) * dims, tuple(n - 1 for n in self.grid_size))
+            full = walls.masks_full_in(lo, hi)
+            if full:
+                where = "start region" if self.start_region else "grid"
+                _fail("walls", walls, f"masks with a free cell in the {where} {lo}..{hi} (start cells are drawn "
+                                      f"there); mask {full[0]} has none")
+        body = self.action_model
+        if body.continuous and body.kernels_for(dims).place in (_api.body_place, _api.body_place3):
+            _fail("walls", walls, f"no walls with the continuous body {body.name}, whose kernels have no place role "
+                                  "(how the step stops it at a wall's face)")
 
     def _resolve_units(self, plumes_units: Units) -> None:
         """``cell_size`` and ``step_duration``: given (checked against the plume's) or the plume's."""
@@ -391,7 +433,7 @@ class Scenario:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Model):
+            if isinstance(value, (Model, Walls)):
                 value = value.metadata()
             elif f.name == "sensors":
                 value = [s.metadata() for s in value]
@@ -480,6 +522,8 @@ def scenario_from_metadata(meta: dict) -> Scenario:
             units[key] = value
         elif key in _MODEL_KEYS:
             kwargs[key] = _meta_model(key, value, _MODEL_KEYS[key])
+        elif key == "walls" and value is not None:
+            kwargs[key] = Walls.from_metadata(value)
         elif key == "sensors" and value is not None:
             if not isinstance(value, list) or not value:
                 raise ValidationError(f"Scenario.sensors: got {value!r}; expected a non-empty list of sensor dicts")
@@ -562,3 +606,4 @@ class _Context:
         self.continuous = scenario.action_model.continuous
         self.oriented = scenario.action_model.oriented
         self.sensors = scenario.sensors
+        self.walls = scenario.walls

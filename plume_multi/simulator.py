@@ -20,7 +20,9 @@ from .engine import api, records
 from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
 from .engine.threads import PARALLEL_LOCK, threads_for
+from .models.base import StateArray
 from .scenario import Scenario, _Context
+from .walls import mask_indices
 from .world import WorldState
 
 __all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED", "MAX_WORLDS", "MAX_STEP_OPERATIONS"]
@@ -39,6 +41,8 @@ SECONDS_PER_OPERATION = 2e-9
 # Below this many agents a step is too short for threads to pay for their start-up, and Numba's
 # threads are not started at all (engine/threads.py: a trainer in the process keeps its cores).
 PARALLEL_MIN_AGENTS = 32768
+# The state array of the wall mask each world drew for its episode (a scenario with walls)
+WALL_INDEX = "walls.index"
 
 
 def check_seed(seed, num_worlds: int):
@@ -130,6 +134,9 @@ class Simulator:
             for name, spec in model.state_spec(ctx).items():
                 specs[f"{role}.{name}"] = spec
                 labels[f"{role}.{name}"] = f"{model.name}.{name}"
+        if sc.walls is not None:  # the mask each world drew for its episode (engine state, not a model's)
+            specs[WALL_INDEX] = StateArray(np.int64, "world", (), 0, sc.walls.n_masks - 1)
+            labels[WALL_INDEX] = "Scenario.walls"
         # impossible sizes are refused here, before any allocation or compilation
         needed = WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims)
         check_memory("num_worlds x n_agents", needed, "the state", "Use fewer worlds or agents.")
@@ -219,11 +226,13 @@ class Simulator:
         sc = self.scenario
         dims = sc.dims
         record = "kernels" if dims == 2 else "kernels_3d"
+        walls = "" if sc.walls is None else ("faces" if sc.continuous else "cells")
         roles = []
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
                                                           "advance", "view", "wind_at", "reach")),
                                      ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
-                                                                "heading", "heading_index")),
+                                                                "heading", "heading_index")
+                                      + (("place",) if walls == "faces" else ())),
                                      ("reward", sc.reward, ("goal", "step"))):
             kernels = model.kernels_for(dims)
             owner = f"{type(model).__name__} ({model.family} model)"
@@ -255,8 +264,10 @@ class Simulator:
         label = " + ".join(type(m).__name__ for m in (sc.plume, sc.action_model, *sc.sensors))
         if dims == 3:
             label += " (3-D)"
+        if walls:
+            label += " among walls"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        one_agent=sc.n_agents == 1, label=label, dims=dims,
+                        one_agent=sc.n_agents == 1, label=label, dims=dims, walls=walls,
                         several_sources=sc.plume.source_count() > 1)
 
     def _models(self) -> list:
@@ -279,6 +290,8 @@ class Simulator:
         P = self._params
         args = [P["plume"], self._model_state(state, "plume"), P["body"], self._model_state(state, "body"),
                 P["reward"]]
+        if self.scenario.walls is not None:
+            args += [self.scenario.walls.masks, state.models[WALL_INDEX]]
         for k, sensor in enumerate(self.scenario.sensors):
             inner = _findable_record(sensor.wraps.params(self._ctx)) if sensor.wraps is not None else ()
             args += [P[f"sensor{k}"], self._model_state(state, f"sensor{k}"), inner]
@@ -372,6 +385,26 @@ class Simulator:
         if found is not None:
             return found
         return self.state.terminated.reshape(self.num_worlds, self.n_agents).any(axis=1)[:, None]
+
+    @property
+    def wall_index(self) -> np.ndarray | None:
+        """``(B,)`` int64: the wall mask each world drew for its episode (an index into
+        ``scenario.walls.masks``; a read-only view), or None without walls."""
+        if self.scenario.walls is None:
+            return None
+        view = self.state.models[WALL_INDEX].view()
+        view.flags.writeable = False
+        return view
+
+    def wall_mask(self, world: int = 0) -> np.ndarray | None:
+        """World ``world``'s solid cells now, ``(H, W)`` bool (``(D, H, W)`` in 3-D; read-only), or
+        None without walls."""
+        if not _is_int(world) or not 0 <= world < self.num_worlds:
+            raise ValidationError(f"world: got {world!r}; expected an integer in 0..{self.num_worlds - 1}")
+        walls = self.scenario.walls
+        if walls is None:
+            return None
+        return walls.masks[int(self.state.models[WALL_INDEX][world])]
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed=None, mask=None) -> np.ndarray:
@@ -665,6 +698,8 @@ class Simulator:
         if wrong.size:
             problems.append(f"world_seed: {wrong.size} worlds whose seed is not the seed they were reset with "
                             f"(first: world {wrong[0]})")
+        if sc.walls is not None:
+            problems += self._wall_problems(state)
         # recompute the observations of the sensors that are a pure function of the state
         recomputed = self._observe_copy(state)
         col = 0
@@ -684,6 +719,29 @@ class Simulator:
         if at_goal.size:
             problems.append(f"active: {at_goal.size} agents that moved onto the source are still marked active "
                             f"(first: row {at_goal[0]})")
+        return problems
+
+    def _wall_problems(self, state: WorldState) -> list[str]:
+        """Each world's mask is the one its seed and episode draw, for the engine and for a plume
+        that keeps its own (puffs); no agent is inside a solid cell. (The indices are in range:
+        ``WorldState.validate`` checked them first.)"""
+        walls, problems = self.scenario.walls, []
+        index = state.models[WALL_INDEX]
+        drawn = mask_indices(state.world_seed, state.world_episode, walls.n_masks)
+        plume_index = self.scenario.plume.wall_index(self._params["plume"], self._model_state(state, "plume"))
+        for name, got in ((WALL_INDEX, index), ("plume's wall index", plume_index)):
+            wrong = np.flatnonzero(got != drawn) if got is not None else np.zeros(0, np.int64)
+            if wrong.size:
+                problems.append(f"{name}: {wrong.size} worlds whose wall mask is not the one their seed and episode "
+                                f"draw (first: world {wrong[0]}, mask {got[wrong[0]]}, drawn {drawn[wrong[0]]})")
+        if problems:
+            return problems
+        world = np.repeat(np.arange(self.num_worlds), self.n_agents)
+        cells = tuple(state.pos[:, c] for c in reversed(range(state.pos.shape[1])))
+        inside = np.flatnonzero(walls.masks[(index[world], *cells)])
+        if inside.size:
+            problems.append(f"pos: {inside.size} agents inside a solid cell of their world's wall mask "
+                            f"(first: row {inside[0]}, cell {tuple(state.pos[inside[0]].tolist())})")
         return problems
 
     def _observe_copy(self, state: WorldState) -> np.ndarray:

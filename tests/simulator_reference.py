@@ -30,19 +30,25 @@ def counter_u32(seed: int, episode: int, counter: int) -> int:
     return z >> 32
 
 
+def counter_integer(seed, episode, counter, bound):
+    """One integer in ``[0, bound)`` from counters ``counter, counter + 1, ...`` (Lemire's
+    multiply-and-reject): ``(value, next counter)``."""
+    threshold = (2**32 - bound) % bound
+    while True:
+        m = counter_u32(seed, episode, counter) * bound
+        counter += 1
+        if (m & 0xFFFFFFFF) >= threshold:
+            return m >> 32, counter
+
+
 def counter_starts(seed, episode, n_agents, *sizes):
     """Start cells of a later episode: per agent one draw per axis of ``sizes`` ((W, H) or (W, H, D))."""
     out, counter = [], 0
     for _ in range(n_agents):
         cell = []
         for bound in sizes:
-            threshold = (2**32 - bound) % bound
-            while True:
-                m = counter_u32(seed, episode, counter) * bound
-                counter += 1
-                if (m & 0xFFFFFFFF) >= threshold:
-                    break
-            cell.append(m >> 32)
+            value, counter = counter_integer(seed, episode, counter, bound)
+            cell.append(value)
         out.append(tuple(cell))
     return out
 
@@ -150,3 +156,104 @@ class NaiveWorld:
             self.reward, self.terminated, self.truncated = reward, term, trunc
             self.final = final
             self.done = True  # "ended on the last step", though already reset
+
+
+# ----------------------------------------------------------------------------------------- walls
+STREAM_WALLS = 0x1F83D9AB  # plume_multi/engine/walls.py's WALLS_STREAM, written out on purpose
+
+
+def _key(seed: int, episode: int, stream: int) -> int:
+    z = fmix64((seed + 0x9E3779B97F4A7C15) & M64)
+    z = fmix64(z ^ ((episode * 0xD1B54A32D192ED03) & M64))
+    return fmix64(z ^ ((stream * 0xA0761D6478BD642F + 0x632BE59BD9B4E019) & M64))
+
+
+def _uniform(key: int, a: int, b: int) -> float:
+    z = fmix64(key ^ ((a * 0x8CB92BA72F3D8DD7 + 1) & M64))
+    z = fmix64(z ^ ((b * 0xE7037ED1A0B428DB + 0x1D8E4E27C47D124F) & M64))
+    return (z >> 11) / 9007199254740992.0
+
+
+def wall_mask_index(seed: int, episode: int, n_masks: int) -> int:
+    """The mask a world draws for an episode: 0 for one mask, else floor(u * K) of the uniform at
+    counters (0, 0) of its walls stream."""
+    if n_masks <= 1:
+        return 0
+    return min(int(_uniform(_key(seed, episode, STREAM_WALLS), 0, 0) * n_masks), n_masks - 1)
+
+
+def _solid(wall, cell) -> bool:
+    return bool(wall[tuple(reversed(cell))])
+
+
+def numpy_free_starts(seed, n_agents, sizes, origin, wall):
+    """Episode 0's start cells among walls: per agent, ``default_rng(seed)`` draws one integer per
+    axis of ``sizes`` (plus ``origin``), and draws the whole cell again while it is solid."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_agents):
+        while True:
+            cell = tuple(int(rng.integers(0, bound)) + o for bound, o in zip(sizes, origin))
+            if not _solid(wall, cell):
+                break
+        out.append(cell)
+    return out
+
+
+def counter_free_starts(seed, episode, n_agents, sizes, origin, wall):
+    """A later episode's start cells among walls: the counter-based draws of ``counter_starts``,
+    a solid cell drawn again from the next counters."""
+    out, counter = [], 0
+    for _ in range(n_agents):
+        while True:
+            cell = []
+            for bound, o in zip(sizes, origin):
+                value, counter = counter_integer(seed, episode, counter, bound)
+                cell.append(value + o)
+            if not _solid(wall, cell):
+                break
+        out.append(tuple(cell))
+    return out
+
+
+def stop_at_walls(wall, start, end):
+    """Where a continuous body moving straight from ``start`` to ``end`` (float points, 2 or 3
+    coordinates) stops among walls (``wall`` indexed [y, x] or [z, y, x]): ``(end, False)``, or the
+    point on the face of the first solid cell the path enters and True.
+
+    From the cell ``floor(c + 0.5)`` of the start, step by step toward the end's cell: the next cell
+    is along the axis whose face the path crosses first, at ``t = (face - start) / (end - start)``
+    (the face ``c + 0.5`` going up, ``c - 0.5`` going down), the lowest axis on a tie, only axes not
+    yet at the end cell. At a solid cell entered along axis ``a`` at ``t``: coordinate ``a`` is the
+    face on the free side (``c - 0.5`` going down, the largest float of cell ``c`` going up), the others
+    ``start + t (end - start)``, each kept inside its cell's span ``[c - 0.5, c + 0.5)`` (the face
+    ``c + 0.5`` itself is the next cell's: the largest float ``v`` with ``floor(v + 0.5) == c``).
+    """
+    def top(c):  # the largest float v with floor(v + 0.5) == c, computed in floats
+        v = math.nextafter(c + 0.5, -math.inf)
+        while math.floor(v + 0.5) > c:
+            v = math.nextafter(v, -math.inf)
+        return v
+
+    dims = len(start)
+    cell = [math.floor(c + 0.5) for c in start]
+    last = [math.floor(c + 0.5) for c in end]
+    step = [(e > c) - (e < c) for c, e in zip(cell, last)]
+    delta = [e - s for s, e in zip(start, end)]
+    for _ in range(sum(abs(e - c) for c, e in zip(cell, last))):
+        t = [((cell[k] + 0.5 * step[k]) - start[k]) / delta[k] if cell[k] != last[k] else math.inf
+             for k in range(dims)]
+        a = min(range(dims), key=lambda k: (t[k], k))
+        nxt = list(cell)
+        nxt[a] += step[a]
+        if _solid(wall, nxt):
+            point = []
+            for k in range(dims):
+                if k == a:
+                    point.append(top(cell[k]) if step[k] > 0 else cell[k] - 0.5)
+                else:
+                    v = start[k] + t[a] * delta[k]
+                    point.append(min(max(v, cell[k] - 0.5), top(cell[k])))
+            return tuple(point), True
+        cell = nxt
+    return tuple(end), False

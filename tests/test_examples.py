@@ -1,4 +1,5 @@
-"""Every example in examples/ runs at a tiny size (train_ppo.py and train_multiagent_ppo.py in their own modules)."""
+"""Every example in examples/ runs at a tiny size (train_ppo.py and train_multiagent_ppo.py in their own modules,
+walls.py in tests/models/test_walls.py, beside the combinations it compiles)."""
 
 import importlib.util
 import sys
@@ -98,7 +99,8 @@ def test_record_movie(tmp_path, capsys):
     assert from_env.shape[1:] == (12 * 22, 20 * 22, 3) and from_env.shape[0] >= 2
 
 
-@pytest.mark.parametrize("name", ["parallel_env_loop", "cooperative_search", "snapshot_restore", "record_movie"])
+@pytest.mark.parametrize("name", ["parallel_env_loop", "cooperative_search", "snapshot_restore", "record_movie",
+                                  "walls"])
 def test_each_example_has_help(name, capsys):
     with pytest.raises(SystemExit) as exit_info:
         load(name).main(["--help"])

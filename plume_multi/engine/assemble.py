@@ -83,10 +83,13 @@ class Layout:
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
     ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``one_agent``:
     worlds hold one agent. ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
-    and the driver passes the third coordinate). ``several_sources``: the plume has several
-    sources per world (2-D), so an arrival is its ``reach`` role's answer (else the distance to its
-    ``source``, and ``reach`` is not imported: such a driver is the one-source driver, byte for
-    byte). ``label``: the models' names, for messages.
+    and the driver passes the third coordinate). ``walls``: ``""`` (none: the driver has no trace
+    of them), ``"cells"`` (a grid body's move into a solid cell is refused) or ``"faces"`` (a
+    continuous body stops at a solid cell's face: its ``place`` role); with walls the driver takes
+    ``WM, WI`` (the masks, each world's mask) after ``RP``. ``several_sources``: the plume has
+    several sources per world (2-D), so an arrival is its ``reach`` role's answer (else the distance
+    to its ``source``, and ``reach`` is not imported: such a driver is the one-source driver, byte
+    for byte). ``label``: the models' names, for messages.
     """
 
     plume: tuple
@@ -96,6 +99,7 @@ class Layout:
     one_agent: bool
     label: str = field(default="", compare=False)  # for messages only: models of one kind share a driver
     dims: int = 2
+    walls: str = ""
     several_sources: bool = False
 
     def __post_init__(self):
@@ -104,7 +108,8 @@ class Layout:
 
     def args(self) -> str:
         sensor_args = "".join(f"SP{k}, SS{k}, IP{k}, " for k in range(len(self.sensors)))
-        return "PP, PS, AP, AS, RP, " + sensor_args + ", ".join(CORE_ARGS)
+        walls = "WM, WI, " if self.walls else ""
+        return "PP, PS, AP, AS, RP, " + walls + sensor_args + ", ".join(CORE_ARGS)
 
     def refs(self) -> list:
         refs = [r for _, r in self.plume + self.body + self.reward]
@@ -150,7 +155,7 @@ def reset_world(b, seeded, clear_outputs, {args}):
         world_episode[b] += 1
     seed = world_seed[b]
     episode = world_episode[b]
-    place_starts(b, n_agents, cfg, starts, pos, seed, episode)
+{draw_wall}    place_starts(b, n_agents, cfg, starts, pos, seed, episode{wall_arg})
     world_t[b] = 0
     if clear_outputs:
         world_done[b] = False
@@ -205,7 +210,7 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
             episode = world_episode[b]
             if stepping:
                 plume_advance(PP, PS, b, t, seed, episode)
-            pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
+{load_wall}            pv = PlumeView(PP, PS, plume_view(PP, PS, b, t){wall_arg})
             first = t == 0  # after a reset (a step's t is at least 1)
             arrived = False
             n_active = 0
@@ -216,7 +221,7 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
             for i in range(base, base + n_agents):
                 if stepping:
                     if active[i]:
-                        body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
+{move}
                         ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
 {distance}
                         if {arrival}:
@@ -318,6 +323,57 @@ _AGENT_VIEW_3D = [
 ]
 
 
+# A body's move: plain, or among walls (Layout.walls): a grid body's move into a solid cell is
+# refused (its cell put back); a continuous body is stopped at the face of the first solid cell
+# on its straight path (engine/walls.py) and placed there by its ``place`` role. ``wall`` is the
+# index of the world's mask in ``WM``: a view ``WM[wall]`` would be reference-counted wherever it
+# goes (3x slower).
+_MOVE = "body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)"
+_MOVE_CELLS = {2: """\
+ox = pos[i, 0]
+oy = pos[i, 1]
+body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
+if WM[wall, pos[i, 1], pos[i, 0]]:
+    pos[i, 0] = ox
+    pos[i, 1] = oy""", 3: """\
+ox = pos[i, 0]
+oy = pos[i, 1]
+oz = pos[i, 2]
+body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
+if WM[wall, pos[i, 2], pos[i, 1], pos[i, 0]]:
+    pos[i, 0] = ox
+    pos[i, 1] = oy
+    pos[i, 2] = oz"""}
+_MOVE_FACES = {2: """\
+wx0, wy0 = body_location(AP, AS, i, pos)
+body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
+wx1, wy1 = body_location(AP, AS, i, pos)
+wx, wy, hit = stop_at_walls(WM, wall, wx0, wy0, wx1, wy1)
+if hit:
+    body_place(AP, AS, i, pos, wx, wy)""", 3: """\
+wx0, wy0, wz0 = body_location(AP, AS, i, pos)
+body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
+wx1, wy1, wz1 = body_location(AP, AS, i, pos)
+wx, wy, wz, hit = stop_at_walls3(WM, wall, wx0, wy0, wz0, wx1, wy1, wz1)
+if hit:
+    body_place(AP, AS, i, pos, wx, wy, wz)"""}
+
+
+def _walls(walls: str, dims: int, sizes: str) -> dict:
+    """The parts of the driver's text that walls change (nothing without walls)."""
+    if not walls:
+        return dict(draw_wall="", load_wall="", wall_arg="", move=" " * 24 + _MOVE.format(sizes=sizes),
+                    walls_imports="")
+    move = (_MOVE_CELLS if walls == "cells" else _MOVE_FACES)[dims].format(sizes=sizes)
+    suffix = "3" if dims == 3 else ""
+    return dict(
+        draw_wall="    WI[b] = wall_mask_index(seed, episode, WM.shape[0])\n    wall = WI[b]\n",
+        load_wall="            wall = WI[b]\n", wall_arg=", WM, wall", move=textwrap.indent(move, " " * 24),
+        walls_imports=(f"from plume_multi.engine.walls import mask_index as wall_mask_index, "
+                       f"place_starts_in_walls{suffix} as place_starts, stop_at_walls{suffix}\n"),
+    )
+
+
 def _dimension(dims: int) -> dict:
     """The parts of the driver's text that name coordinates: 2-D's as they always were, 3-D's with
     the third coordinate (the 3-D records imported under the 2-D names, so the rest is shared)."""
@@ -382,6 +438,12 @@ def source(layout: Layout) -> str:
             imports.append(f"from {world.module} import {world.name} as s{k}_world")
             world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
     dimension = _dimension(layout.dims)
+    walls = _walls(layout.walls, layout.dims, dimension["sizes"])
+    walls_imports = walls.pop("walls_imports")
+    if layout.walls:  # the walled view under the plain one's name, and the start cells among walls
+        head, _ = dimension["engine_imports"].split("\nfrom plume_multi.engine.shared")
+        dimension["engine_imports"] = head.replace("PlumeView,", "WalledPlumeView as PlumeView,") + "\n" + \
+            walls_imports.rstrip("\n")
     dimension.update(_arrival(layout, dimension))
     # the step's per-agent lines sit in ``advance`` under ``if stepping:`` and ``if active[i]:``
     dimension["distance"] = textwrap.indent(dimension["distance"], " " * 8)
@@ -397,7 +459,7 @@ def source(layout: Layout) -> str:
         observe_agent=textwrap.indent(agent_block, " " * 16),
         world_calls="\n".join(world_calls) or "    pass",
         has_world_code=bool(world_calls), C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM,
-        C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2, **dimension,
+        C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2, **dimension, **walls,
     )
 
 

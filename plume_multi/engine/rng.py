@@ -192,24 +192,30 @@ def pcg64_cells(seed, n_agents, sizes, out, row0):
     buf = ZERO
     for n in range(n_agents):
         for c in range(len(sizes)):
-            bound = sizes[c]
-            rng = np.uint64(bound - 1)
-            if rng == ZERO:
-                # Generator.integers(0, 1) returns 0 without drawing.
-                out[row0 + n, c] = 0
-                continue
-            # Lemire's bounded integer, as NumPy's buffered_bounded_lemire_uint32
-            excl = rng + ONE
+            v, st_hi, st_lo, has_buf, buf = pcg64_integer(sizes[c], st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
+            out[row0 + n, c] = v
+
+
+@njit(cache=True, inline="always")
+def pcg64_integer(bound, st_hi, st_lo, inc_hi, inc_lo, has_buf, buf):
+    """``Generator.integers(0, bound)`` of the PCG64 state ``(st_hi, st_lo, inc_hi, inc_lo)`` with
+    its one-word buffer ``(has_buf, buf)``: Lemire's bounded integer, as NumPy's
+    ``buffered_bounded_lemire_uint32``. Returns ``(int32 value, st_hi, st_lo, has_buf, buf)``."""
+    rng = np.uint64(bound - 1)
+    if rng == ZERO:
+        # Generator.integers(0, 1) returns 0 without drawing.
+        return np.int32(0), st_hi, st_lo, has_buf, buf
+    excl = rng + ONE
+    u, st_hi, st_lo, has_buf, buf = _next_u32(st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
+    m = u * excl
+    leftover = m & U32
+    if leftover < excl:
+        threshold = (U32 - rng) % excl
+        while leftover < threshold:
             u, st_hi, st_lo, has_buf, buf = _next_u32(st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
             m = u * excl
             leftover = m & U32
-            if leftover < excl:
-                threshold = (U32 - rng) % excl
-                while leftover < threshold:
-                    u, st_hi, st_lo, has_buf, buf = _next_u32(st_hi, st_lo, inc_hi, inc_lo, has_buf, buf)
-                    m = u * excl
-                    leftover = m & U32
-            out[row0 + n, c] = np.int32(m >> S32)
+    return np.int32(m >> S32), st_hi, st_lo, has_buf, buf
 
 
 @njit(cache=True, inline="always")
@@ -248,15 +254,22 @@ def counter_cells(seed, episode, n_agents, sizes, out, row0):
     counter = 0
     for n in range(n_agents):
         for c in range(len(sizes)):
-            bound = sizes[c]
-            excl = np.uint64(bound)
-            threshold = (np.uint64(0x100000000) - excl) % excl
-            while True:
-                m = counter_u32(seed, episode, counter) * excl
-                counter += 1
-                if (m & U32) >= threshold:
-                    break
-            out[row0 + n, c] = np.int32(m >> S32)
+            v, counter = counter_integer(seed, episode, counter, sizes[c])
+            out[row0 + n, c] = v
+
+
+@njit(cache=True, inline="always")
+def counter_integer(seed, episode, counter, bound):
+    """An integer uniform in ``0..bound-1`` from the counter-based words of ``(seed, episode)``
+    from ``counter`` on (Lemire's method with rejection). Returns ``(int32 value, next counter)``."""
+    excl = np.uint64(bound)
+    threshold = (np.uint64(0x100000000) - excl) % excl
+    while True:
+        m = counter_u32(seed, episode, counter) * excl
+        counter += 1
+        if (m & U32) >= threshold:
+            break
+    return np.int32(m >> S32), counter
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from ..scenario import Scenario
 __all__ = ["action_space", "observation_box", "has_move_table", "MODEL_OPTIONS"]
 
 # Scenario keywords every front-end passes through as they are.
-MODEL_OPTIONS = ("plume", "sensors", "reward", "start_region")
+MODEL_OPTIONS = ("plume", "sensors", "reward", "start_region", "walls")
 
 
 def action_space(sc: Scenario) -> spaces.Space:

@@ -331,8 +331,10 @@ class MultiAgentVectorEnv(VectorEnv):
         action. MaskablePPO (sb3-contrib) reads this method.
         """
         n = self.num_envs
-        if self._moves_3d is not None:
-            return move_masks(self._pos, self._moves_3d, self.scenario.grid_size, self._dead)
+        if self._moves_3d is not None or (self.scenario.walls is not None and self._mask_table is not None):
+            walls = None if self.scenario.walls is None else \
+                (self.scenario.walls.masks, np.repeat(self._sim.wall_index, self.n_agents))
+            return move_masks(self._pos, self.scenario.moves(), self.scenario.grid_size, self._dead, walls)
         if self._mask_table is None:  # no displacement table: every action may change the state
             return np.ones((n, self.single_action_space.n), dtype=np.bool_)
         if self._cardinal:

@@ -147,6 +147,7 @@ class raw_env(ParallelEnv, EzPickle):
     | n_neighbours    | 0               | k nearest other searchers sensed, 0..N-1                   |
     | action_model    | "cardinal"      | "cardinal" (4 moves) or "moore" (8 moves + stay)           |
     | start_positions | None            | N pairs (x, y) used every episode, or None to draw them    |
+    | walls           | None            | solid cells, as Scenario(walls=...): (H, W) bool mask(s)   |
     | render_mode     | None            | None, "rgb_array" or "human"                               |
     | black_death     | False           | finished agents stay in ``agents`` (see above)             |
     | terminate_on_arrival | False      | with black_death: ``terminations`` True from the arrival on |
@@ -175,12 +176,14 @@ class raw_env(ParallelEnv, EzPickle):
                  sigma: float | None = None, goal_radius: float = DEFAULT_GOAL_RADIUS, max_cycles: int = 1000,
                  team: bool = False, n_neighbours: int = 0, action_model="cardinal",
                  start_positions=None, render_mode: str | None = None, black_death: bool = False,
-                 terminate_on_arrival: bool = False, plume=None, sensors=None, reward=None, start_region=None):
+                 terminate_on_arrival: bool = False, plume=None, sensors=None, reward=None, start_region=None,
+                 walls=None):
         EzPickle.__init__(self, n_agents=n_agents, grid_size=grid_size, source_location=source_location,
                           sigma=sigma, goal_radius=goal_radius, max_cycles=max_cycles, team=team,
                           n_neighbours=n_neighbours, action_model=action_model,
                           start_positions=start_positions, render_mode=render_mode, black_death=black_death,
-                          terminate_on_arrival=terminate_on_arrival, plume=plume, sensors=sensors, reward=reward, start_region=start_region)
+                          terminate_on_arrival=terminate_on_arrival, plume=plume, sensors=sensors, reward=reward,
+                          start_region=start_region, walls=walls)
         if render_mode is not None and not (isinstance(render_mode, str)
                                             and render_mode in self.metadata["render_modes"]):
             raise ValidationError(
@@ -201,7 +204,7 @@ class raw_env(ParallelEnv, EzPickle):
             grid_size=grid_size, source_location=source_location, sigma=sigma, n_agents=n_agents,
             goal_radius=goal_radius, max_steps=self._max_cycles, start_positions=start_positions,
             action_model=action_model, n_neighbours=n_neighbours, team=team, plume=plume, sensors=sensors,
-            reward=reward, start_region=start_region,
+            reward=reward, start_region=start_region, walls=walls,
         )
         if self._scenario.continuous:
             raise ValidationError(f"action_model: got {self._scenario.action_model!r}; parallel_env takes grid "

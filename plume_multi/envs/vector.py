@@ -95,15 +95,21 @@ def _fill_masks(pos, world_done, x_max, y_max, table, out):
             out[i, k] = table[code, k]
 
 
-def move_masks(pos: np.ndarray, moves: np.ndarray, grid_size, free: np.ndarray) -> np.ndarray:
+def move_masks(pos: np.ndarray, moves: np.ndarray, grid_size, free: np.ndarray, walls=None) -> np.ndarray:
     """``(M, K)`` bool in any dimension: the moves of ``moves`` ``(K, dims)`` that change each cell of
     ``pos`` ``(M, dims)`` (clamped into ``grid_size``); rows where ``free`` (and rows where no move
-    changes the cell) allow every action. The 3-D worlds' masks (NumPy; 2-D worlds use the
-    compiled edge-code tables above)."""
+    changes the cell) allow every action. The masks of 3-D worlds and of worlds with walls (NumPy;
+    other 2-D worlds use the compiled edge-code tables above). ``walls``: ``(masks, index)``, the
+    scenario's ``(K, ...)`` wall masks and the ``(M,)`` mask of each row's world: a move into a
+    solid cell is refused, so it changes nothing."""
     limit = np.asarray(grid_size, dtype=np.int64) - 1
     here = pos.astype(np.int64)[:, None, :]
     moved = np.clip(here + moves.astype(np.int64)[None], 0, limit)
     masks = (moved != here).any(axis=2)
+    if walls is not None:
+        solid, index = walls
+        cells = tuple(moved[..., c] for c in reversed(range(moved.shape[2])))
+        masks &= ~solid[(index[:, None], *cells)]
     masks[free | ~masks.any(axis=1)] = True
     return masks
 
@@ -417,9 +423,10 @@ class PlumeVectorEnv(VectorEnv):
         A world whose episode ended and is not reset yet allows every action. MaskablePPO
         (sb3-contrib) reads this method.
         """
-        if self._moves_3d is not None:
-            return move_masks(self._pos, self._moves_3d, self.scenario.grid_size,
-                              self._world_done & self._free_when_done)
+        if self._moves_3d is not None or (self.scenario.walls is not None and self._mask_table is not None):
+            walls = None if self.scenario.walls is None else (self.scenario.walls.masks, self._sim.wall_index)
+            return move_masks(self._pos, self.scenario.moves(), self.scenario.grid_size,
+                              self._world_done & self._free_when_done, walls)
         if self._mask_table is None:  # no displacement table: every action may change the state
             k = self.single_action_space.shape[0] if self._n_actions is None else self._n_actions
             return np.ones((self.num_envs, k), dtype=np.bool_)

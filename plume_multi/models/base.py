@@ -154,6 +154,10 @@ class BodyKernels:
             ``P.heading_table[k]`` (the body's parameters then hold ``heading_table``, ``(K,)``
             float64 degrees), else -1. Sensors keep tables of what they compute from a heading,
             indexed by ``k`` (``AgentView.heading_index``): no sine per step. Default: -1.
+        place(P, S, i, pos, x, y): put the agent at the float position ``(x, y)`` and its cell
+            ``pos[i]`` there (``floor(c + 0.5)``): how a scenario with walls stops a continuous
+            body at a wall's face (the step calls it after ``move``). Required of a continuous body
+            among walls; a grid body's refused move puts its cell back instead. Default: nothing.
     """
 
     first_invalid: Any
@@ -162,6 +166,7 @@ class BodyKernels:
     location: Any = api.body_location
     heading: Any = api.body_heading
     heading_index: Any = api.body_heading_index
+    place: Any = api.body_place
 
 
 @dataclass(frozen=True)
@@ -199,9 +204,11 @@ class BodyKernels3D(BodyKernels):
         location(P, S, i, pos) -> (x, y, z): float position. Default: the cell.
         heading(P, S, i) -> degrees. Default: 0.
         heading_index(P, S, i) -> int. Default: -1.
+        place(P, S, i, pos, x, y, z): put the agent at ``(x, y, z)`` (walls, as in 2-D).
     """
 
     location: Any = api.body_location3
+    place: Any = api.body_place3
 
 
 @dataclass(frozen=True)
@@ -378,6 +385,24 @@ class Plume(Model):
         test then compares integer squared distances (``Scenario.goal_d2``)."""
         fixed = self.fixed_source()
         return fixed is None or all(float(c).is_integer() for c in fixed)  # drawn sources are cells
+
+
+    def check_walls(self, walls) -> None:
+        """Raise ``ValidationError`` when this plume cannot be among ``walls`` (a
+        ``plume_multi.walls.Walls``). ``Scenario`` checks that a fixed source is on a free cell of
+        every mask; by default a plume that draws its sources (``fixed_source()`` None) is refused,
+        since its draws do not know the walls."""
+        if self.fixed_source() is None:
+            from ..errors import ValidationError
+
+            raise ValidationError(f"{self.name}: draws a source in each world and episode or moves it, which could "
+                                  "put it inside a wall; expected a plume with fixed sources among walls "
+                                  "(Scenario(walls=...); plumes.Puffs moves its sources among walls)")
+
+    def wall_index(self, params, state) -> np.ndarray | None:
+        """``(B,)`` the wall mask each world's plume keeps for itself (a plume that moves among
+        walls, ``Puffs``), or None; ``validate()`` checks it is the world's."""
+        return None
 
 
 @dataclass(frozen=True)

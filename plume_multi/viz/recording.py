@@ -37,7 +37,8 @@ from ..checks import is_int
 from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
 from .scene import world_overlays
-from .render import SOURCE_COLOUR, _check_field, _check_source, agent_colours, check_frame, render_frame
+from .render import (SOURCE_COLOUR, WALL_COLOUR, _check_field, _check_sources, agent_colours, check_frame,
+                     render_frame)
 from .volume import _check_cells3, _check_volume, render_volume, volume_scale
 
 __all__ = ["TrajectoryRecorder", "save_trajectory_png", "save_volume_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
@@ -177,7 +178,7 @@ def _write_mp4(path: Path, frames, fps: float) -> Path:
 
 # --------------------------------------------------------------------------------------- pictures
 def save_trajectory_png(path, field, trajectory, *, source=None, active=None, title=None,
-                        width_inches: float = 6.0, dpi: int = 100) -> Path:
+                        width_inches: float = 6.0, dpi: int = 100, walls=None) -> Path:
     """A PNG of every agent's trajectory over the field.
 
     The field is the viridis heat map (y upward); each agent's path is a line of its own colour
@@ -189,9 +190,10 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
         path: ``*.png``; its folder must exist.
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
         trajectory: ``(T, M, 2)`` int cells ``(x, y)``: the positions of M agents at T times.
-        source: ``(x, y)`` of the source (or None).
+        source: ``(x, y)`` of the source, a sequence of such cells (several sources), or None.
         active: ``(M,)`` bool, the agents still searching at the end (or None: not distinguished).
         title: the picture's title (default: agents, steps and how many finished).
+        walls: ``(H, W)`` bool, True where a cell is solid (drawn grey), or None.
 
     Returns:
         the path written.
@@ -199,7 +201,12 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
     path = _check_path(path, (".png",), "picture")
     field = _check_field(field)
     h, w = field.shape
-    source = _check_source(source, w, h)
+    source = _check_sources(source, w, h)
+    if walls is not None:
+        walls = np.asarray(walls)
+        if walls.shape != (h, w) or walls.dtype != np.bool_:
+            raise ValidationError(f"walls: got shape {walls.shape} dtype {walls.dtype}; expected the field's shape "
+                                  f"({h}, {w}) bool (True where solid)")
     if title is not None and not isinstance(title, str):
         raise ValidationError(f"title: got {title!r}; expected a string or None")
     if not isinstance(width_inches, numbers.Real) or isinstance(width_inches, bool) or not (1 <= width_inches <= 50):
@@ -240,6 +247,12 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
     image = ax.imshow(field, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest",
                       extent=(-0.5, w - 0.5, -0.5, h - 0.5))
     fig.colorbar(image, ax=ax, label="concentration", fraction=0.046, pad=0.03)
+    if walls is not None and walls.any():
+        from matplotlib.colors import ListedColormap
+
+        ax.imshow(np.ma.masked_where(~walls, walls.astype(np.float64)), origin="lower",
+                  cmap=ListedColormap([WALL_COLOUR / 255.0]), vmin=0.0, vmax=1.0, interpolation="nearest",
+                  extent=(-0.5, w - 0.5, -0.5, h - 0.5), zorder=1)
 
     colours = agent_colours(m) / 255.0
     alpha = 0.9 if m <= 32 else max(0.25, 0.9 * math.sqrt(32 / m))
@@ -256,7 +269,7 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
     ax.scatter(end[finished, 0], end[finished, 1], s=marker_size * 1.6, marker="D", c="white",
                edgecolors=colours[finished], linewidths=1.2, zorder=5)
     if source is not None:
-        ax.scatter([source[0]], [source[1]], s=220, marker="*", c=[SOURCE_COLOUR / 255], edgecolors="white",
+        ax.scatter([c[0] for c in source], [c[1] for c in source], s=220, marker="*", c=[SOURCE_COLOUR / 255], edgecolors="white",
                    linewidths=1.0, zorder=6)
     ax.set_xlim(-0.5, w - 0.5)
     ax.set_ylim(-0.5, h - 0.5)
@@ -277,7 +290,10 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
                               label=f"end, finished ({int(finished.sum())})"))
     if source is not None:
         handles.append(Line2D([], [], ls="none", marker="*", ms=12, mfc=SOURCE_COLOUR / 255, mec="white",
-                              label="source"))
+                              label="source" if len(source) == 1 else "sources"))
+    if walls is not None and walls.any():
+        handles.append(Line2D([], [], ls="none", marker="s", ms=9, mfc=WALL_COLOUR / 255, mec=WALL_COLOUR / 255,
+                              label="wall"))
     wide = fig.get_figwidth() >= 5.5
     ncol = len(handles) if wide else 2
     legend_inches = 0.3 if wide else 0.55
@@ -290,7 +306,7 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
 
 
 def save_volume_png(path, volume, trajectory, *, source=None, active=None, mode: str = "max",
-                    scale: int | None = None) -> Path:
+                    scale: int | None = None, walls=None) -> Path:
     """A PNG of a 3-D world: ``render_volume``'s x-y, x-z and y-z panels with every trajectory,
     each agent at its last position (white when ``active`` is False).
 
@@ -302,6 +318,7 @@ def save_volume_png(path, volume, trajectory, *, source=None, active=None, mode:
         active: ``(M,)`` bool at the end (finished agents drawn white), or None.
         mode: ``"max"`` or ``"slice"``, as ``render_volume``.
         scale: pixels per cell (default ``volume_scale``).
+        walls: ``(D, H, W)`` bool, True where solid (drawn grey), or None.
 
     Returns:
         the path written.
@@ -310,7 +327,8 @@ def save_volume_png(path, volume, trajectory, *, source=None, active=None, mode:
     traj = _check_cells3("trajectory", trajectory, tuple(reversed(np.shape(volume))), 3)
     if traj.shape[0] < 1:
         raise ValidationError(f"trajectory: got shape {traj.shape}; expected (T, M, 3) with T >= 1")
-    frame = render_volume(volume, traj[-1], source=source, active=active, trajectories=traj, mode=mode, scale=scale)
+    frame = render_volume(volume, traj[-1], source=source, active=active, trajectories=traj, mode=mode, scale=scale,
+                          walls=walls)
     try:
         from matplotlib.image import imsave
     except ImportError as exc:
@@ -337,10 +355,14 @@ class TrajectoryRecorder:
     Args:
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``; or a 3-D world's ``(D, H, W)``
             volume (then positions are ``(N, 3)`` cells and pictures are ``render_volume``'s).
-        source: ``(x, y)`` of the source (``(x, y, z)`` in 3-D), or None.
+        source: ``(x, y)`` of the source (``(x, y, z)`` in 3-D), a sequence of ``(x, y)`` cells
+            (several sources), or None; a recorder bound to a simulator keeps where its sources are
+            at each entry (they may move).
+        walls: the world's wall mask, bool of the field's shape (True where solid), or None; a
+            recorder bound to a simulator takes the world's mask of the episode.
     """
 
-    def __init__(self, field, source=None):
+    def __init__(self, field, source=None, walls=None):
         if np.ndim(field) == 3:
             self.field = _check_volume(field)
             self.dims = 3
@@ -350,7 +372,15 @@ class TrajectoryRecorder:
             field = _check_field(field)
             self.field = field
             self.dims = 2
-            self.source = _check_source(source, field.shape[1], field.shape[0])
+            sources = _check_sources(source, field.shape[1], field.shape[0])
+            # one source stays an (x, y) pair, as before; several are a tuple of pairs
+            self.source = sources if sources is None or np.ndim(source) == 2 else sources[0]
+        if walls is not None:
+            walls = np.asarray(walls)
+            if walls.shape != self.field.shape or walls.dtype != np.bool_:
+                raise ValidationError(f"walls: got shape {walls.shape} dtype {walls.dtype}; expected the field's shape "
+                                      f"{self.field.shape} bool (True where solid)")
+        self.walls = walls
         self._positions: list[np.ndarray] = []
         self._active: list[np.ndarray] = []
         # per entry, from a bound simulator: (field or None when static, headings, points, wind)
@@ -378,7 +408,8 @@ class TrajectoryRecorder:
         if not getattr(sim, "_ready", True):  # Simulator sets _ready on its first reset
             raise StateError("Cannot record before the simulator's reset(): call sim.reset() first, "
                              "then TrajectoryRecorder.from_simulator(sim)")
-        rec = cls(sim.plume_image(int(world)), sim.sources[int(world)].round().astype(int))
+        rec = cls(sim.plume_image(int(world)), sim.sources[int(world)].round().astype(int),
+                  walls=sim.wall_mask(int(world)))  # one episode: one mask
         rec._sim = sim
         rec._world = int(world)
         # a shared static field is drawn from self.field; any other plume (a movie, a random
@@ -420,7 +451,8 @@ class TrajectoryRecorder:
                 kept = next((e[0] for e in reversed(self._overlays) if e[0] is not None), None)
                 if kept is not None and np.array_equal(kept, field):
                     field = kept
-            entry = (field, overlays["headings"], overlays["points"], overlays["wind"])
+            # the sources now: they may move, or be several
+            entry = (field, overlays["headings"], overlays["points"], overlays["wind"], overlays["source"])
         else:
             entry = None
         size = self.grid_size
@@ -454,7 +486,7 @@ class TrajectoryRecorder:
             self._last_t = t  # only once the entry is known to be valid
         self._positions.append(positions)
         self._active.append(active)
-        self._overlays.append(entry if entry is not None else (None, None, None, None))
+        self._overlays.append(entry if entry is not None else (None, None, None, None, None))
 
     def __len__(self) -> int:
         """Entries recorded (the start plus one per step)."""
@@ -495,14 +527,15 @@ class TrajectoryRecorder:
         if trail > 0 and t > 0:
             trails = np.stack(self._positions[max(0, t - trail):t])
         active = self._active[t]
-        field, headings, points, wind = self._overlays[t]
+        field, headings, points, wind, source = self._overlays[t]
+        source = self.source if source is None else source
         if self.dims == 3:
-            picture = render_volume(self.field if field is None else field, self._positions[t], source=self.source,
-                                    active=active, trajectories=trails, scale=scale)
+            picture = render_volume(self.field if field is None else field, self._positions[t], source=source,
+                                    active=active, trajectories=trails, scale=scale, walls=self.walls)
         else:
-            picture = render_frame(self.field if field is None else field, self._positions[t], source=self.source,
+            picture = render_frame(self.field if field is None else field, self._positions[t], source=source,
                                    active=active, trails=trails, scale=scale, headings=headings, points=points,
-                                   wind=wind)
+                                   wind=wind, walls=self.walls)
         if not caption:
             return picture
         searching = int(active.sum())
@@ -528,9 +561,10 @@ class TrajectoryRecorder:
         if self.dims == 3:
             return save_volume_png(path, self.field if self._static_field or self._overlays[-1][0] is None
                                    else self._overlays[-1][0], self.positions, source=self.source,
-                                   active=self._active[-1])
-        return save_trajectory_png(path, self.field, self.positions, source=self.source,
-                                   active=self._active[-1], title=title)
+                                   active=self._active[-1], walls=self.walls)
+        source = self.source if self._overlays[-1][4] is None else self._overlays[-1][4]  # where they are now
+        return save_trajectory_png(path, self.field, self.positions, source=source,
+                                   active=self._active[-1], title=title, walls=self.walls)
 
     def save_movie(self, path, *, fps: float = 15, trail: int = 12, scale: int | None = None,
                    every: int = 1, caption: bool = True, progress=None) -> Path:

@@ -1,7 +1,7 @@
 """One renderer for every front-end.
 
 ``render_frame`` draws a plain-NumPy RGB frame: the field as a perceptually uniform heat map
-(viridis), the source as a red cross, every searching agent as a square of its own colour, agents
+(viridis), solid cells (walls) in grey, the source as a red cross, every searching agent as a square of its own colour, agents
 that have finished as white squares, and optionally each agent's recent trail, with y drawn upward
 (UP moves up on screen). It is vectorized over agents, so it can be called every step.
 ``HumanWindow`` shows frames in one matplotlib window (matplotlib is the optional ``viz`` extra).
@@ -38,6 +38,7 @@ __all__ = [
     "FINISHED_COLOUR",
     "POINT_COLOUR",
     "WIND_COLOUR",
+    "WALL_COLOUR",
 ]
 
 # viridis, sampled at 9 points; interpolated to a 256-entry table once at import.
@@ -54,6 +55,7 @@ SOURCE_COLOUR = np.array([255, 40, 40], dtype=np.uint8)
 FINISHED_COLOUR = np.array([255, 255, 255], dtype=np.uint8)
 POINT_COLOUR = np.array([255, 160, 0], dtype=np.uint8)  # sample points given without an agent axis
 WIND_COLOUR = np.array([255, 255, 255], dtype=np.uint8)
+WALL_COLOUR = np.array([128, 128, 128], dtype=np.uint8)  # solid cells: mid grey, off the viridis ramp
 
 MAX_SCALE = 64  # pixels per cell; beyond it a frame of even a small grid becomes huge
 DISPLAY_MIN_SIDE = 256  # pixels on the shorter side that display_scale aims for
@@ -190,6 +192,26 @@ def _check_source(source, w: int, h: int):
     return sx, sy
 
 
+def _check_sources(source, w: int, h: int):
+    """``source`` as a tuple of ``(x, y)`` int cells inside the grid: one ``(x, y)`` or a sequence
+    of them (several sources); None stays None. Else a ValidationError."""
+    if source is None:
+        return None
+    try:
+        values = np.asarray(source)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.ndim != 2 or values.shape[1:] != (2,) or len(values) == 0:
+        return (_check_source(source, w, h),)
+    out = []
+    for k, cell in enumerate(values):
+        try:
+            out.append(_check_source(cell, w, h))
+        except ValidationError as exc:
+            raise ValidationError(f"source {k} of {len(values)}: {exc}") from None
+    return tuple(out)
+
+
 def _check_active(active, m: int):
     """``active`` as an ``(m,)`` bool array (or None); bools or 0/1 integers only."""
     if active is None:
@@ -269,6 +291,34 @@ def _check_wind(wind):
     return float(arr[0]), float(arr[1])
 
 
+def _check_walls(walls, h: int, w: int):
+    """``walls`` as an ``(H, W)`` float array in [0, 1] (a bool mask, or the solid fraction of a
+    projection), or None."""
+    if walls is None:
+        return None
+    try:
+        arr = np.asarray(walls)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if arr.shape != (h, w) or arr.dtype.kind not in "bf" or (arr.dtype.kind == "f" and not (
+            np.isfinite(arr).all() and arr.min(initial=0.0) >= 0.0 and arr.max(initial=0.0) <= 1.0)):
+        raise ValidationError(f"walls: got {type(walls).__name__} of shape {getattr(arr, 'shape', None)} dtype "
+                              f"{getattr(arr, 'dtype', None)}; expected the field's shape ({h}, {w}), bool (True "
+                              "where solid) or floats in [0, 1] (the solid fraction)")
+    return arr.astype(np.float64)
+
+
+def _draw_walls(frame, walls, scale: int) -> None:
+    """Blend each cell toward ``WALL_COLOUR`` by its solid fraction (a solid cell is all grey)."""
+    shade = walls[::-1]
+    if scale > 1:
+        shade = np.repeat(np.repeat(shade, scale, axis=0), scale, axis=1)
+    where = shade > 0
+    if where.any():
+        f = shade[where][:, None]
+        frame[where] = np.rint((1.0 - f) * frame[where] + f * WALL_COLOUR).astype(np.uint8)
+
+
 def _draw_line(frame, r0, c0, r1, c1, colour) -> None:
     """Pixels on the segment from ``(r0, c0)`` to ``(r1, c1)`` (rows, cols; arrays of segments or
     scalars), sampled every half pixel; pixels off the frame are skipped."""
@@ -306,14 +356,15 @@ def _draw_wind(frame, wind) -> None:
 
 
 def render_frame(field: np.ndarray, positions=None, *, source=None, active=None, trails=None,
-                 scale: int = 1, headings=None, points=None, wind=None) -> np.ndarray:
+                 scale: int = 1, headings=None, points=None, wind=None, walls=None) -> np.ndarray:
     """An RGB picture of a world.
 
     Args:
         field: ``(H, W)`` float in [0, 1], indexed ``[y, x]``.
         positions: ``(M, 2)`` int cells ``(x, y)`` of the agents to draw (or None). Agent k is
             drawn in ``agent_colours(M)[k]``.
-        source: ``(x, y)`` of the source, drawn as a red cross (or None).
+        source: ``(x, y)`` of the source, drawn as a red cross, or a sequence of such cells
+            (several sources: a cross each), or None.
         active: ``(M,)`` bool; agents not active (finished) are drawn as white squares, beneath
             the searching ones so a searcher passing over a finished agent stays visible.
         trails: ``(T, M, 2)`` int cells, each agent's last T positions (oldest first), drawn as
@@ -327,6 +378,9 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             else orange. Points off the grid are not drawn.
         wind: ``(u, v)`` in cells per step: an arrow in the top-right corner along the wind (a
             dot when calm).
+        walls: ``(H, W)`` bool, True where a cell is solid (``Simulator.wall_mask``): drawn in
+            ``WALL_COLOUR`` over the field; or floats in [0, 1], each cell blended toward it by
+            that fraction (the 3-D views' projections).
 
     Returns:
         ``(H * scale, W * scale, 3)`` uint8, row 0 at the top (the largest y).
@@ -334,12 +388,13 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
     Raises:
         ValidationError: a field that is not a finite ``(H, W)`` array, cells that are not integer
             ``(x, y)`` pairs inside the grid, ``active``, ``trails``, ``headings`` or ``points``
-            that do not match ``positions``, a bad ``source``, ``wind`` or ``scale``. Nothing is drawn.
+            that do not match ``positions``, a bad ``source``, ``wind``, ``walls`` or ``scale``.
+            Nothing is drawn.
     """
     field = _check_field(field)
     scale = _integer("scale", scale, 1, MAX_SCALE)
     h, w = field.shape
-    source = _check_source(source, w, h)
+    sources = _check_sources(source, w, h)
     if positions is not None:
         positions = _check_cells("positions", positions, w, h)
         if positions.ndim != 2:
@@ -359,10 +414,13 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
     headings = _check_headings(headings, m)
     points = _check_points(points, m)
     wind = _check_wind(wind)
+    walls = _check_walls(walls, h, w)
     idx = np.clip(field[::-1] * 255.0, 0, 255).astype(np.uint8)
     if scale > 1:
         idx = np.repeat(np.repeat(idx, scale, axis=0), scale, axis=1)
     frame = _LUT[idx]
+    if walls is not None:
+        _draw_walls(frame, walls, scale)
     r = marker_radius(w, h, scale)
 
     if trails is not None:
@@ -376,8 +434,7 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             pixels = frame.reshape(-1, 3)
             pixels[flat] = ((pixels[flat] + 3 * colours[None, :, None, :]) // 4).astype(np.uint8)
 
-    if source is not None:
-        sx, sy = source
+    for sx, sy in sources or ():
         row, col = cell_centre_pixel(sx, sy, h, scale)
         frame[max(row - r - 1, 0):row + r + 2, col] = SOURCE_COLOUR
         frame[row, max(col - r - 1, 0):col + r + 2] = SOURCE_COLOUR
@@ -485,7 +542,7 @@ class HumanWindow:
 def render_puffs(plume, b: int = 0, positions=None, *, scale: int = 1,
                  decades: float = 3.0, vmax: float | None = None) -> np.ndarray:
     """An RGB picture ``(H * scale, W * scale, 3)`` uint8 of world ``b`` of a ``plumes.PuffPlume``
-    (source as a red cross).
+    (source as a red cross, its walls in grey).
 
     The concentration is drawn on a log scale over ``decades`` decades below ``vmax`` (default:
     the frame's maximum), so the thin, intermittent puff trail stays visible.
@@ -499,4 +556,6 @@ def render_puffs(plume, b: int = 0, positions=None, *, scale: int = 1,
     w, h = plume.grid_size
     sx, sy = plume.config.cells()[0]  # the first source (a plume may have several)
     source = (min(max(int(round(sx)), 0), w - 1), min(max(int(round(sy)), 0), h - 1))
-    return render_frame(np.clip(img, 0.0, 1.0), positions, source=source, scale=scale)
+    walls = getattr(plume, "walls", None)
+    wall = None if walls is None else walls.masks[int(plume.state.wall[b])]
+    return render_frame(np.clip(img, 0.0, 1.0), positions, source=source, scale=scale, walls=wall)

@@ -1,8 +1,8 @@
 """What a picture of one world shows, read from a ``Simulator``: the keywords of ``render_frame``.
 
 ``world_overlays(sim, b)`` gives the world's current plume image (a movie's frame of that world),
-the agents' headings when the body has one, the antenna sample points when the scenario has a
-``sensors.Antennae``, and the plume's wind at the source. The recorder and every front-end's
+its sources where they are now, its walls, the agents' headings when the body has one, the antenna
+sample points when the scenario has a ``sensors.Antennae``, and the plume's wind at the source. The recorder and every front-end's
 ``render()`` use it, so all pictures show the same things.
 """
 
@@ -69,23 +69,32 @@ def wind_at_source(sim, world: int) -> tuple:
 def has_wind(scenario) -> bool:
     """True when the scenario's plume has a wind somewhere, or an agent senses it (then a picture
     shows the wind arrow; a calm plume nobody senses gets none, as before)."""
+    from ..models.plumes import Wind as MeanderingWind
     from ..models.sensors import Wind
 
     plume = scenario.plume
     wind = getattr(plume, "_wind", getattr(plume, "wind", None))
+    if isinstance(wind, MeanderingWind):  # the puffs' wind model: its mean, or its noise
+        wind = (wind.u, wind.v, wind.noise_gain)
     return bool(any(isinstance(s, Wind) for s in scenario.sensors)
                 or (wind is not None and np.any(np.asarray(wind, dtype=np.float64) != 0)))
 
 
 def world_overlays(sim, world: int = 0) -> dict:
     """``render_frame`` keywords for world ``world`` of ``sim``: ``field`` (its current plume image,
-    ``(H, W)`` float32), ``source`` (its cell), ``headings`` (``(N,)`` degrees or None), ``points`` (``(N, K, 2)`` antenna
-    points or None) and ``wind`` (``(u, v)`` at the source, or None when ``has_wind`` is False).
-    A 3-D world: ``field`` is its ``(D, H, W)`` volume, ``source`` ``(x, y, z)``, the others None
-    (``plume_multi.viz.volume`` draws it)."""
-    source = tuple(int(round(float(c))) for c in sim.sources[world])
+    ``(H, W)`` float32), ``source`` (its cell now; a tuple of cells for a plume of several sources), ``headings`` (``(N,)`` degrees or None), ``points`` (``(N, K, 2)`` antenna
+    points or None), ``wind`` (``(u, v)`` at the source, or None when ``has_wind`` is False) and
+    ``walls`` (the world's ``(H, W)`` wall mask, or None without walls).
+    A 3-D world: ``field`` is its ``(D, H, W)`` volume, ``source`` ``(x, y, z)``, ``walls`` its
+    ``(D, H, W)`` mask, the others None (``plume_multi.viz.volume`` draws it)."""
+    walls = sim.wall_mask(world)
+    if sim.scenario.plume.source_count() > 1:  # every source, where it is now
+        source = tuple(tuple(int(round(float(c))) for c in xy) for xy in sim.source_positions[world])
+    else:
+        source = tuple(int(round(float(c))) for c in sim.sources[world])
     if sim.scenario.dims == 3:
-        return {"field": sim.plume_image(world), "source": source, "headings": None, "points": None, "wind": None}
+        return {"field": sim.plume_image(world), "source": source, "headings": None, "points": None, "wind": None,
+                "walls": walls}
     return {"field": sim.plume_image(world), "source": source, "headings": agent_headings(sim, world),
             "points": antenna_points(sim, world),
-            "wind": wind_at_source(sim, world) if has_wind(sim.scenario) else None}
+            "wind": wind_at_source(sim, world) if has_wind(sim.scenario) else None, "walls": walls}

@@ -10,7 +10,9 @@ right:
 Each panel shows the concentration either as its **maximum projection** along the axis it looks
 down (``mode="max"``: where the plume is anywhere along that axis) or as the **slice** through a
 point (``mode="slice"``, the point ``at``, by default the first agent's cell: the plane the agent
-is in), with every agent, the source and the trajectories projected onto the panel (a trajectory's
+is in), walls in grey (a projection's cell blended toward grey by the fraction of its column that
+is solid, a slice's solid cells all grey), with every agent, the source and the trajectories
+projected onto the panel (a trajectory's
 cells drawn in its agent's colour, as ``render_frame``'s trails). Panels share one scale and are
 bottom-aligned, separated by a dark gap of ``GAP`` pixels.
 
@@ -79,7 +81,7 @@ def volume_scale(width: int, height: int, depth: int) -> int:
 
 
 def render_volume(volume, positions=None, *, source=None, active=None, trajectories=None, mode: str = "max",
-                  at=None, scale: int | None = None) -> np.ndarray:
+                  at=None, scale: int | None = None, walls=None) -> np.ndarray:
     """An RGB picture of a 3-D world: the x-y, x-z and y-z panels side by side (module docstring).
 
     Args:
@@ -93,6 +95,7 @@ def render_volume(volume, positions=None, *, source=None, active=None, trajector
         at: ``(x, y, z)`` the slices go through (``mode="slice"``); default the first agent's
             cell, else the source, else the centre.
         scale: pixels per cell, 1..64 (default ``volume_scale(W, H, D)``).
+        walls: ``(D, H, W)`` bool, True where solid (``Simulator.wall_mask``), or None.
 
     Returns:
         ``(max(H, D) * scale, (2 W + H) * scale + 2 GAP, 3)`` uint8.
@@ -119,6 +122,11 @@ def render_volume(volume, positions=None, *, source=None, active=None, trajector
         at = positions[0] if positions is not None and len(positions) else (src if src is not None else
                                                                             np.array(size) // 2)
     at = _check_cells3("at", [at], size, 2)[0]
+    if walls is not None:
+        walls = np.asarray(walls)
+        if walls.shape != volume.shape or walls.dtype != np.bool_:
+            raise ValidationError(f"walls: got shape {walls.shape} dtype {walls.dtype}; expected the volume's shape "
+                                  f"{volume.shape} bool (True where solid)")
     if scale is None:
         scale = volume_scale(w, h, d)
     if not is_int(scale) or not 1 <= scale <= MAX_SCALE:
@@ -128,14 +136,16 @@ def render_volume(volume, positions=None, *, source=None, active=None, trajector
     for _, (a, b), look in PANELS:
         if mode == "max":
             field = volume.max(axis=2 - look)
+            shade = None if walls is None else walls.mean(axis=2 - look)
         else:
             field = np.take(volume, at[look], axis=2 - look)
+            shade = None if walls is None else np.take(walls, at[look], axis=2 - look)
         # the field is indexed [panel y, panel x]: [y, x] looking down z, [z, x] along y, [z, y] along x
         pick = [a, b]
         panel = render_frame(
             field, None if positions is None else positions[:, pick], source=None if src is None else src[pick],
             active=active, trails=None if trajectories is None or not len(trajectories) else trajectories[..., pick],
-            scale=int(scale))
+            scale=int(scale), walls=shade)
         panels.append(panel)
     height = max(p.shape[0] for p in panels)
     parts = []
@@ -149,8 +159,8 @@ def render_volume(volume, positions=None, *, source=None, active=None, trajector
 
 def world_volume_frame(sim, world: int = 0, *, trajectories=None, mode: str = "max",
                        scale: int | None = None) -> np.ndarray:
-    """``render_volume`` of world ``world`` of a 3-D ``Simulator`` now: its plume, source and
-    agents (``trajectories``: optional ``(T, N, 3)`` cells of its agents)."""
+    """``render_volume`` of world ``world`` of a 3-D ``Simulator`` now: its plume, walls, source
+    and agents (``trajectories``: optional ``(T, N, 3)`` cells of its agents)."""
     if getattr(sim, "dims", 2) != 3:
         raise ValidationError(f"sim: its scenario is {getattr(sim, 'dims', 2)}-D; expected a 3-D simulator "
                               "(grid_size=(W, H, D)); use render_frame for 2-D worlds")
@@ -160,4 +170,4 @@ def world_volume_frame(sim, world: int = 0, *, trajectories=None, mode: str = "m
     rows = slice(world * n, (world + 1) * n)
     source = tuple(int(round(float(c))) for c in sim.sources[world])
     return render_volume(sim.plume_image(world), sim.positions[rows], source=source, active=sim.active[rows],
-                         trajectories=trajectories, mode=mode, scale=scale)
+                         trajectories=trajectories, mode=mode, scale=scale, walls=sim.wall_mask(world))

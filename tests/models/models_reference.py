@@ -10,9 +10,10 @@ independently of the kernels and of the generated step drivers:
 The second half holds the Hypothesis strategies and fixed scenarios the tests/models/ tests
 modules share.
 
-``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"`` (team off):
-``reset(seed)`` and ``step(actions)`` return ``(obs, reward, terminated, truncated)`` as NumPy
-arrays, and expose ``pos``, ``heading``, ``xy``, ``sources``, ``movie_start``.
+``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"`` (team off),
+walls included: ``reset(seed)`` and ``step(actions)`` return ``(obs, reward, terminated, truncated)``
+as NumPy arrays, and expose ``pos``, ``heading``, ``xy``, ``sources``, ``movie_start``,
+``wall_index``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from collections import deque
 import numpy as np
 from hypothesis import strategies as st
 
-from simulator_reference import counter_starts, numpy_starts
+from simulator_reference import (counter_free_starts, counter_starts, numpy_free_starts, numpy_starts, stop_at_walls,
+                                 wall_mask_index)
 from plume_multi import Scenario
 from plume_multi import plumes, rewards, sensors
 from plume_multi import bodies as A
@@ -441,19 +443,57 @@ class NaiveSim:
         self.history = {}  # (row, slot) -> deque of readings
         self.plume_ref = reference(PLUMES, self.plume)(self)
         self.scale = getattr(self.plume_ref, "scale", None)  # a movie's stored-value scale
+        self.walls = None if sc.walls is None else sc.walls.masks
+        self.wall_index = np.zeros(self.B, np.int64)  # the mask each world drew
+
+    # ---------------------------------------------------------------- walls
+    def wall(self, b):
+        """World b's mask now, indexed [y, x] ([z, y, x])."""
+        return self.walls[self.wall_index[b]]
+
+    def solid_point(self, b, point) -> bool:
+        """The float point lies in a solid cell of world b (False without walls or off the grid)."""
+        if self.walls is None:
+            return False
+        cell = [math.floor(c + 0.5) for c in point]
+        if any(c < 0 or c >= side for c, side in zip(cell, self.sizes)):
+            return False
+        return bool(self.wall(b)[tuple(reversed(cell))])
+
+    def _move_among_walls(self, i, n, b, action):
+        """The body's move; among walls a grid body's move into a solid cell is refused (its cell
+        put back), a continuous body stops at the first solid cell's face on its straight path."""
+        if self.walls is None:
+            self._move(i, n, b, action)
+            return
+        before_cell = self.pos[i].copy()
+        before = self.location(i)
+        self._move(i, n, b, action)
+        if not self.continuous:
+            if self.wall(b)[tuple(reversed(self.pos[i].tolist()))]:
+                self.pos[i] = before_cell
+            return
+        point, hit = stop_at_walls(self.wall(b), before, self.location(i))
+        if hit:
+            self.xy[i] = point
+            self.pos[i] = [math.floor(c + 0.5) for c in point]
 
     # ---------------------------------------------------------------- plume (its reference)
     def _plume_reset(self, b):
         self.plume_ref.reset(b, int(self.seed[b]), int(self.episode[b]))
 
     def conc_cell(self, b, *cell):
-        """float32 concentration of cell (ix, iy[, iz]) of world b."""
+        """float32 concentration of cell (ix, iy[, iz]) of world b (0 in a solid cell)."""
+        if self.walls is not None and self.wall(b)[tuple(reversed(cell))]:
+            return F32(0.0)
         return self.plume_ref.conc_cell(b, *cell)
 
     def conc_at(self, b, *point):
-        """float32 concentration at a float point (x, y[, z]) of world b. 2-D: within half a cell of
-        the grid, at the nearest point of [0, W-1] x [0, H-1]; 0 farther out (and for NaN). 3-D: 0
-        off the grid."""
+        """float32 concentration at a float point (x, y[, z]) of world b: 0 in a solid cell. 2-D: within
+        half a cell of the grid, at the nearest point of [0, W-1] x [0, H-1]; 0 farther out (and for
+        NaN). 3-D: 0 off the grid."""
+        if self.solid_point(b, point):
+            return F32(0.0)
         if len(point) == 2:
             x, y = point
             if not (x >= -0.5 and y >= -0.5 and x <= self.W - 0.5 and y <= self.H - 0.5):
@@ -464,6 +504,8 @@ class NaiveSim:
         return self.plume_ref.conc_at(b, *point)
 
     def wind_at(self, b, *point):
+        if self.solid_point(b, point):
+            return (0.0,) * len(point)
         return self.plume_ref.wind_at(b, *point)
 
     def frame(self, b) -> int:
@@ -551,13 +593,19 @@ class NaiveSim:
             self.episode[b] += 1
         seed, ep = int(self.seed[b]), int(self.episode[b])
         base = b * self.N
+        if self.walls is not None:
+            self.wall_index[b] = wall_mask_index(seed, ep, len(self.walls))
         if self.sc.start_positions is not None:
             starts = list(self.sc.start_positions)
         else:
             lo, hi = self.sc.start_region or ((0,) * self.dims, tuple(s - 1 for s in self.sizes))
             region = [b1 - a + 1 for a, b1 in zip(lo, hi)]
-            raw = numpy_starts(seed, self.N, *region) if ep == 0 else counter_starts(seed, ep, self.N, *region)
-            starts = [tuple(c + a for c, a in zip(cell, lo)) for cell in raw]
+            if self.walls is not None:
+                starts = (numpy_free_starts(seed, self.N, region, lo, self.wall(b)) if ep == 0
+                          else counter_free_starts(seed, ep, self.N, region, lo, self.wall(b)))
+            else:
+                raw = numpy_starts(seed, self.N, *region) if ep == 0 else counter_starts(seed, ep, self.N, *region)
+                starts = [tuple(c + a for c, a in zip(cell, lo)) for cell in raw]
         self.t[b] = 0
         self.done[b] = False
         for n in range(self.N):
@@ -593,7 +641,7 @@ class NaiveSim:
             for n in range(self.N):
                 i = base + n
                 if self.active[i]:
-                    self._move(i, n, b, actions[i])
+                    self._move_among_walls(i, n, b, actions[i])
                     self.ep_length[i] += 1
                     if self.arrived(i, b):
                         self.reward[i] = goal_reward

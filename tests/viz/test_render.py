@@ -106,6 +106,19 @@ def test_source_cross():
     assert not (frame[row - 1, col - 1] == SOURCE_COLOUR).all()  # a cross, not a square
 
 
+def test_several_sources_are_a_cross_each():
+    frame = render_frame(flat_field(), source=[(10, 4), (30, 20)])
+    r = marker_radius(W, H) + 1
+    for x, y in ((10, 4), (30, 20)):
+        row, col = cell_centre_pixel(x, y, H)
+        assert (frame[row, col - r:col + r + 1] == SOURCE_COLOUR).all()
+        assert (frame[row - r:row + r + 1, col] == SOURCE_COLOUR).all()
+    assert (frame == SOURCE_COLOUR).all(axis=2).sum() == 2 * (render_frame(flat_field(), source=(10, 4))
+                                                               == SOURCE_COLOUR).all(axis=2).sum()
+    with pytest.raises(ValidationError, match=r"source 1 of 2: source: got \(40, 2\)"):
+        render_frame(flat_field(), source=[(10, 4), (40, 2)])
+
+
 def test_markers_clipped_at_the_corners():
     frame = render_frame(flat_field(), [(0, 0), (W - 1, H - 1)], source=(0, H - 1))
     colours = agent_colours(2)

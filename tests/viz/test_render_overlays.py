@@ -12,7 +12,7 @@ from plume_multi import Scenario, Simulator, ValidationError
 from plume_multi.models import bodies, plumes, sensors
 from plume_multi.viz.recording import TrajectoryRecorder
 from plume_multi.viz.render import POINT_COLOUR, WIND_COLOUR, agent_colours, cell_centre_pixel, marker_radius, render_frame
-from plume_multi.viz.scene import antenna_points, world_overlays
+from plume_multi.viz.scene import antenna_points, has_wind, world_overlays
 
 W, H = 24, 16
 FIELD = np.zeros((H, W), np.float32)  # one colour: every drawn pixel stands out
@@ -121,6 +121,16 @@ def test_world_overlays_read_headings_antenna_points_and_the_wind():
     rad = np.deg2rad(scene["headings"][:, None] + np.array([45.0, -45.0]))
     np.testing.assert_allclose(pts[..., 0], loc[:, :1] + 2 * np.cos(rad))
     np.testing.assert_allclose(pts[..., 1], loc[:, 1:] + 2 * np.sin(rad))
+
+
+def test_a_puff_plume_has_a_wind_unless_its_wind_model_is_calm():
+    def puffs(wind):
+        return Scenario(grid_size=(40, 20), plume=plumes.Puffs(source=(5, 10), wind=wind))
+
+    assert has_wind(puffs(plumes.Wind())) and has_wind(puffs((1.0, 0.0)))
+    assert has_wind(puffs(plumes.Wind(u=0.0, v=0.0, noise_gain=0.5)))
+    assert not has_wind(puffs(plumes.Wind(u=0.0, v=0.0, noise_gain=0.0)))
+    assert not has_wind(puffs((0.0, 0.0)))
 
 
 def test_antenna_points_match_the_sensor_readings():

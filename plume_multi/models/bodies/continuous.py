@@ -39,6 +39,15 @@ def reset_agent(P, S, i, n, pos, seed, episode):
 
 
 @njit(inline="always")
+def place(P, S, i, pos, x, y):
+    """Put agent ``i`` at the float point ``(x, y)`` (cells) and on its cell."""
+    S[1][i, 0] = x
+    S[1][i, 1] = y
+    pos[i, 0] = np.int32(np.floor(x + 0.5))
+    pos[i, 1] = np.int32(np.floor(y + 0.5))
+
+
+@njit(inline="always")
 def move(P, S, i, actions, pos, width, height, seed, episode, t):
     speed = min(max(actions[i, 0], 0.0), P.max_speed)
     dturn = min(max(actions[i, 1], -P.max_turn_degrees), P.max_turn_degrees)
@@ -48,10 +57,7 @@ def move(P, S, i, actions, pos, width, height, seed, episode, t):
     rad = h * (np.pi / 180.0)
     x = min(max(S[1][i, 0] + speed * np.cos(rad), 0.0), width - 1.0)
     y = min(max(S[1][i, 1] + speed * np.sin(rad), 0.0), height - 1.0)
-    S[1][i, 0] = x
-    S[1][i, 1] = y
-    pos[i, 0] = np.int32(np.floor(x + 0.5))
-    pos[i, 1] = np.int32(np.floor(y + 0.5))
+    place(P, S, i, pos, x, y)
 
 
 @njit(inline="always")
@@ -65,7 +71,7 @@ def heading(P, S, i):
 
 
 KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, location=location,
-                      heading=heading)
+                      heading=heading, place=place)
 
 
 # ------------------------------------------------------------------ in 3-D: S = (xyz (B*N, 3) float positions,)
@@ -87,11 +93,7 @@ def clipped_velocity(P, vx, vy, vz):
 
 
 @njit(inline="always")
-def move3(P, S, i, actions, pos, width, height, depth, seed, episode, t):
-    vx, vy, vz = clipped_velocity(P, actions[i, 0], actions[i, 1], actions[i, 2])
-    x = min(max(S[0][i, 0] + vx, 0.0), width - 1.0)
-    y = min(max(S[0][i, 1] + vy, 0.0), height - 1.0)
-    z = min(max(S[0][i, 2] + vz, 0.0), depth - 1.0)
+def place3(P, S, i, pos, x, y, z):
     S[0][i, 0] = x
     S[0][i, 1] = y
     S[0][i, 2] = z
@@ -101,11 +103,21 @@ def move3(P, S, i, actions, pos, width, height, depth, seed, episode, t):
 
 
 @njit(inline="always")
+def move3(P, S, i, actions, pos, width, height, depth, seed, episode, t):
+    vx, vy, vz = clipped_velocity(P, actions[i, 0], actions[i, 1], actions[i, 2])
+    x = min(max(S[0][i, 0] + vx, 0.0), width - 1.0)
+    y = min(max(S[0][i, 1] + vy, 0.0), height - 1.0)
+    z = min(max(S[0][i, 2] + vz, 0.0), depth - 1.0)
+    place3(P, S, i, pos, x, y, z)
+
+
+@njit(inline="always")
 def location3(P, S, i, pos):
     return S[0][i, 0], S[0][i, 1], S[0][i, 2]
 
 
-KERNELS_3D = BodyKernels3D(first_invalid=first_invalid, move=move3, reset_agent=reset_agent3, location=location3)
+KERNELS_3D = BodyKernels3D(first_invalid=first_invalid, move=move3, reset_agent=reset_agent3, location=location3,
+                           place=place3)
 
 
 @dataclass(frozen=True)
@@ -125,6 +137,10 @@ class Continuous(Body):
     [0, D-1]``; the cell is ``floor(c + 0.5)`` per axis; sensors read the plume trilinearly. No
     heading (``max_turn_degrees`` and ``initial_heading`` are not used). The state is
     ``body.xyz`` ``(B*N, 3)``.
+
+    Among walls (``Scenario(walls=...)``) the body moves straight from its position toward the new
+    one and stops at the face of the first solid cell on the way, on the free side (in 2-D it has
+    turned all the same).
     """
 
     max_speed: float = 1.0

@@ -319,6 +319,14 @@ class Gaussian(Plume):
     def fixed_source(self):
         return None if self.random_source or self.several else self.source
 
+    def check_walls(self, walls) -> None:
+        """Several fixed sources may be among walls, each on a free cell of every mask; drawn or
+        moving sources may not (their motion does not know the walls)."""
+        if self.several and not self.random_source and not self.source_motion.moves:
+            walls.check_sources_free("Gaussian", self._cells())
+            return
+        super().check_walls(walls)
+
     def on_cells(self) -> bool:
         return not self.source_motion.moves
 

@@ -20,6 +20,7 @@ import numpy as np
 from ...engine import rng
 from ...engine.api import is_on
 from ...engine.jit import njit
+from ...engine.walls import solid_at
 from ...checks import check_point
 from ...errors import ValidationError
 from ..base import StateArray, fail
@@ -27,7 +28,7 @@ from .motion import move_source, start_source
 from .static import Static
 
 __all__ = ["MAX_SOURCES", "parse_source", "source_cells", "source_state_spec", "motion_of", "place_sources",
-           "move_sources", "reach_source", "nearest_counted"]
+           "move_sources", "move_sources_among_walls", "reach_source", "nearest_counted"]
 
 MAX_SOURCES = 16
 
@@ -114,6 +115,22 @@ def move_sources(M, MS, xy, b, t, width, height, seed, episode, lattice):
     if is_on(M):
         for k in range(xy.shape[1]):
             move_source(M, MS, xy, b, k, t, width, height, seed, episode, lattice)
+
+
+@njit(inline="always")
+def move_sources_among_walls(M, MS, xy, b, t, width, height, seed, episode, lattice, masks, k):
+    """``move_sources`` among the solid cells of mask ``k`` of ``masks`` (``(K, H, W)`` bool): a
+    source whose move ends in a solid cell (its cell ``floor(c + 0.5)``) stays where it was; its
+    motion's state moves on (a drifting source waits against the wall, a random walker until it
+    tumbles away, a waypoint follower until its path leaves the wall)."""
+    if is_on(M):
+        for j in range(xy.shape[1]):
+            x0 = xy[b, j, 0]
+            y0 = xy[b, j, 1]
+            move_source(M, MS, xy, b, j, t, width, height, seed, episode, lattice)
+            if solid_at(masks, k, xy[b, j, 0], xy[b, j, 1]):
+                xy[b, j, 0] = x0
+                xy[b, j, 1] = y0
 
 
 @njit(inline="always")

@@ -320,6 +320,93 @@ def test_release_is_capped_by_free_slots():
     assert plume.state.n_live[0] == 50
 
 
+# --- walls ---------------------------------------------------------------------------------------
+
+def _axis_move(wall, along_x, a0, a1, other, low, cell, absorb):
+    """Plain reference of a puff's move along one axis among walls: through no solid cell, the
+    move; into one, the puff is absorbed, or reflected about the face it crossed unless the
+    reflected path crosses a solid cell too (then it keeps a0)."""
+    h, w = wall.shape
+
+    def solid(k):
+        if along_x:
+            return 0 <= other < h and 0 <= k < w and wall[other, k]
+        return 0 <= other < w and 0 <= k < h and wall[k, other]
+
+    def first_solid(c0, c1):
+        step = 1 if c1 > c0 else -1
+        return next((k for k in range(c0 + step, c1 + step, step) if solid(k)), None)
+
+    c0, c1 = math.floor((a0 - low) / cell), math.floor((a1 - low) / cell)
+    k = first_solid(c0, c1) if c1 != c0 else None
+    if k is None:
+        return a1, False
+    if absorb:
+        return a1, True
+    a = 2.0 * (low + (k if c1 > c0 else k + 1) * cell) - a1
+    c = math.floor((a - low) / cell)
+    if c != c0 and first_solid(c0, c) is not None:
+        return a0, False
+    return a, False
+
+
+def _puffs_among_walls(plume, before, wall, absorb):
+    """The puffs after one advance of a constant wind with no release, computed from ``before``
+    (the live puffs) and the kernels' draws: each moves along x, then y, among walls."""
+    p = plume.params
+    key, t = int(plume.state.key[0]), int(plume.state.clock[0]) - 1
+    out = []
+    for i, (x0, y0, z0, r2) in enumerate(before.tolist()):
+        dx, dy, dz = (float(K.std_normal(np.uint64(key), t, 32 + 3 * i + c)) for c in range(3))
+        x = x0 + (p.u_av + dx * p.scale_x) * p.dt
+        y = y0 + (p.v_av + dy * p.scale_y) * p.dt
+        x, gone = _axis_move(wall, True, x0, x, math.floor((y0 - p.y_min) / p.cell), p.x_min, p.cell, absorb)
+        if not gone:
+            y, gone = _axis_move(wall, False, y0, y, math.floor((x - p.x_min) / p.cell), p.y_min, p.cell, absorb)
+        if not gone and p.x_min <= x <= p.x_max and p.y_min <= y <= p.y_max:
+            out.append((x, y, z0 + (dz * p.scale_z) * p.dt, r2 + p.spread * p.dt))
+    return np.array(out).reshape(-1, 4)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "absorb"])
+def test_puffs_reflect_off_walls_or_are_absorbed_as_the_reference(mode):
+    """A wall across the wind, two cells from the source: every puff of every step where the plain
+    reference puts it, none ever in a solid cell; absorbed puffs are gone, reflected ones pile up."""
+    mask = np.zeros((50, 100), bool)
+    mask[15:35, 72] = True
+    mask[24, 73:76] = True  # a thin wall along the wind, hit by the drift across it
+    config = Puffs(source=(70, 25), wind=(6.0, 0.7), centre_rel_diff_scale=3.0, puff_release_rate=0.0,
+                   init_num_puffs=200, max_num_puffs=200, walls=mode)
+    plume = PuffPlume(config, GRID, num_worlds=1, walls=[mask, mask[::-1].copy()])
+    plume.reset(seed=9)
+    wall = plume.walls.masks[plume.state.wall[0]]  # the engine's draw for (9, 0)
+    p = plume.params
+    for step in range(120):
+        before = plume.puffs(0)
+        plume.step()
+        np.testing.assert_array_equal(plume.puffs(0), _puffs_among_walls(plume, before, wall, mode == "absorb"),
+                                      err_msg=f"step {step}")
+        cells = np.floor((plume.puffs(0)[:, :2] - [p.x_min, p.y_min]) / p.cell).astype(int)
+        on_grid = (cells[:, 0] < 100) & (cells[:, 1] >= 0) & (cells[:, 1] < 50)
+        assert not wall[cells[on_grid, 1], cells[on_grid, 0]].any()
+    alive = plume.state.n_live[0]
+    assert (alive < 100) if mode == "absorb" else (alive > 150)
+
+
+def test_puffs_draw_the_wall_mask_of_their_episode():
+    mask = np.zeros((50, 100), bool)
+    mask[0, 0] = True
+    other = mask[::-1].copy()
+    plume = PuffPlume(Puffs(source=(10, 25), walls="absorb"), GRID, num_worlds=8, walls=[mask, other])
+    plume.reset(seed=3, episode=2)
+    from plume_multi.walls import mask_index
+
+    assert plume.state.wall.tolist() == [mask_index(3 + b, 2, 2) for b in range(8)]
+    assert set(plume.state.wall.tolist()) == {0, 1}
+    with pytest.raises(ValidationError, match=r"walls: got shape \(25, 100\)"):
+        PuffPlume(Puffs(source=(10, 25)), GRID, walls=mask[:25])
+
+
 # --- configuration -------------------------------------------------------------------------------
 
 def test_metadata_is_json():
@@ -351,6 +438,7 @@ def test_metadata_is_json():
     (dict(source=(1, 1), model_z_disp=1), "model_z_disp"),
     (dict(source=(1, 1), conc_scale=0.0), "conc_scale"),
     (dict(source=(1, 1), spin_up_steps=-1), "spin_up_steps"),
+    (dict(source=(1, 1), walls="bounce"), "walls"),
 ])
 def test_bad_configuration_names_the_field(kwargs, field):
     with pytest.raises(ValidationError, match=rf"Puffs\.{field}"):

@@ -31,8 +31,8 @@ from ....errors import ValidationError
 from ....units import Units
 from ...base import Plume, PlumeKernels, StateArray
 from . import limits as L
-from ...sources.source_set import (motion_of, move_sources, parse_source, place_sources, reach_source,
-                                   source_cells)
+from ...sources.source_set import (motion_of, move_sources, move_sources_among_walls, parse_source, place_sources,
+                                   reach_source, source_cells)
 from . import physics as K
 from .regimes import check_regime, regime_scalars
 
@@ -41,6 +41,9 @@ __all__ = ["Wind", "Puffs", "PuffPlume", "REACH_RADII"]
 REACH_RADII = K.REACH_RADII
 MAX_WIND_GRID = 512
 MAX_PUFFS = 1 << 20
+WALLS_MODES = {"reflect": K.WALLS_REFLECT, "absorb": K.WALLS_ABSORB}  # Puffs.walls
+_NO_WALLS = np.zeros((1, 1, 1), np.bool_)
+_NO_WALLS.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,11 @@ def reset_world(P, S, b, seed, episode, pos, base, n_agents):
 
 @njit(inline="always")
 def advance(P, S, b, t, seed, episode):
-    move_sources(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None)
+    if P.walls_mode == K.WALLS_NONE:
+        move_sources(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None)
+    else:  # a source's move into a solid cell is refused
+        move_sources_among_walls(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None,
+                                 P.walls, S.wall[b])
     K.advance_world(b, physics(P), S)
 
 
@@ -212,6 +219,10 @@ class Puffs(Plume):
         source_motion: how the sources move, a ``plume_multi.sources`` model (default
             ``sources.Static()``); puffs are released where a source is when they are released.
             The sources move from the episode's first step (the spin-up releases at their starts).
+        walls: what a puff does at a wall of a scenario with walls (``Scenario(walls=...)``):
+            ``"reflect"`` (default) off the face it meets, or ``"absorb"``: it is removed. Each step
+            a puff moves along x, then along y; a move into a solid cell along an axis is mirrored
+            about that cell's face (a reflected move that meets a wall too is not made).
 
     The wind an agent reads is at most 1e6 cells per step; with a meandering ``Wind``, pompy's
     explicit updates must stay bounded (``puffs/limits.py`` says how each bound is computed).
@@ -233,6 +244,7 @@ class Puffs(Plume):
     conc_scale: float = 1.0
     spin_up_steps: int = 0
     source_motion: object = None
+    walls: str = "reflect"
 
     kernels: ClassVar = KERNELS
 
@@ -276,6 +288,7 @@ class Puffs(Plume):
         if not (x1 - x0 >= L.MIN_SIDE and y1 - y0 >= L.MIN_SIDE):
             fail(c, "region", self.region, rule)
         set_("region", ((x0, x1), (y0, y1)))
+        check_choice(c, "walls", self.walls, WALLS_MODES)
         if self.init_num_puffs * self.source_count() > self.max_num_puffs:
             fail(c, "init_num_puffs", self.init_num_puffs,
                  f"at most max_num_puffs / sources = {self.max_num_puffs // self.source_count()} per source")
@@ -328,13 +341,15 @@ class Puffs(Plume):
         """``(n_x, n_y)`` of the wind grid (2 x 2, unused, for a constant wind)."""
         return self.wind.grid if isinstance(self.wind, Wind) else (2, 2)
 
-    def params(self, grid_size) -> "PuffsParams":
+    def params(self, grid_size, walls=None) -> "PuffsParams":
         """The engine's parameters: ``physics_params`` and the source motion's record."""
-        return PuffsParams(*self.physics_params(grid_size), self.source_motion.record())
+        return PuffsParams(*self.physics_params(grid_size, walls), self.source_motion.record())
 
-    def physics_params(self, grid_size) -> "K.PuffParams":
+    def physics_params(self, grid_size, walls=None) -> "K.PuffParams":
         """The kernels' scalars for a ``(width, height)`` cell grid, or the engine's context (its
-        ``grid_size``); checks that the grid fits the region."""
+        ``grid_size``, and its ``walls``); checks that the grid fits the region. ``walls``: a
+        ``plume_multi.walls.Walls`` of that grid (or the context's), or None."""
+        walls = getattr(grid_size, "walls", None) if walls is None else walls
         grid_size = getattr(grid_size, "grid_size", grid_size)
         cell = self.resolved_cell_size(grid_size)
         self._check_source(cell)
@@ -368,6 +383,8 @@ class Puffs(Plume):
             spin_up=self.spin_up_steps, src_cx=starts[0, 0], src_cy=starts[0, 1],
             width=int(grid_size[0]), height=int(grid_size[1]), sources=starts,
             **regime_scalars(wind if isinstance(wind, Wind) else None, self.dt),
+            walls_mode=K.WALLS_NONE if walls is None else WALLS_MODES[self.walls],
+            walls=_NO_WALLS if walls is None else walls.masks,
         )
 
     # --- the engine's plume interface (docs/developing-models.md) ---------------------------------
@@ -396,6 +413,11 @@ class Puffs(Plume):
         (x0, _), (y0, _) = self.region
         return Units(cell_size=cell, step_duration=self.dt, origin=(x0 + cell / 2, y0 + cell / 2))
 
+    def check_walls(self, walls) -> None:
+        """Every source starts on a cell free in every mask; a moving source's move into a solid
+        cell is refused in the step (``sources.source_set.move_sources_among_walls``)."""
+        walls.check_sources_free("Puffs", self.cells())
+
     def fixed_source(self):
         return self.source if self.source_count() == 1 and not self.source_motion.moves else None
 
@@ -410,6 +432,7 @@ class Puffs(Plume):
 
     def state_spec(self, scenario) -> dict:
         nx, ny = self.wind_grid()
+        walls = getattr(scenario, "walls", None)
         kinds = K.world_arrays(self.max_num_puffs, nx, ny, self.spline, self.source_count(),
                                self.source_motion.state_width())
         ranges = L.state_ranges(self, kinds)
@@ -417,12 +440,17 @@ class Puffs(Plume):
             cell = self.resolved_cell_size(scenario.grid_size)
             (x0, x1), (y0, y1) = self.region
             ranges["source"] = (-0.5, ((x1 - x0) / cell - 0.5, (y1 - y0) / cell - 0.5), False)
+        ranges["wall"] = (0, 0 if walls is None else walls.n_masks - 1, False)  # the index of the world's mask
         return {name: StateArray(dtype, "world", tail, *ranges[name]) for name, (dtype, tail) in kinds.items()}
 
     def check_state(self, ctx, arrays: dict) -> list:
         """The live puffs within the region and their radius, their sorted copy's amplitudes, and
         bins that index it from 0 to ``n_live`` (``puffs/limits.py``)."""
         return L.state_problems(self, arrays)
+
+    def wall_index(self, params, state) -> np.ndarray:
+        """``(B,)`` the wall mask each world's puffs move among (the engine's draw)."""
+        return state.wall
 
     def state_tuple(self, arrays: dict) -> "K.PuffState":
         nx, ny = self.wind_grid()
@@ -477,7 +505,7 @@ class Puffs(Plume):
             "max_num_puffs": self.max_num_puffs, "dt": self.dt,
             "region": [list(self.region[0]), list(self.region[1])], "cell_size": self.cell_size,
             "model_z_disp": self.model_z_disp, "puff_mol_amount": self.puff_mol_amount,
-            "conc_scale": self.conc_scale, "spin_up_steps": self.spin_up_steps,
+            "conc_scale": self.conc_scale, "spin_up_steps": self.spin_up_steps, "walls": self.walls,
         }
 
 
@@ -501,19 +529,26 @@ class PuffPlume:
 
     ``parallel``: run worlds on Numba's threads (a ``prange`` over worlds; results are identical
     either way); None: only from ``PARALLEL_FROM_WORLDS`` worlds, below which waking the threads
-    costs more than it saves.
+    costs more than it saves. ``walls``: solid cells of the grid, as ``Scenario(walls=...)`` takes
+    them (world ``b`` of seed ``s`` moves among the mask the engine draws for ``(s, episode)``);
+    puffs reflect off them or are absorbed (``Puffs.walls``).
     """
 
     PARALLEL_FROM_WORLDS = 16
 
-    def __init__(self, config: Puffs, grid_size, num_worlds: int = 1, parallel: Optional[bool] = None):
+    def __init__(self, config: Puffs, grid_size, num_worlds: int = 1, parallel: Optional[bool] = None, walls=None):
         if not isinstance(config, Puffs):
             raise ValidationError(f"config: got {type(config).__name__}; expected a plumes.Puffs")
         if not is_int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
         self.config = config
         self.grid_size = _grid(grid_size)
-        self.params = config.physics_params(self.grid_size)
+        if walls is not None:
+            from ....walls import Walls
+
+            walls = Walls.of(walls, self.grid_size, name="walls")
+        self.walls = walls
+        self.params = config.physics_params(self.grid_size, walls)
         nx, ny = config.wind_grid()
         self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=config.spline,
                                       n_sources=config.source_count())

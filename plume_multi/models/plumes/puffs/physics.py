@@ -25,6 +25,11 @@ Per world:
   a puff left out contributes less than ``exp(-REACH_RADII^2 / 2)`` (3.7e-6 for 5 radii) of its
   own peak value.
 
+Walls (``PuffParams.walls``, a scenario's masks; world ``b`` uses mask ``PuffState.wall[b]``, the
+engine's draw for its seed and episode): a puff never ends a step in a solid cell. It moves along x,
+then along y; a move that crosses into a solid cell is reflected about that cell's face
+(``WALLS_REFLECT``) or removes the puff (``WALLS_ABSORB``).
+
 Random draws: ``rng.stream_key(world_seed, episode, STREAM_PUFFS)`` with counters
 ``(advance number since reset, index)``, one 64-bit word per draw; within an advance the indices
 are 0..7 for the eight wind-noise normals, ``16 + j`` for the Poisson release of source ``j``
@@ -46,10 +51,12 @@ from numba import prange
 from ....engine.jit import njit
 
 from ....engine.rng import poisson, random_u64, stream_key
+from ....engine.walls import mask_index
 from .regimes import regime_step, start_regime, turned
 
 STREAM_PUFFS = 0x428A2F98  # this model's random stream (rng.stream_key)
 REACH_RADII = 5.0  # bins reach this many of the largest puff radius
+WALLS_NONE, WALLS_REFLECT, WALLS_ABSORB = 0, 1, 2  # PuffParams.walls_mode
 BIN_CAP = 32  # at most BIN_CAP bins along each axis (the prefix sum is per step)
 
 # Scalars of one configuration, all float64 or int64 so that one compiled signature serves all.
@@ -78,6 +85,8 @@ PuffParams = namedtuple("PuffParams", [
     # the wind's regime (regimes.py): its code, the switch-once turn (degrees) and time window,
     # the switch-many period and jitter (advances), the switch-many directions' std and clip (degrees)
     "regime", "turn", "once_lo", "once_hi", "every", "jitter", "dir_std", "dir_max",
+    "walls_mode",  # int: WALLS_NONE, WALLS_REFLECT or WALLS_ABSORB
+    "walls",  # (K, height, width) bool: solid cells ((1, 1, 1) False without walls); world b uses walls[wall[b]]
 ])
 
 # The arrays of B worlds (leading axis B everywhere).
@@ -103,6 +112,7 @@ PuffState = namedtuple("PuffState", [
     "next_switch",  # (B,) int64 the advance at which the regime switches next (-1: never)
     "switches",  # (B,) int64 the regime's switches since reset
     "regime_key",  # (B,) uint64 stream key of the regime's draws (regimes.STREAM)
+    "wall",  # (B,) int64 the wall mask of the world's episode (0 without walls)
     "inv_colloc_x",  # (nx, nx) float64 inverse collocation matrix of the x knots (shared)
     "inv_colloc_y",  # (ny, ny) float64 the same along y
     "basis_x",  # (nx - 1, 4, 4) float64 shared: on grid interval j, B-spline a (of span_j - 3 + a)
@@ -169,6 +179,7 @@ def world_arrays(max_puffs: int, nx: int, ny: int, spline: bool, n_sources: int 
         "next_switch": (np.int64, ()),
         "switches": (np.int64, ()),
         "regime_key": (np.uint64, ()),
+        "wall": (np.int64, ()),
     }
 
 
@@ -570,6 +581,22 @@ def _spline_at_puffs(b, n, p, st):
         vel[b, i, 1] = v
 
 
+@njit(cache=True, inline="always")
+def _keep(b, i, kept, x, y, p, puffs, draws):
+    """Puff ``i`` moved to ``(x, y)``: kept as puff ``kept`` (its z moved, its r^2 grown) when it
+    is inside the region (bounds inclusive); returns the puffs kept so far."""
+    if x >= p.x_min and x <= p.x_max and y >= p.y_min and y <= p.y_max:
+        z = puffs[b, i, 2]
+        if p.model_z != 0:
+            z += (draws[b, 3 * i + 2] * p.scale_z) * p.dt
+        puffs[b, kept, 0] = x
+        puffs[b, kept, 1] = y
+        puffs[b, kept, 2] = z
+        puffs[b, kept, 3] = puffs[b, i, 3] + p.spread * p.dt
+        return kept + 1
+    return kept
+
+
 @njit(cache=True, no_cpython_wrapper=True)
 def _move(b, n, p, st):
     """Euler step of the first ``n`` puffs; the ones still in the region are compacted in order."""
@@ -577,20 +604,84 @@ def _move(b, n, p, st):
     vel = st.vel
     draws = st.draws
     dt = p.dt
-    dr2 = p.spread * dt
     kept = 0
     for i in range(n):
         x = puffs[b, i, 0] + (vel[b, i, 0] + draws[b, 3 * i] * p.scale_x) * dt
         y = puffs[b, i, 1] + (vel[b, i, 1] + draws[b, 3 * i + 1] * p.scale_y) * dt
-        if x >= p.x_min and x <= p.x_max and y >= p.y_min and y <= p.y_max:
-            z = puffs[b, i, 2]
-            if p.model_z != 0:
-                z += (draws[b, 3 * i + 2] * p.scale_z) * dt
-            puffs[b, kept, 0] = x
-            puffs[b, kept, 1] = y
-            puffs[b, kept, 2] = z
-            puffs[b, kept, 3] = puffs[b, i, 3] + dr2
-            kept += 1
+        kept = _keep(b, i, kept, x, y, p, puffs, draws)
+    return kept
+
+
+@njit(cache=True, inline="always")
+def _first_solid(walls, k, along_x, c0, c1, other):
+    """The first solid cell index after ``c0`` up to ``c1`` (included) along one axis of mask ``k``
+    of ``walls`` ``(K, H, W)`` (x when ``along_x``, in row ``other``; else y, in column ``other``),
+    or -1; cells off the grid are free."""
+    h = walls.shape[1]
+    w = walls.shape[2]
+    if along_x:
+        if other < 0 or other >= h:
+            return -1
+    elif other < 0 or other >= w:
+        return -1
+    step = 1 if c1 > c0 else -1
+    for c in range(c0 + step, c1 + step, step):
+        if along_x:
+            if 0 <= c < w and walls[k, other, c]:
+                return c
+        elif 0 <= c < h and walls[k, c, other]:
+            return c
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _axis_move(walls, wall, along_x, a0, a1, other, low, cell, mode):
+    """A puff's move from ``a0`` to ``a1`` along one axis (physical; cells from ``low``, ``cell``
+    wide) among the solid cells of mask ``wall`` of ``walls``: ``(a, removed)``. Through no solid cell: ``a1``. Into one: removed
+    (``WALLS_ABSORB``), or reflected about the crossed face, ``2 face - a1``, unless the reflected
+    path crosses a solid cell too (then the puff keeps ``a0``)."""
+    c0 = int(np.floor((a0 - low) / cell))
+    c1 = int(np.floor((a1 - low) / cell))
+    if c1 == c0:
+        return a1, False
+    k = _first_solid(walls, wall, along_x, c0, c1, other)
+    if k < 0:
+        return a1, False
+    if mode == WALLS_ABSORB:
+        return a1, True
+    face = low + (k if c1 > c0 else k + 1) * cell
+    a = 2.0 * face - a1
+    c = int(np.floor((a - low) / cell))
+    if c != c0 and _first_solid(walls, wall, along_x, c0, c, other) >= 0:
+        return a0, False
+    return a, False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _move_among_walls(b, n, p, st):
+    """``_move`` among walls: each puff moves along x (in the row of its cell), then along y (in
+    the column of its new cell), each axis as ``_axis_move`` says; a puff absorbed, or out of the
+    region, is removed."""
+    puffs = st.puffs
+    vel = st.vel
+    draws = st.draws
+    wall = st.wall[b]
+    dt = p.dt
+    kept = 0
+    for i in range(n):
+        x0 = puffs[b, i, 0]
+        y0 = puffs[b, i, 1]
+        x = x0 + (vel[b, i, 0] + draws[b, 3 * i] * p.scale_x) * dt
+        y = y0 + (vel[b, i, 1] + draws[b, 3 * i + 1] * p.scale_y) * dt
+        row = int(np.floor((y0 - p.y_min) / p.cell))
+        x, gone = _axis_move(p.walls, wall, True, x0, x, row, p.x_min, p.cell, p.walls_mode)
+        if gone:
+            continue
+        column = int(np.floor((x - p.x_min) / p.cell))
+        y, gone = _axis_move(p.walls, wall, False, y0, y, column, p.y_min, p.cell, p.walls_mode)
+        if gone:
+            continue
+        kept = _keep(b, i, kept, x, y, p, puffs, draws)
     return kept
 
 
@@ -613,8 +704,9 @@ def advance_world(b, p, st):
     """Advance world ``b`` by one ``dt``, as pompy's ``wind.update(dt); plume.update(dt)``.
 
     Wind; a Poisson number of new puffs at the source (capped by the free slots); every live puff
-    moves by (wind at the puff + Gaussian centre-line-relative velocity) x dt, its r^2 grows by
-    spread x dt, and it is removed when it leaves the region (bounds inclusive); then re-binning.
+    moves by (wind at the puff + Gaussian centre-line-relative velocity) x dt (among walls:
+    reflected off them or absorbed, ``_move_among_walls``), its r^2 grows by spread x dt, and it is
+    removed when it leaves the region (bounds inclusive); then re-binning.
     """
     regime_step(b, p, st)
     if p.grid_wind != 0:
@@ -632,7 +724,7 @@ def advance_world(b, p, st):
     # one fused loop, or the three loops inlined in one function, ran up to 20x slower (measured).
     _draw_normals(b, key, t, 3 * n, st.draws)
     _wind_at_puffs(b, n, p, st)
-    kept = _move(b, n, p, st)
+    kept = _move(b, n, p, st) if p.walls_mode == WALLS_NONE else _move_among_walls(b, n, p, st)
     st.n_live[b] = kept
     st.clock[b] = t + 1
     _rebin(b, p, st)
@@ -644,6 +736,7 @@ def reset_world(b, seed, episode, spin_up, p, st):
     source at its start with ``init_puffs`` puffs; then ``spin_up`` advances (0 for pompy's
     initial state)."""
     st.key[b] = stream_key(seed, episode, STREAM_PUFFS)
+    st.wall[b] = mask_index(seed, episode, p.walls.shape[0])  # the engine's draw: the world's mask
     st.clock[b] = 0
     wind = st.wind
     for i in range(wind.shape[2]):
