@@ -324,6 +324,12 @@ class Simulator:
         """2, or 3 for a 3-D scenario: the coordinates of a position (``positions`` is ``(B*N, dims)``)."""
         return self.scenario.dims
 
+    @property
+    def static_field(self) -> np.ndarray | None:
+        """The one ``(H, W)`` float32 field every world shares (a static plume's), or None when
+        each world has its own (a random or moving source, puffs, a movie, Poisson hits)."""
+        return self._ctx.field
+
     def plume_image(self, world: int = 0) -> np.ndarray:
         """``(H, W)`` float32 concentration of one world at its current step, for pictures
         (``(D, H, W)`` in 3-D: ``plume_multi.viz.volume`` draws it)."""
@@ -556,13 +562,32 @@ class Simulator:
 
     def validate(self) -> list[str]:
         """Problems in the current state (empty when consistent)."""
-        return self._problems(self.state, self._seed_base)
+        return self._problems(self.state, self._seed_base, started=self._ready)
 
-    def _problems(self, state: WorldState, seed_base: np.ndarray) -> list[str]:
+    def _model_problems(self, state: WorldState) -> list[str]:
+        """Every model's ``state_problems``: the plume's first (the others read its sources)."""
+        def arrays(role):
+            prefix = role + "."
+            return {k[len(prefix):]: v for k, v in state.models.items() if k.startswith(prefix)}
+
+        problems = self.scenario.plume.state_problems(arrays("plume"), state, None, self._ctx)
+        if problems:
+            return problems
+        sources = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
+        for role, model in self._roles.items():
+            if role != "plume":
+                problems += model.state_problems(arrays(role), state, sources, self._ctx)
+        return problems
+
+    def _problems(self, state: WorldState, seed_base: np.ndarray, started: bool = True) -> list[str]:
         sc = self.scenario
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
         if problems:
             return problems
+        if started:  # before the first reset the models' arrays hold nothing yet
+            problems = self._model_problems(state)
+            if problems:  # compiled code below must not read what a model refused
+                return problems
         B = self.num_worlds
         rows = lambda arr: np.flatnonzero(arr)  # noqa: E731
         allowed = np.array(sorted({0.0, *sc.reward.values()}), dtype=np.float32)

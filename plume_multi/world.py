@@ -237,10 +237,10 @@ class WorldState:
             arr = self.models[name]
             if arr.dtype.kind == "f":
                 report(name, _rows_where(~np.isfinite(arr)), "rows not finite")
-            if spec.low is not None:
-                report(name, _rows_where(arr < spec.low), f"rows below {spec.low}")
+            if spec.low is not None:  # a number, or one bound per column of the last axis
+                report(name, _rows_where(arr < np.asarray(spec.low)), f"rows below {spec.low}")
             if spec.high is not None:
-                report(name, _rows_where(arr > spec.high), f"rows above {spec.high}")
+                report(name, _rows_where(arr > np.asarray(spec.high)), f"rows above {spec.high}")
         t_per_agent = np.repeat(self.world_t, N)
         report("ep_length", np.flatnonzero(self.ep_length > t_per_agent),
                "agents took more steps than their world's step count")

@@ -69,7 +69,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # the documentation's Poisson and puff combinations, shared with these files
     ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
               "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
-              "test_teams_table.py", "test_greedy.py")),
+              "test_teams_table.py", "test_greedy.py", "test_windy_poisson_hits.py", "test_scenarios.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
     ("benchmark_models", ("test_models_table.py",)),
@@ -83,7 +83,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
     ("puffs", ("test_puffs.py",)),
-    ("poisson", ("test_poisson_hits.py",)),
+    ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_poisson_hits_3d.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
 _RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}

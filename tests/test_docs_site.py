@@ -50,7 +50,7 @@ API_PAGES = (
     ("plume_multi.envs", "docs/api/frontends.md"),
     ("plume_multi.integrations", "docs/api/integrations.md"),
     ("plume_multi.evaluation", "docs/api/evaluation.md"),
-    ("plume_multi.presets", "docs/api/evaluation.md"),
+    ("plume_multi.scenarios", "docs/api/evaluation.md"),
     ("plume_multi.scenarios", "docs/api/evaluation.md"),
     ("plume_multi.policies", "docs/api/misc.md"),
     ("plume_multi.errors", "docs/api/misc.md"),

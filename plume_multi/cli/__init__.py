@@ -78,7 +78,7 @@ source=10,20 is (10, 20)). Movie's `path` is its `frames`. Examples:
   --body oriented:turn_degrees=45   --sensors concentration antennae:distance=2 wind heading
   --reward step_penalty:step_penalty=0.01
 --scenario gives the whole scenario instead: a named one, poisson_search[:KEY=VALUE,...] (the
-infotaxis POMDP of plume_multi.presets.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2;
+infotaxis POMDP of plume_multi.scenarios.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2;
 --agents, --steps and --team are passed to it), or FILE.json as Scenario.metadata() writes it, e.g.
   {"plume": {"model": "Gaussian", "sigma": 8}, "action_model": {"model": "Oriented"},
    "sensors": [{"model": "Concentration"}, {"model": "Antennae"}], "n_agents": 8}

@@ -15,12 +15,12 @@ __all__ = ["NAMED_SCENARIOS", "add_scenario_arguments", "scenario_from_args"]
 
 
 def _named_scenarios() -> dict:
-    from .. import presets
+    from .. import scenarios
 
-    return {"poisson_search": presets.poisson_search}
+    return {"poisson_search": scenarios.poisson_search}
 
 
-NAMED_SCENARIOS = ("poisson_search",)  # the factories of plume_multi.presets reachable by name
+NAMED_SCENARIOS = ("poisson_search",)  # the factories of plume_multi.scenarios reachable by name
 
 
 def add_scenario_arguments(parser, *, agents: int, steps: int) -> None:

@@ -38,7 +38,9 @@ __all__ = ["Model", "StateArray", "Plume", "Body", "Sensor", "Reward", "PlumeKer
 @dataclass(frozen=True)
 class StateArray:
     """An array a model keeps: ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B).
-    ``validate()`` checks that its values are finite and lie in ``[low, high]`` (when given)."""
+    ``validate()`` checks that its values are finite and lie in ``[low, high]`` (when given):
+    ``low`` and ``high`` are numbers, or tuples with one bound per column of the last axis of
+    ``tail`` (a source's ``x`` within the width, its ``y`` within the height)."""
 
     dtype: type
     per: str
@@ -224,6 +226,15 @@ class Model:
 
     def check(self, ctx) -> None:
         """Raise ``ValidationError`` when this model cannot run with the scenario's other models."""
+
+    def state_problems(self, arrays: dict, state, sources, ctx) -> list:
+        """Problems in this model's arrays beyond their declared ranges (consistency between them
+        and with the world), as messages; ``[]`` when none. ``arrays``: this model's arrays by the
+        names of ``state_spec``; ``state``: the ``WorldState`` (positions, flags, step counts);
+        ``sources``: ``(B, 2)`` float64 every world's source (None when asked of the plume itself).
+        ``Simulator.validate()`` and ``restore`` call it once the ranges hold, before any compiled
+        code reads the state, so a model refuses here what its kernels cannot read safely."""
+        return []
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ class Greedy:
 
     Example:
         >>> from plume_multi import Simulator
-        >>> from plume_multi.presets import poisson_search
+        >>> from plume_multi.scenarios import poisson_search
         >>> sim = Simulator(poisson_search(1.0, 2.0), num_worlds=8)
         >>> obs = sim.reset(seed=0)
         >>> obs, reward, terminated, truncated = sim.step(Greedy().act(sim))

@@ -83,7 +83,7 @@ class Team:
     Example:
         >>> from plume_multi import Simulator
         >>> from plume_multi.policies import Greedy, Infotaxis, Team
-        >>> from plume_multi.presets import poisson_search
+        >>> from plume_multi.scenarios import poisson_search
         >>> sim = Simulator(poisson_search(1.0, 2.0, n_agents=3, team=True), num_worlds=4)
         >>> obs = sim.reset(seed=0)
         >>> team = Team([Infotaxis(), Infotaxis(space_aware=True), Greedy()])

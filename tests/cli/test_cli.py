@@ -409,7 +409,7 @@ def test_built_in_policies_by_name():
     from plume_multi import Scenario, bodies, sensors
     from plume_multi.cli import UsageError, load_policy
     from plume_multi.policies import Greedy, Infotaxis, SurgeCast, Team
-    from plume_multi.presets import poisson_search
+    from plume_multi.scenarios import poisson_search
 
     poisson = poisson_search(1.0, 2.0, n_agents=3)
     team = load_policy("infotaxis,greedy", poisson)

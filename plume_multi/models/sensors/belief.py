@@ -1,4 +1,5 @@
-"""``Belief()``: the agent's posterior over the source cell, centred on the agent (``plumes.PoissonHits``)."""
+"""``Belief()``: the agent's posterior over the source cell, centred on the agent (a Poisson-hit plume:
+``plumes.PoissonHits``, ``plumes.WindyPoissonHits``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
-from ..plumes.poisson_hits.model import first_hit, hit, likelihood
+from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
 
 BeliefParams = namedtuple("BeliefParams", "shared")
 
@@ -59,10 +60,10 @@ class Belief(Sensor):
         return bool(ctx.scenario.team) if self.shared is None else self.shared
 
     def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHits
+        from ..plumes.poisson_hits import PoissonHitPlume
 
-        if not isinstance(ctx.plume, PoissonHits):
-            fail("Belief", "plume", ctx.plume, "a plumes.PoissonHits plume (the belief follows its likelihood)")
+        if not isinstance(ctx.plume, PoissonHitPlume):
+            fail("Belief", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (the belief follows its likelihood)")
 
     def columns(self, ctx) -> list:
         w, h = ctx.grid_size
@@ -74,3 +75,43 @@ class Belief(Sensor):
     def state_spec(self, ctx) -> dict:
         w, h = ctx.grid_size
         return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent", (h, w), 0.0, 1.0)}
+
+    def state_problems(self, arrays: dict, state, sources, ctx) -> list:
+        """A belief is the posterior of the hits received: a probability distribution (sums to 1
+        within ``1e-9``), 0 on the cells its searching agents stand on (each update removes the
+        agent's cell; at a reset, the first agent's cell of a shared belief, each agent's own
+        otherwise) and positive on the world's source while someone searches for it (every hit
+        was drawn from the source's likelihood)."""
+        beliefs = arrays["belief"]
+        shared = self.is_shared(ctx)
+        n = state.n_agents
+        problems = []
+        totals = beliefs.reshape(beliefs.shape[0], -1).sum(axis=1)
+        bad = np.flatnonzero(np.abs(totals - 1.0) > SUM_TOL)
+        if bad.size:
+            problems.append(f"{self.name}.belief: {bad.size} beliefs that do not sum to 1 (first: row {bad[0]}, "
+                            f"sum {totals[bad[0]]!r}); expected probability distributions")
+        rows = np.arange(state.pos.shape[0])
+        world = rows // n
+        first_row = rows % n == 0
+        t = state.world_t[world]
+        searching = state.active & ((t > 0) | first_row | (not shared))
+        g = world if shared else rows
+        x, y = state.pos[:, 0], state.pos[:, 1]
+        held = searching & (beliefs[g, y, x] != 0.0)
+        if held.any():
+            i = int(np.flatnonzero(held)[0])
+            problems.append(f"{self.name}.belief: {int(held.sum())} searching agents whose cell has a non-zero "
+                            f"belief (first: row {i}); a searching agent's cell is ruled out by its last update")
+        sx, sy = sources[:, 0].astype(np.int64), sources[:, 1].astype(np.int64)
+        if shared:
+            live = np.flatnonzero(state.active.reshape(-1, n).any(axis=1))
+            lost = live[beliefs[live, sy[live], sx[live]] <= 0.0]
+        else:
+            act = np.flatnonzero(state.active)
+            w_of = act // n
+            lost = np.unique(w_of[beliefs[act, sy[w_of], sx[w_of]] <= 0.0])
+        if lost.size:
+            problems.append(f"{self.name}.belief: {lost.size} worlds whose belief rules out their source (first: "
+                            f"world {lost[0]}); expected a posterior of hits drawn from that source")
+        return problems

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, fail
-from ..plumes.poisson_hits.model import first_hit, hit
+from ..plumes.poisson_hits.plume import first_hit, hit
 
 
 @njit(inline="always")
@@ -33,10 +33,10 @@ class Hits(Sensor):
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
 
     def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHits
+        from ..plumes.poisson_hits import PoissonHitPlume
 
-        if not isinstance(ctx.plume, PoissonHits):
-            fail("Hits", "plume", ctx.plume, "a plumes.PoissonHits plume (hits are its observation)")
+        if not isinstance(ctx.plume, PoissonHitPlume):
+            fail("Hits", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (hits are its observation)")
 
     def columns(self, ctx) -> list:
         return ["hits"]
