@@ -103,7 +103,8 @@ def otto_benchmark_protocol(case: str) -> dict:
     return otto_protocol(otto_benchmark_plume(case))
 
 
-def otto_benchmark(case: str, n_agents: int = 1, team: bool = False, *, sensors=None) -> Scenario:
+def otto_benchmark(case: str, n_agents: int = 1, team: bool = False, *, max_steps: int | None = None,
+                   sensors=None) -> Scenario:
     """A case of otto-benchmark (Loisy & Heinonen 2023, Eur. Phys. J. E 46, 17), its POMDP exactly.
 
     ============================  ===========================================================
@@ -128,6 +129,7 @@ def otto_benchmark(case: str, n_agents: int = 1, team: bool = False, *, sensors=
         n_agents: searchers per world, all at the start cell.
         team: ``True``: the first arrival ends the episode for all and the agents pool their
             hits into one belief; ``False``: each keeps its own.
+        max_steps: the step cap; default the case's ``STOP_t``.
         sensors: default ``(Hits(), Belief())``.
 
     Example:
@@ -136,4 +138,5 @@ def otto_benchmark(case: str, n_agents: int = 1, team: bool = False, *, sensors=
     """
     plume = otto_benchmark_plume(case)
     team = check_bool("otto_benchmark", "team", team)
-    return _search("otto_benchmark", plume, n_agents, team, otto_benchmark_max_steps(plume), sensors)
+    cap = otto_benchmark_max_steps(plume) if max_steps is None else max_steps
+    return _search("otto_benchmark", plume, n_agents, team, cap, sensors)

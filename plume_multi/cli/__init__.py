@@ -53,7 +53,7 @@ POLICY is a built-in name, a comma-separated list of them, or MODULE:NAME. Built
   infotaxis              infotaxis on the Poisson-hit belief (policies.Infotaxis)
   space-aware-infotaxis  space-aware infotaxis (Loisy & Eloy 2022)
   greedy                 move toward the most likely source (policies.Greedy)
-The last three need a PoissonHits plume and a Belief sensor: --scenario poisson_search:...
+The last three need a Poisson-hit plume and a Belief sensor: --scenario poisson_search:... or otto_benchmark:...
 A list such as infotaxis,greedy is a mixed team (policies.Team): agent n of each world runs the
 (n mod k)-th of the k names; with --team (or poisson_search's default) they share one belief.
 MODULE:NAME: MODULE is a module importable from the current folder or the installed packages (or
@@ -78,8 +78,9 @@ source=10,20 is (10, 20)). Movie's `path` is its `frames`. Examples:
   --body oriented:turn_degrees=45   --sensors concentration antennae:distance=2 wind heading
   --reward step_penalty:step_penalty=0.01
 --scenario gives the whole scenario instead: a named one, poisson_search[:KEY=VALUE,...] (the
-infotaxis POMDP of plume_multi.scenarios.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2;
---agents, --steps and --team are passed to it), or FILE.json as Scenario.metadata() writes it, e.g.
+infotaxis POMDP of plume_multi.scenarios.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2)
+or otto_benchmark:case=NAME (a case of otto-benchmark, e.g. otto_benchmark:case=windy-low-detections;
+--agents, --steps and --team are passed to them), or FILE.json as Scenario.metadata() writes it, e.g.
   {"plume": {"model": "Gaussian", "sigma": 8}, "action_model": {"model": "Oriented"},
    "sensors": [{"model": "Concentration"}, {"model": "Antennae"}], "n_agents": 8}
 (flags given beside a file, such as --agents or --steps, override it)."""

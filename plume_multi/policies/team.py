@@ -25,6 +25,9 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
     ``belief_state.decision_inputs``. Returns ``(actions (M,) int64, scores (M, K) float64)``.
     """
     d = decision_inputs(who, plume, beliefs, positions, groups, moves, active)
+    if d.dims != 2:
+        raise ValidationError(f"{who}: the plume {plume.name} is 3-D; Greedy and mixed teams decide on 2-D beliefs "
+                              "(Infotaxis decides in 3-D)")
     m, k = d.positions.shape[0], d.moves.shape[0]
     kinds = np.ascontiguousarray(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
     given = np.zeros(m, dtype=np.int64) if given is None else np.ascontiguousarray(given, dtype=np.int64)
