@@ -132,10 +132,9 @@ class Infotaxis:
         lik, llogl, manh, _ = _tables(plume)
         m = d.positions.shape[0]
         work, scratch, scores, actions = self._buffers_for(plume.shape, m, d.moves.shape[0])
-        tables = (lik, llogl, manh) if d.dims == 2 else (lik, *llogl)
         batch = ik.decide_batch if d.dims == 2 else ik3.decide_batch3
-        batch(d.beliefs, d.starts, d.positions, *tables, d.moves, self.space_aware, TEAM_RULES[self.team_rule], work,
-              scratch, scores, actions, d.group_active)
+        batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, d.moves, self.space_aware, TEAM_RULES[self.team_rule],
+              work, scratch, scores, actions, d.group_active)
         self.scores = scores
         stuck = actions < 0
         if active is not None:

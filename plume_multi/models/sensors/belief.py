@@ -12,7 +12,9 @@ import numpy as np
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
+from ..plumes.poisson_hits import kernels_3d as _k3
 from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
+from ..plumes.poisson_hits.plume_3d import first_hit3, hit3, likelihood3
 
 BeliefParams = namedtuple("BeliefParams", "shared")
 
@@ -33,6 +35,21 @@ def observe_world(P, S, obs, col, plume, world, inner):
                         world.was_done, first_hit(plume.params, plume.state, world.b), world.pos, obs, col)
 
 
+@njit(inline="always")
+def observe_agent3(P, S, obs, col, plume, agent, inner):
+    if not agent.first and agent.active:
+        g = agent.b if P.shared else agent.i
+        _k3.update_belief3(S[0][g], likelihood3(plume.params), agent.cx, agent.cy, agent.cz,
+                           hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
+                                agent.cx, agent.cy, agent.cz))
+
+
+@njit(inline="always")
+def observe_world3(P, S, obs, col, plume, world, inner):
+    _k3.observe_beliefs3(S[0], likelihood3(plume.params), world.b, world.n_agents, P.shared, world.first,
+                         world.was_done, first_hit3(plume.params, plume.state, world.b), world.pos, obs, col)
+
+
 @dataclass(frozen=True)
 class Belief(Sensor):
     """``(2H-1) * (2W-1)`` columns: the Bayesian posterior of the source cell given the hits
@@ -45,11 +62,15 @@ class Belief(Sensor):
     ``p *= Pr(h | |x - x_a|)``, normalized). ``shared=True`` pools the hits of a world's agents
     into one belief; ``None`` (default) follows ``Scenario.team``. The beliefs are kept in the
     world state (``belief``: ``(B, H, W)`` shared, else ``(B*N, H, W)`` float64).
+
+    In 3-D (``PoissonHits(dims=3)``): ``(2D-1) * (2H-1) * (2W-1)`` columns, the posterior volume
+    centred on the agent (row-major ``(2D-1, 2H-1, 2W-1)``); the beliefs ``(B or B*N, D, H, W)``.
     """
 
     shared: object = None
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
+    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3, observe_world=observe_world3)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -66,6 +87,9 @@ class Belief(Sensor):
             fail("Belief", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (the belief follows its likelihood)")
 
     def columns(self, ctx) -> list:
+        if len(ctx.grid_size) == 3:
+            w, h, d = ctx.grid_size
+            return [f"belief_{dz}_{dy}_{dx}" for dz in range(1 - d, d) for dy in range(1 - h, h) for dx in range(1 - w, w)]
         w, h = ctx.grid_size
         return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
 
@@ -73,8 +97,8 @@ class Belief(Sensor):
         return BeliefParams(self.is_shared(ctx))
 
     def state_spec(self, ctx) -> dict:
-        w, h = ctx.grid_size
-        return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent", (h, w), 0.0, 1.0)}
+        return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent",
+                                     tuple(ctx.grid_size[::-1]), 0.0, 1.0)}
 
     def state_problems(self, arrays: dict, state, sources, ctx) -> list:
         """A belief is the posterior of the hits received: a probability distribution (sums to 1
@@ -97,20 +121,20 @@ class Belief(Sensor):
         t = state.world_t[world]
         searching = state.active & ((t > 0) | first_row | (not shared))
         g = world if shared else rows
-        x, y = state.pos[:, 0], state.pos[:, 1]
-        held = searching & (beliefs[g, y, x] != 0.0)
+        cells = tuple(state.pos[:, k] for k in range(state.pos.shape[1] - 1, -1, -1))  # [z,] y, x
+        held = searching & (beliefs[(g,) + cells] != 0.0)
         if held.any():
             i = int(np.flatnonzero(held)[0])
             problems.append(f"{self.name}.belief: {int(held.sum())} searching agents whose cell has a non-zero "
                             f"belief (first: row {i}); a searching agent's cell is ruled out by its last update")
-        sx, sy = sources[:, 0].astype(np.int64), sources[:, 1].astype(np.int64)
+        src = tuple(sources[:, k].astype(np.int64) for k in range(sources.shape[1] - 1, -1, -1))  # [z,] y, x
         if shared:
             live = np.flatnonzero(state.active.reshape(-1, n).any(axis=1))
-            lost = live[beliefs[live, sy[live], sx[live]] <= 0.0]
+            lost = live[beliefs[(live,) + tuple(c[live] for c in src)] <= 0.0]
         else:
             act = np.flatnonzero(state.active)
             w_of = act // n
-            lost = np.unique(w_of[beliefs[act, sy[w_of], sx[w_of]] <= 0.0])
+            lost = np.unique(w_of[beliefs[(act,) + tuple(c[w_of] for c in src)] <= 0.0])
         if lost.size:
             problems.append(f"{self.name}.belief: {lost.size} worlds whose belief rules out their source (first: "
                             f"world {lost[0]}); expected a posterior of hits drawn from that source")

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 import poisson_reference_3d as r3
-from plume_multi import Scenario, ValidationError
+from plume_multi import Scenario, Simulator, ValidationError
 from plume_multi.engine import rng
-from plume_multi.models.plumes import PoissonHits
+from plume_multi.models.plumes import PoissonHits, WindyPoissonHits
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.models.plumes.poisson_hits import kernels_3d as k3
+from plume_multi.policies import Greedy
 from plume_multi.policies.infotaxis import Infotaxis, run_search
+from plume_multi.scenarios import poisson_search
 
 STREAMS = (kp.STREAM_FIRST_HIT, kp.STREAM_SOURCE, kp.STREAM_HITS)
 
@@ -161,10 +163,42 @@ def test_episodes_match_the_step_by_step_reference_and_ignore_threads_and_batche
     assert (fixed.source == [5, 3, 3]).all() and fixed.found.all()
 
 
-def test_three_dimensions_are_refused_where_they_do_not_run_yet():
+def test_engine_episodes_equal_the_protocol_runner_and_beliefs_are_the_kernels():
+    """The 3-D engine: PoissonHits(dims=3) with sensors.Hits and sensors.Belief (one belief per
+    agent here), stepped with Infotaxis.act, plays run_search's episodes."""
+    sc = poisson_search(1.0, 2.0, dims=3, grid_size=7, n_hits=3, max_steps=100, team=False)
+    assert sc.dims == 3 and sc.grid_size == (7, 7, 7) and sc.start_positions == ((3, 3, 3),)
+    assert sc.obs_dim == 1 + 13 ** 3
+    sim = Simulator(sc, num_worlds=12, autoreset="disabled")
+    obs = sim.reset(seed=3)
+    first = sim.state.models["plume.first_hit"]
+    for b in range(12):
+        np.testing.assert_array_equal(sim.state.models["sensor1.belief"][b], sc.plume.initial_belief(int(first[b])))
+    np.testing.assert_array_equal(obs[:, 0], first)
+    img = obs[0, 1:].reshape(13, 13, 13)
+    np.testing.assert_array_equal(img[3:10, 3:10, 3:10], sc.plume.initial_belief(int(first[0])).astype(np.float32))
+    steps = np.full(12, 100)
+    policy = Infotaxis()
+    for t in range(1, 101):
+        active = sim.state.active.copy()
+        _, reward, _, _ = sim.step(policy.act(sim))
+        steps[(reward > 0) & active] = t
+        if not sim.state.active.any():
+            break
+    ref = run_search(sc.plume, 12, seed=3, max_steps=100)
+    np.testing.assert_array_equal(steps, ref.steps)
+    np.testing.assert_array_equal(sim.sources, ref.source)
+    assert sim.validate() == []
+
+
+def test_three_dimensions_are_checked():
     m = PoissonHits(1.0, 2.0, dims=3, grid_size=7)
-    with pytest.raises(ValidationError, match="PoissonHits.dims"):
-        Scenario(plume=m)
+    with pytest.raises(ValidationError, match="PoissonHits.dims"):  # a 2-D model in a 3-D scenario
+        Scenario(plume=PoissonHits(1.0, 2.0, grid_size=7), grid_size=(7, 7, 7))
+    with pytest.raises(ValidationError, match="WindyPoissonHits is 2-D only"):
+        Scenario(plume=WindyPoissonHits(), grid_size=(81, 41, 5))
+    with pytest.raises(ValidationError, match="grid_size"):
+        Scenario(plume=m, grid_size=(7, 7))
     pol = Infotaxis(plume=m)
     belief = m.initial_belief(1)[None]
     with pytest.raises(ValidationError, match=r"expected \(M, 3\)"):
@@ -173,6 +207,8 @@ def test_three_dimensions_are_refused_where_they_do_not_run_yet():
         pol.decide(belief, [[3, 3, 7]])
     with pytest.raises(ValidationError, match="moves"):
         pol.decide(belief, [[3, 3, 3]], moves=[[1, 0]])
+    with pytest.raises(ValidationError, match="Greedy.decide: the plume PoissonHits is 3-D"):
+        Greedy(plume=m).decide(belief, [[3, 3, 3]])
     for kwargs, field in [(dict(dims=4), "dims"), (dict(dims=3, grid_size=83), "grid_size"),
                           (dict(dims=3, source=(1, 2)), "source"), (dict(dims=3, source=(3, 3, 3), grid_size=7), "source")]:
         with pytest.raises(ValidationError, match=f"PoissonHits.{field}"):

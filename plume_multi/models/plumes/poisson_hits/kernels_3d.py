@@ -21,7 +21,7 @@ from .kernels import STREAM_FIRST_HIT, STREAM_SOURCE
 from .numpy_sum import volume_sum
 
 __all__ = ["draw_first_hit_at3", "draw_source3", "draw_source_after3", "draw_hit3", "init_belief3", "update_belief3",
-           "centred_belief3"]
+           "centred_belief3", "observe_beliefs3"]
 
 
 @njit(cache=True)
@@ -154,3 +154,23 @@ def centred_belief3(belief, x, y, z, out):
             base = (zz + d - 1 - z) * plane + (yy + h - 1 - y) * ww + w - 1 - x
             for xx in range(w):
                 out[base + xx] = belief[zz, yy, xx]
+
+
+@njit(cache=True)
+def observe_beliefs3(beliefs, lik, b, n_agents, shared, first, was_done, first_hit, pos, obs, col):
+    """``kernels.observe_beliefs`` in 3-D: ``beliefs`` ``(B or B*N, D, H, W)``, ``pos`` ``(B*N, 3)``,
+    each agent's belief centred on it written into ``obs[i, col : col + (2D-1)(2H-1)(2W-1)]``."""
+    base = b * n_agents
+    d, h, w = beliefs.shape[1], beliefs.shape[2], beliefs.shape[3]
+    size = (2 * d - 1) * (2 * h - 1) * (2 * w - 1)
+    if first:
+        if shared:
+            init_belief3(beliefs[b], lik, pos[base, 0], pos[base, 1], pos[base, 2], first_hit)
+        else:
+            for i in range(base, base + n_agents):
+                init_belief3(beliefs[i], lik, pos[i, 0], pos[i, 1], pos[i, 2], first_hit)
+    elif was_done:
+        return
+    for i in range(base, base + n_agents):
+        g = b if shared else i
+        centred_belief3(beliefs[g], pos[i, 0], pos[i, 1], pos[i, 2], obs[i, col:col + size])

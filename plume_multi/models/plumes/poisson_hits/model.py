@@ -36,11 +36,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 
 from ....checks import check_real, fail, is_int
 from ....errors import ValidationError
+from .plume_3d import KERNELS_3D
 from .plume import (KERNELS, MOVES_1D, MOVES_2D, PoissonHitPlume, PoissonHitsParams, check_source, centre,  # noqa: F401
                     first_hit, hit, likelihood, log_where_positive, readonly)
 
@@ -97,8 +99,8 @@ class PoissonHits(PoissonHitPlume):
     Args:
         lambda_over_dx: dispersion length ``L`` in cells, ``>= 1`` (and ``<= 50``).
         R_dt: emission rate times time step ``I``, in ``[1e-6, 1000]``.
-        dims: 1, 2 or 3 (3-D: ``run_search`` and ``Infotaxis`` now; the 3-D engine's
-            scenarios later).
+        dims: 1, 2 or 3 (a 3-D scenario: ``Scenario(plume=PoissonHits(..., dims=3))``, or
+            ``scenarios.poisson_search(..., dims=3)``).
         norm: distance between cells, ``"euclidean"`` (default), ``"manhattan"`` or ``"chebyshev"``.
         n_hits: number of hit values ``0..n_hits-1``, 2..64; default
             ``ceil(mu(1) + sqrt(mu(1))) + 1``.
@@ -122,6 +124,8 @@ class PoissonHits(PoissonHitPlume):
     n_hits: int | None = None
     grid_size: int | None = None
     source: tuple | None = None
+
+    kernels_3d: ClassVar = KERNELS_3D  # in 3-D scenarios (dims=3): plume_3d.py
 
     def __post_init__(self):
         if not is_int(self.dims) or self.dims not in (1, 2, 3):

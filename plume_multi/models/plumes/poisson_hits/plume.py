@@ -274,12 +274,19 @@ class PoissonHitPlume(Plume):
         return self.source is None
 
     def natural_grid_size(self) -> tuple:
-        """``(width, height)`` of the domain."""
-        if self.dims == 3:  # until the engine runs 3-D scenarios
-            fail(self.name, "dims", self.dims, "1 or 2 in a Scenario (a 3-D Poisson search runs in "
-                 "policies.infotaxis.run_search and Infotaxis; 3-D scenarios come with the 3-D engine)")
-        h, w = self.shape
-        return (w, h)
+        """``(width, height)`` of the domain (``(width, height, depth)`` in 3-D)."""
+        return tuple(self.shape[::-1])
+
+    def kernels_for(self, dims: int):
+        """The 2-D roles for a 1-D or 2-D model, the 3-D ones (``plume_3d.py``) for a 3-D one."""
+        mine = 3 if self.dims == 3 else 2
+        return None if dims != mine else (self.kernels if dims == 2 else type(self).kernels_3d)
+
+    def check_dims(self, dims: int, grid_size) -> None:
+        if type(self).kernels_3d is None:
+            return super().check_dims(dims, grid_size)  # 2-D only: refused by name
+        if self.kernels_for(dims) is None:
+            fail(self.name, "dims", self.dims, f"{dims} to run in the {dims}-D scenario of grid_size={tuple(grid_size)}")
 
     def bind(self, grid_size) -> "PoissonHitPlume":
         if tuple(grid_size) != self.natural_grid_size():
@@ -311,15 +318,21 @@ class PoissonHitPlume(Plume):
         return None
 
     def params(self, scenario) -> tuple:
-        h, w = self.shape
-        sx, sy = (-1, -1) if self.source is None else self.source
-        return PoissonHitsParams(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits, int(w), int(h),
-                                 int(sx), int(sy))
+        sides = self.shape[::-1]
+        fixed = (-1,) * len(sides) if self.source is None else self.source
+        if len(sides) == 3:
+            from .plume_3d import PoissonHits3Params
+
+            return PoissonHits3Params(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
+                                      *(int(n) for n in sides), *(int(c) for c in fixed))
+        return PoissonHitsParams(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
+                                 *(int(n) for n in sides), *(int(c) for c in fixed))
 
     def state_spec(self, scenario) -> dict:
-        h, w = self.shape
+        sides = self.shape[::-1]
         # each column within the grid's own side: a 1-D domain's y is 0 (its table has one row)
-        return {"source": StateArray(np.float64, "world", (2,), (0.0, 0.0), (float(w - 1), float(h - 1))),
+        return {"source": StateArray(np.float64, "world", (len(sides),), (0.0,) * len(sides),
+                                     tuple(float(n - 1) for n in sides)),
                 "first_hit": StateArray(np.int64, "world", (), 0, self.n_hits - 1)}
 
     def state_tuple(self, arrays: dict) -> tuple:
@@ -341,10 +354,9 @@ class PoissonHitPlume(Plume):
         return problems
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
-        """``(H, W)`` float32 mean hits per step around world ``b``'s source, for pictures."""
-        h, w = self.shape
-        sx, sy = (int(v) for v in state[0][b])
-        return np.ascontiguousarray(params.mean_hits[h - 1 - sy:2 * h - 1 - sy, w - 1 - sx:2 * w - 1 - sx])
+        """``(H, W)`` float32 mean hits per step around world ``b``'s source (``(D, H, W)`` in
+        3-D), for pictures."""
+        return np.ascontiguousarray(window(params.mean_hits, self.shape, tuple(int(v) for v in state[0][b])))
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         return state[0].copy()
