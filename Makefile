@@ -3,7 +3,8 @@
 #   make test   # creates .venv, installs plume_multi with its test extras (and Debian's chromium for the
 #               # docs' browser check), runs the tests
 # Then use the package from .venv: `source .venv/bin/activate`, or call .venv/bin/... directly.
-#   (make test also runs the tests that need Ray in .venv-ray: Ray RLlib pins an older Gymnasium)
+#   (make test also runs the tests that need Ray or BenchMARL in .venv-ray: Ray RLlib pins an older
+#   Gymnasium, BenchMARL an older TorchRL)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -37,7 +38,7 @@ $(RAY_BIN)/python:
 	$(RAY_BIN)/python -m pip install --quiet --upgrade pip
 
 $(RAY_VENV)/.installed: pyproject.toml | $(RAY_BIN)/python
-	$(RAY_BIN)/python -m pip install --quiet -e ".[rllib,test-ray]"
+	$(RAY_BIN)/python -m pip install --quiet -e ".[rllib,benchmarl,test-ray]"
 	touch $@
 
 ray-venv: $(RAY_VENV)/.installed
@@ -65,7 +66,8 @@ test: $(VENV)/.installed-test $(RAY_VENV)/.installed browser
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
 # tests again on RLlib's Gymnasium.
 test-ray: $(RAY_VENV)/.installed
-	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/integrations/test_rllib.py tests/test_evaluation.py tests/test_compat.py
+	PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/integrations/test_rllib.py tests/integrations/test_benchmarl.py \
+		tests/test_evaluation.py tests/test_compat.py
 	$(RAY_BIN)/python -m pytest -q tests/envs/test_vector.py tests/envs/contracts $(GYM12_DESELECT)
 
 bench: $(VENV)/.installed-all

@@ -17,6 +17,7 @@ old import paths for one release, with a ``DeprecationWarning`` (``plume_multi._
 from importlib import import_module
 
 from . import _compat, errors
+from .engine.threads import choose_layer
 from .envs.registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
 from .models import actions, bodies, plumes, rewards, sensors
@@ -70,5 +71,6 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
+choose_layer()  # before any parallel kernel runs: Numba's threads must not slow a trainer's (engine/threads.py)
 _compat.install()
 register_envs()

@@ -12,7 +12,6 @@ import json
 import os
 import warnings
 
-import numba
 import numpy as np
 
 from .checks import is_int as _is_int
@@ -20,6 +19,7 @@ from .errors import StateError, ValidationError
 from .engine import api, records
 from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
+from .engine.threads import PARALLEL_LOCK, threads_for
 from .scenario import Scenario, _Context
 from .world import WorldState
 
@@ -32,7 +32,8 @@ AUTORESET_MODES = {
 }
 MAX_SEED = 2**63 - 1
 MAX_WORLDS = 2**31 - 1
-# Below this many agents a step is too short for threads to pay for their start-up.
+# Below this many agents a step is too short for threads to pay for their start-up, and Numba's
+# threads are not started at all (engine/threads.py: a trainer in the process keeps its cores).
 PARALLEL_MIN_AGENTS = 32768
 
 
@@ -167,7 +168,7 @@ class Simulator:
         self._action_shape = (B * N, len(sc.action_bounds()[0])) if sc.continuous else (B * N,)
         self._all_worlds = np.ones(B, dtype=np.bool_)
         if parallel == "auto":
-            parallel = numba.get_num_threads() > 1 and B > 1 and B * N >= PARALLEL_MIN_AGENTS
+            parallel = B > 1 and threads_for(B * N, PARALLEL_MIN_AGENTS) > 1
         self.parallel = bool(parallel)
         self._no_actions = self._dummy_actions()
         # compile (or load from the cache) what this simulator runs now: a model that cannot
@@ -405,7 +406,8 @@ class Simulator:
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
         if self.parallel:
-            bad = self._driver.step_parallel(actions, *self._args)
+            with PARALLEL_LOCK:  # Numba's workqueue threads take one launch at a time
+                bad = self._driver.step_parallel(actions, *self._args)
         else:
             bad = self._driver.run(0, self._all_worlds, -1, actions, *self._args)
         if bad >= 0:
@@ -497,6 +499,33 @@ class Simulator:
         if name not in self.state.models:
             raise ValidationError(f"name: got {name!r}; expected one of {sorted(self.state.models)}")
         return self.state.models[name]
+
+    def bind_observations(self, buffer: np.ndarray) -> None:
+        """Make ``buffer`` the array the compiled step writes observations into, from now on.
+
+        For trainers that own the memory (shared buffers of a multi-process collector, PufferLib
+        style): ``reset`` and ``step`` then return ``buffer`` itself, written in place, with no
+        copy. The current observations are copied into it first.
+
+        Args:
+            buffer: ``(B*N, D)`` float32, C-contiguous, writeable and aligned.
+
+        Raises:
+            ValidationError: anything else; nothing changes.
+        """
+        shape = self.state.obs.shape
+        if not isinstance(buffer, np.ndarray):
+            raise ValidationError(f"buffer: got {type(buffer).__name__}; expected a numpy float32 array of shape {shape}")
+        if (buffer.dtype != np.float32 or buffer.shape != shape or not buffer.flags.c_contiguous
+                or not buffer.flags.writeable or not buffer.flags.aligned):
+            raise ValidationError(
+                f"buffer: got shape {buffer.shape} dtype {buffer.dtype} (C-contiguous {buffer.flags.c_contiguous}, "
+                f"writeable {buffer.flags.writeable}, aligned {buffer.flags.aligned}); expected a C-contiguous, "
+                f"writeable, aligned float32 array of shape {shape}: np.zeros({shape}, np.float32), or a view of "
+                "shared memory with that layout")
+        buffer[...] = self.state.obs
+        self.state.obs = buffer
+        self._args = self._args_for(self.state)
 
     # ------------------------------------------------------------------ snapshot / restore / validate
     def snapshot(self) -> dict:

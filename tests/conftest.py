@@ -24,9 +24,13 @@ import importlib.util
 import pytest
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
-if os.environ.get("PLUME_REQUIRE_RAY") == "1" and not HAVE_RAY:
-    raise RuntimeError("PLUME_REQUIRE_RAY=1 but Ray is not installed here: run `make test` (it builds .venv-ray)")
-collect_ignore = [] if HAVE_RAY else ["integrations/test_rllib.py"]
+# BenchMARL pins an older TorchRL than the main environment's: it lives in .venv-ray too
+HAVE_BENCHMARL = importlib.util.find_spec("benchmarl") is not None
+if os.environ.get("PLUME_REQUIRE_RAY") == "1" and not (HAVE_RAY and HAVE_BENCHMARL):
+    raise RuntimeError("PLUME_REQUIRE_RAY=1 but Ray or BenchMARL is not installed here: run `make test` "
+                       "(it builds .venv-ray)")
+collect_ignore = ([] if HAVE_RAY else ["integrations/test_rllib.py"]) + (
+    [] if HAVE_BENCHMARL else ["integrations/test_benchmarl.py"])
 
 
 def pytest_configure(config):
@@ -75,6 +79,8 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("benchmark_models", ("test_models_table.py",)),
     # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default)
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py")),
+    # the trainers' imports (torch, TorchRL, Tianshou, Stable-Baselines3) once, in one process
+    ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
     ("engine_cache", ("test_cache.py", "test_compile.py")),  # compiles in fresh processes, on fresh caches
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)

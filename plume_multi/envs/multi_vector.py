@@ -263,6 +263,43 @@ class MultiAgentVectorEnv(VectorEnv):
             self._add_final(info, out_terminated, out_truncated)
         return obs.copy(), out_reward, out_terminated, out_truncated, info
 
+    def step_into(self, actions, rewards: np.ndarray, terminals: np.ndarray, truncations: np.ndarray,
+                  masks: np.ndarray | None = None) -> np.ndarray:
+        """``step`` without allocating: the per-row results are written into the arrays given.
+
+        The zero-copy path of trainers that own their buffers (PufferLib's style:
+        ``plume_multi.integrations.puffer.SharedBufferEnv``). Returns the simulator's observation
+        buffer, ``(B * N, D)`` float32 (a view, valid until the next call; see
+        ``Simulator.bind_observations`` to have it be an array of yours). No info is built.
+
+        Args:
+            actions: as ``step``'s.
+            rewards: ``(B * N,)`` float32; terminals, truncations: ``(B * N,)`` bool: written in
+                place, as ``step`` returns them (masked rows 0 / False).
+            masks: ``(B * N,)`` bool or None: written with ``info["active"]`` (the rows whose agent
+                searches in the new observation).
+        """
+        if self.closed:
+            raise StateError("Cannot step: the environment is closed; create a new one")
+        n = self.num_envs
+        for name, array, dtype in (("rewards", rewards, np.float32), ("terminals", terminals, np.bool_),
+                                   ("truncations", truncations, np.bool_), ("masks", masks, np.bool_)):
+            if array is None and name == "masks":
+                continue
+            if not (isinstance(array, np.ndarray) and array.dtype == dtype and array.shape == (n,)
+                    and array.flags.c_contiguous and array.flags.writeable):
+                got = (f"shape {array.shape} dtype {array.dtype}" if isinstance(array, np.ndarray)
+                       else type(array).__name__)
+                raise ValidationError(f"{name}: got {got}; expected a writeable C-contiguous {np.dtype(dtype)} array "
+                                      f"of shape ({n},)")
+        obs, reward, terminated, truncated = self._sim.step(actions)
+        _row_outputs(self._live, reward, terminated, truncated, self._sim.active, self._sim.state.world_done,
+                     self.n_agents, self._same_step, rewards, terminals, truncations)
+        np.logical_not(self._live, out=self._dead)
+        if masks is not None:
+            masks[...] = self._live
+        return obs
+
     def render(self):
         """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``; a 3-D world:
         its x-y, x-z and y-z maximum projections side by side, ``plume_multi.viz.volume``)."""

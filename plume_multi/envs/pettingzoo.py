@@ -121,7 +121,16 @@ class raw_env(ParallelEnv, EzPickle):
     be left out of ``actions``). ``terminations`` and ``truncations`` are False for everyone until
     the episode ends (every agent has arrived, or ``max_cycles`` steps); on that step every agent
     gets ``terminations[a]`` = it reached the source, ``truncations[a]`` = the step limit was
-    reached, and ``agents`` becomes empty.
+    reached, and ``agents`` becomes empty. The arrival itself is reported at once in the infos:
+    ``infos[a]["arrived"]`` is True from the step ``a`` reaches the source on (False before, and
+    in the reset infos; with ``team=True``, every searcher's from the first arrival).
+
+    ``terminate_on_arrival=True`` (with ``black_death=True``) reports it in the flags instead, for
+    trainers that keep a fixed agent set and cut each searcher's returns at its own termination
+    (AgileRL, MAPPO/IPPO implementations, TorchRL's ``PettingZooWrapper(..., done_on_any=False)``):
+    ``terminations[a]`` is True from the step ``a`` arrives on, while ``a`` stays in ``agents``
+    (observing zeros, earning 0.0) until the world's episode ends. This departs from PettingZoo's
+    convention that a terminated agent leaves ``agents``; use it only where the trainer asks for it.
 
     ## Arguments
     All keyword-only; invalid values raise ``ValidationError`` naming the argument.
@@ -140,6 +149,7 @@ class raw_env(ParallelEnv, EzPickle):
     | start_positions | None            | N pairs (x, y) used every episode, or None to draw them    |
     | render_mode     | None            | None, "rgb_array" or "human"                               |
     | black_death     | False           | finished agents stay in ``agents`` (see above)             |
+    | terminate_on_arrival | False      | with black_death: ``terminations`` True from the arrival on |
 
     ## Version History
     * v0: first version.
@@ -165,12 +175,12 @@ class raw_env(ParallelEnv, EzPickle):
                  sigma: float | None = None, goal_radius: float = DEFAULT_GOAL_RADIUS, max_cycles: int = 1000,
                  team: bool = False, n_neighbours: int = 0, action_model="cardinal",
                  start_positions=None, render_mode: str | None = None, black_death: bool = False,
-                 plume=None, sensors=None, reward=None, start_region=None):
+                 terminate_on_arrival: bool = False, plume=None, sensors=None, reward=None, start_region=None):
         EzPickle.__init__(self, n_agents=n_agents, grid_size=grid_size, source_location=source_location,
                           sigma=sigma, goal_radius=goal_radius, max_cycles=max_cycles, team=team,
                           n_neighbours=n_neighbours, action_model=action_model,
                           start_positions=start_positions, render_mode=render_mode, black_death=black_death,
-                          plume=plume, sensors=sensors, reward=reward, start_region=start_region)
+                          terminate_on_arrival=terminate_on_arrival, plume=plume, sensors=sensors, reward=reward, start_region=start_region)
         if render_mode is not None and not (isinstance(render_mode, str)
                                             and render_mode in self.metadata["render_modes"]):
             raise ValidationError(
@@ -179,6 +189,12 @@ class raw_env(ParallelEnv, EzPickle):
         if not isinstance(black_death, (bool, np.bool_)):
             raise ValidationError(f"black_death: got {shown(black_death)}; expected True or False")
         self.black_death = bool(black_death)
+        if not isinstance(terminate_on_arrival, (bool, np.bool_)):
+            raise ValidationError(f"terminate_on_arrival: got {shown(terminate_on_arrival)}; expected True or False")
+        if terminate_on_arrival and not black_death:
+            raise ValidationError("terminate_on_arrival=True needs black_death=True (without black death an arrived "
+                                  "searcher is terminated and leaves env.agents anyway)")
+        self.terminate_on_arrival = bool(terminate_on_arrival)
         self._max_cycles = _check_max_cycles(max_cycles)
         check_action_model(action_model)
         self._scenario = Scenario(
@@ -295,7 +311,8 @@ class raw_env(ParallelEnv, EzPickle):
             options: accepted for API compatibility and ignored (this env has no options).
 
         Returns:
-            ``(observations, infos)``: ``{agent: (3 + 2k,) float32}`` and ``{agent: {}}``.
+            ``(observations, infos)``: ``{agent: (3 + 2k,) float32}`` and ``{agent: {}}``
+            (``{agent: {"arrived": False}}`` with ``black_death=True``).
         """
         # Everything is checked before anything changes.
         seed = check_seed(seed, max_seed=MAX_SEED)
@@ -312,7 +329,10 @@ class raw_env(ParallelEnv, EzPickle):
         self._live_idx = None
         agents = self.agents
         observations = dict(zip(agents, obs.copy()))
-        infos = {agent: {} for agent in agents}
+        if self.black_death:
+            infos = {agent: {"arrived": False} for agent in agents}
+        else:
+            infos = {agent: {} for agent in agents}
         if self.render_mode == "human":
             self.render()
         return observations, infos
@@ -326,8 +346,10 @@ class raw_env(ParallelEnv, EzPickle):
         Returns:
             ``(observations, rewards, terminations, truncations, infos)``, dicts keyed by the
             agents that were live before this step: ``(3 + 2k,)`` float32 arrays (row views of one
-            fresh copy), Python floats, Python bools, Python bools, empty dicts. Agents terminated
-            or truncated by this step are removed from ``self.agents``.
+            fresh copy), Python floats, Python bools, Python bools, empty dicts (``{"arrived":
+            bool}`` with ``black_death=True``). Agents terminated or truncated by this step are
+            removed from ``self.agents`` (with ``black_death=True``, all of them when the world's
+            episode ends).
 
         Raises:
             ValidationError: ``actions`` is not a dict, misses a live agent, names a finished or
@@ -415,13 +437,16 @@ class raw_env(ParallelEnv, EzPickle):
         rewards = dict(zip(agents, reward.tolist())) if reward.any() else dict.fromkeys(agents, 0.0)
         is_truncated = bool(truncated[0])
         world_over = is_truncated or not sim.active.any()
+        arrived = (~sim.active).tolist()  # every agent that has reached the source, now or before
         if world_over:
-            terminations = dict(zip(agents, (~sim.active).tolist()))
+            terminations = dict(zip(agents, arrived))
             self.agents = []
+        elif self.terminate_on_arrival:
+            terminations = dict(zip(agents, arrived))
         else:
             terminations = dict.fromkeys(agents, False)
         truncations = dict.fromkeys(agents, is_truncated)
-        infos = {agent: {} for agent in agents}
+        infos = {agent: {"arrived": a} for agent, a in zip(agents, arrived)}
         if self.render_mode == "human":
             self.render()
         return observations, rewards, terminations, truncations, infos
@@ -581,14 +606,17 @@ class _ParallelToAEC(parallel_to_aec_wrapper):
 
     The conversion keeps each agent's action until the last agent of the cycle has acted; a bad
     action found only then would leave the cycle half done. Checking at once keeps the env usable.
+    A finished agent is stepped with ``None`` (the AEC API's convention); an action given to it
+    instead is checked and ignored, as the parallel env ignores actions for finished agents
+    (trainers such as TorchRL's ``PettingZooWrapper`` send one for every agent).
     """
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
-                raise ValidationError(f"action: got {shown(action, typed=True)} for {agent!r}, which is done; expected None "
-                                      "(the AEC API steps finished agents with None). Nothing was changed.")
+                self.env.check_action(agent, action)  # a bad value still raises
+                action = None
         else:
             self.env.check_action(agent, action)
         super().step(action)

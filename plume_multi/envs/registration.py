@@ -8,6 +8,8 @@ from __future__ import annotations
 ENV_ID = "PlumeSearch-v0"
 ALIAS_ID = "PlumeNav-StaticGaussian-v0"  # the id the original plume_nav_sim package registered
 COMPACT_ID = "PlumeSearchCompact-v0"
+# N searchers as one Gymnasium Env with Tuple spaces (EPyMARL's gymma convention); no vector form.
+AGENTS_ID = "PlumeSearchAgents-v0"
 # One id means one observation space in every vectorization mode ("sync", "async" and the vector
 # entry point): PlumeSearch-v0 (and its alias) the contract's Dict, PlumeSearchCompact-v0 the flat
 # Box(3) of CompactObservation.
@@ -40,6 +42,11 @@ def register_gymnasium() -> None:
             # The env enforces call order itself, raising StateError with the contract's messages.
             order_enforce=False,
         )
+    if AGENTS_ID not in gymnasium.registry:
+        gymnasium.register(id=AGENTS_ID, entry_point="plume_multi.envs.agent_tuple:AgentTupleEnv",
+                           max_episode_steps=None, order_enforce=False,
+                           # the checker's single-agent rules (a float reward, a bool terminated) do not apply
+                           disable_env_checker=True)
 
 
 def register_pettingzoo() -> bool:

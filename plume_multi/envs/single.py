@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from collections.abc import Mapping
 from enum import Enum
@@ -18,6 +19,7 @@ import numpy as np
 from gymnasium import logger
 
 from ._checks import check_seed, shown
+from ._spaces import has_move_table
 from ..models.bodies import Cardinal
 from ..models.base import Model
 from ..models.plumes import Gaussian
@@ -41,7 +43,7 @@ from .components import (
     required_state_keys,
 )
 
-__all__ = ["PlumeSearchEnv", "EnvironmentState", "MAX_SEED", "compact_env"]
+__all__ = ["PlumeSearchEnv", "PlumeSearchCompactEnv", "EnvironmentState", "MAX_SEED", "compact_env"]
 
 # Seeds are 0 <= seed < 2**31: the stricter of the two bounds the original env's documents gave.
 MAX_SEED = 2**31 - 1
@@ -243,10 +245,16 @@ class PlumeSearchEnv(gymnasium.Env):
                                 and rf.goal_radius == sc.goal_radius)
         self._obs_kind = ("full" if type(om) is FullFieldObservation else
                           "compact" if type(om) is CompactObservation else "protocol")
+        if self._obs_kind == "full":
+            _warn_flat_trainer()
         self._obs_keys = required_state_keys(om) if self._obs_kind == "protocol" else ()
         self._fast = self._builtin_actions and self._builtin_reward and self._obs_kind != "protocol"
         self._static_plume = (type(pm) is StaticGaussianPlume and pm.source_location == sc.source_location
                               and tuple(pm.grid_size) == (w, h) and pm.sigma == sc.sigma)
+
+        # The moves behind action_masks(): only a built-in grid body's displacements are known.
+        self._moves = (np.asarray(sc.moves(), dtype=np.int64)
+                       if self._builtin_actions and has_move_table(sc) else None)
 
         # Spaces are the components' own objects, built once (C5, C6).
         self.action_space = (gymnasium.spaces.Discrete(sc.n_actions) if isinstance(ap, Model)
@@ -365,6 +373,29 @@ class PlumeSearchEnv(gymnasium.Env):
     @property
     def plume_model(self):
         return self._plume
+
+    def action_masks(self) -> np.ndarray:
+        """``(K,)`` bool, a new array: the actions that move the agent off its cell now.
+
+        For sb3-contrib's ``MaskablePPO`` (it calls this method). A move into a wall is masked;
+        once the episode has ended, or where the moves are not known (a user's action
+        processor, a body without a displacement table), every action is allowed. Reading the
+        masks changes nothing (the contract's observations and infos stay as they are).
+
+        Raises:
+            StateError: before the first ``reset`` or after ``close``.
+        """
+        if self._state is _CREATED or self._state is _CLOSED:
+            self._refuse("action_masks()")
+        moves = self._moves
+        if moves is None or self._state is not _READY:
+            return np.ones(self.action_space.n, dtype=np.bool_)
+        x, y = self._pos_row.tolist()
+        w, h = self._grid
+        mask = (np.clip(x + moves[:, 0], 0, w - 1) != x) | (np.clip(y + moves[:, 1], 0, h - 1) != y)
+        if not mask.any():  # a 1x1 grid: nothing moves, and a sampler needs one allowed action
+            mask[:] = True
+        return mask
 
     # ------------------------------------------------------------------ reset
     def reset(self, *, seed=None, options=None):
@@ -652,6 +683,31 @@ class PlumeSearchEnv(gymnasium.Env):
 
 
 # ---------------------------------------------------------------------------------- construction
+# Trainers whose default networks take flat observations: made by one of them, the contract's Dict
+# observation (the whole field) ends in the trainer's own error, which does not name our ids.
+_FLAT_TRAINERS = {"stable_baselines3": "Stable-Baselines3 (MlpPolicy; MultiInputPolicy trains on the whole field, "
+                                       "about 20 steps/s)",
+                  "ray.rllib": "RLlib (its default encoders take no Dict observation)"}
+
+
+def _warn_flat_trainer() -> None:
+    """Warn, naming the flat id, when a trainer of ``_FLAT_TRAINERS`` is making this Dict-observation env."""
+    frame = sys._getframe(2)
+    for _ in range(40):  # the trainer's make call is a few frames up (gymnasium.make, the env's own)
+        if frame is None:
+            return
+        module = frame.f_globals.get("__name__", "")
+        for package, what in _FLAT_TRAINERS.items():
+            if module == package or module.startswith(package + "."):
+                warnings.warn(
+                    f"PlumeSearch-v0 (PlumeSearchEnv) observes the contract's Dict with the whole concentration field; "
+                    f"{what} needs a flat observation. Use the id 'plume_multi:PlumeSearchCompact-v0' (Box(3): "
+                    "concentration, x, y), or a plume_multi.vector_env for speed; see the Integrations page.",
+                    UserWarning, stacklevel=2)
+                return
+        frame = frame.f_back
+
+
 def _merge_config(config, explicit: dict) -> dict:
     """Keyword arguments with ``config`` filled in under the explicit (non-None) ones."""
     if config is None:
@@ -732,16 +788,52 @@ def _scenario(args: dict) -> Scenario:
         raise ValidationError(message) from None
 
 
-def compact_env(**kwargs) -> PlumeSearchEnv:
-    """``PlumeSearchEnv(observation_model=CompactObservation(), **kwargs)``: the entry point of
-    ``PlumeSearchCompact-v0`` (a ``Box(0, 1, (3,), float32)`` observation). ``sigma=s`` is accepted
-    as ``plume_params={"sigma": s}``."""
-    if kwargs.get("observation_model") is not None:
-        raise ValidationError("observation_model: PlumeSearchCompact-v0 always uses CompactObservation(); "
-                              "for another observation model use PlumeSearch-v0 or PlumeSearchEnv(...)")
-    kwargs["observation_model"] = CompactObservation()
+class PlumeSearchCompactEnv(PlumeSearchEnv):
+    """``PlumeSearchEnv`` with ``CompactObservation()`` and infos that batch: what
+    ``gymnasium.make("PlumeSearchCompact-v0")`` makes, for trainers and vector envs.
+
+    The contract env (``PlumeSearch-v0``) keeps its infos exactly; this one makes ``reset`` and
+    ``step`` infos of the same keys and batchable values, so that Gymnasium's vector envs and
+    wrappers, and the trainers built on them, take it as it is:
+
+    * no ``episode`` counter in the reset info (``env.episode_count`` has it): Gymnasium's
+      ``RecordEpisodeStatistics`` writes its statistics under ``episode`` (CleanRL's
+      ``SyncVectorEnv([... RecordEpisodeStatistics(gym.make(id)) ...])`` pattern), and TorchRL
+      wants the keys of ``reset`` and ``step`` to agree;
+    * ``concentration_at_agent`` in the reset info too;
+    * ``agent_xy`` and ``plume_peak_xy`` are ``(2,)`` int32 arrays, not tuples, so a vector env
+      stacks them into ``(n, 2)`` arrays (TorchRL's ``GymEnv(id, num_envs=n)`` reads them);
+    * every info has ``action_mask``, ``(4,)`` bool (``action_masks()``).
+
+    Everything else (observations, rewards, flags, states, errors) is ``PlumeSearchEnv``'s.
+    """
+
+    def __init__(self, **kwargs):
+        if kwargs.get("observation_model") is not None:
+            raise ValidationError("observation_model: PlumeSearchCompact-v0 always uses CompactObservation(); "
+                                  "for another observation model use PlumeSearch-v0 or PlumeSearchEnv(...)")
+        super().__init__(observation_model=CompactObservation(), **kwargs)
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = super().reset(seed=seed, options=options)
+        del info["episode"]
+        info["concentration_at_agent"] = self._obs_row.item(0)
+        return obs, info
+
+    def _info(self, goal_reached) -> dict:
+        info = super()._info(goal_reached)
+        info["agent_xy"] = np.array(info["agent_xy"], dtype=np.int32)
+        info["plume_peak_xy"] = np.array(info["plume_peak_xy"], dtype=np.int32)
+        info["action_mask"] = self.action_masks()
+        return info
+
+
+def compact_env(**kwargs) -> PlumeSearchCompactEnv:
+    """``PlumeSearchCompactEnv(**kwargs)``: the entry point of ``PlumeSearchCompact-v0`` (a
+    ``Box(0, 1, (3,), float32)`` observation, infos that batch). ``sigma=s`` is accepted as
+    ``plume_params={"sigma": s}``."""
     if "sigma" in kwargs:  # the vector env's spelling, so one set of options works in every mode
         if kwargs.get("plume_params") is not None:
             raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
         kwargs["plume_params"] = {"sigma": kwargs.pop("sigma")}
-    return PlumeSearchEnv(**kwargs)
+    return PlumeSearchCompactEnv(**kwargs)

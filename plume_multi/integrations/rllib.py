@@ -26,8 +26,10 @@ import uuid
 import gymnasium as gym
 import numpy as np
 
+from ..checks import check_bool, check_int
 from ..envs.registration import COMPACT_ID
 from ..envs.vector import compact_vector_env
+from ..errors import ValidationError
 from ..scenario import Scenario
 from ..simulator import Simulator
 
@@ -339,6 +341,28 @@ class PlumeVectorEnvRunner(SingleAgentEnvRunner):
 
 
 # ----------------------------------------------------------------------------------------- configs
+# Runners and worlds per runner beyond these are typos, not plans (the engine's own limits apply too).
+MAX_ENV_RUNNERS = 100_000
+MAX_WORLDS_PER_RUNNER = 1 << 24
+
+
+def _check_sampling(builder: str, num_env_runners, worlds_name: str, worlds, rollout_fragment_length) -> None:
+    """Refuse counts RLlib would take and then fail on (or crash with) later, inside a runner."""
+    check_int(builder, "num_env_runners", num_env_runners, 0, MAX_ENV_RUNNERS)
+    check_int(builder, worlds_name, worlds, 1, MAX_WORLDS_PER_RUNNER)
+    if not (isinstance(rollout_fragment_length, str) and rollout_fragment_length == "auto"):
+        check_int(builder, "rollout_fragment_length", rollout_fragment_length, 1, 1 << 20)
+
+
+def _check_discrete(builder: str, action_model) -> None:
+    """The configs here train discrete actions (PlumeVectorEnvRunner samples a categorical)."""
+    if getattr(action_model, "continuous", False):
+        raise ValidationError(
+            f"{builder}: action_model={action_model!r} is a continuous body; the RLlib configs of "
+            "plume_multi train grid bodies (Cardinal, Moore, Oriented, RunTumble). Train a continuous body "
+            "with Stable-Baselines3 on SB3VecEnv(plume_multi.vector_env(n, action_model=...)) instead")
+
+
 def ppo_config(num_env_runners: int = 2, num_envs_per_env_runner: int = 4096, *, rollout_fragment_length: int = 32,
                fast_runner: bool = True, **scenario) -> PPOConfig:
     """A ``PPOConfig`` training one policy on the native vector env of ``plume_multi``.
@@ -347,7 +371,10 @@ def ppo_config(num_env_runners: int = 2, num_envs_per_env_runner: int = 4096, *,
     ``vector_env(obs_type="compact", **scenario)`` in one engine call per step. ``fast_runner``
     (default) samples through ``PlumeVectorEnvRunner``; ``False`` keeps RLlib's stock
     ``SingleAgentEnvRunner`` on the same vector env. One training batch is one sample from every
-    runner: ``num_env_runners * num_envs_per_env_runner * rollout_fragment_length`` steps.
+    runner: ``max(1, num_env_runners) * num_envs_per_env_runner * rollout_fragment_length`` steps.
+    RLlib's own ``rollout_fragment_length`` is ``"auto"`` (the batch divided among the runners'
+    worlds), so every combination of runners and worlds validates, also after changing them with
+    ``.env_runners(...)`` or the batch with ``.training(train_batch_size_per_learner=...)``.
 
     Then ``algo = config.build_algo(); algo.train()``; change anything with the config's own
     methods (``.training(lr=...)``, ``.debugging(seed=...)``, ...).
@@ -355,10 +382,18 @@ def ppo_config(num_env_runners: int = 2, num_envs_per_env_runner: int = 4096, *,
     Args:
         num_env_runners: remote env runners (0: sample in the driver).
         num_envs_per_env_runner: worlds per runner.
-        rollout_fragment_length: steps per world in one sample.
+        rollout_fragment_length: steps per world in one sample (sets the training batch).
         fast_runner: sample with ``PlumeVectorEnvRunner``.
         **scenario: ``vector_env`` options (``grid_size``, ``sigma``, ``max_steps``, ...).
+
+    Raises:
+        ValidationError: a negative or non-integer count, bad scenario options, or a continuous
+            body (these configs train discrete actions); before anything reaches Ray.
     """
+    _check_sampling("ppo_config", num_env_runners, "num_envs_per_env_runner", num_envs_per_env_runner,
+                    rollout_fragment_length)
+    check_bool("ppo_config", "fast_runner", fast_runner)
+    _check_discrete("ppo_config", scenario.get("action_model"))
     compact_vector_env(1, **scenario).close()  # bad options fail here, not in a remote runner
     batch = max(1, num_env_runners) * num_envs_per_env_runner * rollout_fragment_length
     config = (
@@ -366,7 +401,7 @@ def ppo_config(num_env_runners: int = 2, num_envs_per_env_runner: int = 4096, *,
         .environment(ENV_ID, env_config=dict(scenario))
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner,
                      gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,
-                     rollout_fragment_length=rollout_fragment_length,
+                     rollout_fragment_length="auto",  # batch / (runners x worlds): consistent whatever they become
                      env_runner_cls=PlumeVectorEnvRunner if fast_runner else None,
                      sample_timeout_s=SAMPLE_TIMEOUT_S)
         .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 4096), num_epochs=4, lr=1e-3)
@@ -383,10 +418,15 @@ def multi_agent_ppo_config(num_env_runners: int = 2, *, num_envs_per_env_runner:
     Args:
         num_env_runners: remote env runners (0: sample in the driver).
         num_envs_per_env_runner: worlds per runner (RLlib steps them one after the other).
-        rollout_fragment_length: env steps per world in one sample.
+        rollout_fragment_length: env steps per world in one sample (``"auto"``: RLlib's choice).
         **scenario: ``Scenario`` fields (``n_agents``, ``team``, ``n_neighbours``, ...).
+
+    Raises:
+        ValidationError: a negative or non-integer count, bad scenario fields, or a continuous body.
     """
-    Scenario(**scenario)  # fail here, not in a runner
+    _check_sampling("multi_agent_ppo_config", num_env_runners, "num_envs_per_env_runner", num_envs_per_env_runner,
+                    rollout_fragment_length)
+    _check_discrete("multi_agent_ppo_config", Scenario(**scenario).action_model)  # fail here, not in a runner
     names = register()
     return (
         PPOConfig()
@@ -413,10 +453,17 @@ def shared_policy_ppo_config(num_env_runners: int = 2, worlds_per_env_runner: in
     Args:
         num_env_runners: remote env runners (0: sample in the driver).
         worlds_per_env_runner: worlds per runner; each is ``n_agents`` rows.
-        rollout_fragment_length: steps per world in one sample.
+        rollout_fragment_length: steps per world in one sample (sets the training batch).
         **scenario: ``Scenario`` fields (``n_agents``, ``team``, ``n_neighbours``, ...).
+
+    Raises:
+        ValidationError: a negative or non-integer count, bad scenario fields, or a continuous body.
     """
-    rows = worlds_per_env_runner * Scenario(**scenario).n_agents
+    _check_sampling("shared_policy_ppo_config", num_env_runners, "worlds_per_env_runner", worlds_per_env_runner,
+                    rollout_fragment_length)
+    sc = Scenario(**scenario)
+    _check_discrete("shared_policy_ppo_config", sc.action_model)
+    rows = worlds_per_env_runner * sc.n_agents
     batch = max(1, num_env_runners) * rows * rollout_fragment_length
     names = register()
     return (
@@ -424,7 +471,7 @@ def shared_policy_ppo_config(num_env_runners: int = 2, worlds_per_env_runner: in
         .environment(names["agent_rows"], env_config=dict(scenario))
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=rows,
                      gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,
-                     rollout_fragment_length=rollout_fragment_length, env_runner_cls=PlumeVectorEnvRunner,
+                     rollout_fragment_length="auto", env_runner_cls=PlumeVectorEnvRunner,
                      sample_timeout_s=SAMPLE_TIMEOUT_S)
         .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 4096), num_epochs=4, lr=1e-3)
         .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[64, 64]))

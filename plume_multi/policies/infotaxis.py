@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from ..checks import check_int, check_real, is_int
+from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import bayesian_protocol as bp
 from . import infotaxis_kernels as ik
@@ -133,8 +134,9 @@ class Infotaxis:
         m = d.positions.shape[0]
         work, scratch, scores, actions = self._buffers_for(plume.shape, m, d.moves.shape[0])
         batch = ik.decide_batch if d.dims == 2 else ik3.decide_batch3
-        batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, d.moves, self.space_aware, TEAM_RULES[self.team_rule],
-              work, scratch, scores, actions, d.group_active)
+        with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
+            batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, d.moves, self.space_aware,
+                  TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
         self.scores = scores
         stuck = actions < 0
         if active is not None:
@@ -276,37 +278,39 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     stuck = np.zeros(n_episodes, dtype=np.bool_)
     seeds = np.arange(seed, seed + n_episodes, dtype=np.int64)
     rule = TEAM_RULES[team_rule]
-    old = numba.set_parallel_chunksize(1)  # episodes differ in length: hand them out one by one
-    try:
-        with tqdm(total=n_episodes, desc=f"infotaxis ({protocol})", unit="episode", disable=not progress,
-                  leave=False, dynamic_ncols=True) as bar:
-            for s0 in range(0, n_episodes, nb):
-                s1 = min(s0 + nb, n_episodes)
-                k = s1 - s0
-                common = (seeds[s0:s1], 0)
-                if protocol == "drawn" and dims == 2:
-                    ik.run_worlds(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
-                                  int(max_steps), int(start[0]), int(start[1]), int(fixed[0]), int(fixed[1]),
-                                  beliefs[:k * per_world], work, scratch, pos[:k * n], scores[:k * n], actions[:k * n],
-                                  steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
-                elif protocol == "drawn":
-                    ik3.run_worlds3(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
-                                    int(max_steps), start, fixed, beliefs[:k * per_world], work, scratch, pos[:k * n],
-                                    scores[:k * n], actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1],
-                                    source[s0:s1])
-                elif dims == 2:
-                    bp.run_bayesian_worlds(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
-                                           stop_p, stuck_after, int(start[0]), int(start[1]), beliefs[:k], work,
-                                           scratch, pos[:k], scores[:k], actions[:k], steps[s0:s1], times[s0:s1],
-                                           not_found[s0:s1], first[s0:s1], stuck[s0:s1])
-                else:
-                    bp.run_bayesian_worlds3(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
-                                            stop_p, stuck_after, start, beliefs[:k], work, scratch, pos[:k],
-                                            scores[:k], actions[:k], steps[s0:s1], times[s0:s1], not_found[s0:s1],
-                                            first[s0:s1], stuck[s0:s1])
-                bar.update(k)
-    finally:
-        numba.set_parallel_chunksize(old)
+    # a parallel kernel: one launch at a time (engine/threads.py)
+    with PARALLEL_LOCK:
+        old = numba.set_parallel_chunksize(1)  # episodes differ in length: hand them out one by one
+        try:
+            with tqdm(total=n_episodes, desc=f"infotaxis ({protocol})", unit="episode", disable=not progress,
+                      leave=False, dynamic_ncols=True) as bar:
+                for s0 in range(0, n_episodes, nb):
+                    s1 = min(s0 + nb, n_episodes)
+                    k = s1 - s0
+                    common = (seeds[s0:s1], 0)
+                    if protocol == "drawn" and dims == 2:
+                        ik.run_worlds(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
+                                      int(max_steps), int(start[0]), int(start[1]), int(fixed[0]), int(fixed[1]),
+                                      beliefs[:k * per_world], work, scratch, pos[:k * n], scores[:k * n], actions[:k * n],
+                                      steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
+                    elif protocol == "drawn":
+                        ik3.run_worlds3(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
+                                        int(max_steps), start, fixed, beliefs[:k * per_world], work, scratch, pos[:k * n],
+                                        scores[:k * n], actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1],
+                                        source[s0:s1])
+                    elif dims == 2:
+                        bp.run_bayesian_worlds(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
+                                               stop_p, stuck_after, int(start[0]), int(start[1]), beliefs[:k], work,
+                                               scratch, pos[:k], scores[:k], actions[:k], steps[s0:s1], times[s0:s1],
+                                               not_found[s0:s1], first[s0:s1], stuck[s0:s1])
+                    else:
+                        bp.run_bayesian_worlds3(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
+                                                stop_p, stuck_after, start, beliefs[:k], work, scratch, pos[:k],
+                                                scores[:k], actions[:k], steps[s0:s1], times[s0:s1], not_found[s0:s1],
+                                                first[s0:s1], stuck[s0:s1])
+                    bar.update(k)
+        finally:
+            numba.set_parallel_chunksize(old)
     if protocol == "drawn":
         return SearchResult(steps, found, first, source, int(max_steps))
     return SearchResult(steps, (not_found < stop_p) & ~stuck, first, source, int(max_steps), times, "bayesian")

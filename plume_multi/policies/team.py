@@ -8,6 +8,7 @@ import numba
 import numpy as np
 
 from ..checks import is_int, shown
+from ..engine.threads import PARALLEL_LOCK
 from ..errors import StateError, ValidationError
 from . import team_kernels as tk
 from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
@@ -39,9 +40,11 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
     threads = numba.config.NUMBA_NUM_THREADS  # scratch per thread, not per agent: it stays in cache
     work, scratch = np.empty((threads, h, w)), np.empty((threads, 3, h * (2 * w - 1)))
     scores, actions = np.empty((m, k)), np.empty(m, dtype=np.int64)
-    tk.decide_batch(d.beliefs, d.starts, d.positions, kinds, given, np.ascontiguousarray(plume.centred_likelihood),
-                    np.ascontiguousarray(plume.centred_likelihood_log), np.ascontiguousarray(plume.centred_manhattan),
-                    d.moves, TEAM_RULES[team_rule], work, scratch, scores, actions, d.group_active)
+    with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
+        tk.decide_batch(d.beliefs, d.starts, d.positions, kinds, given, np.ascontiguousarray(plume.centred_likelihood),
+                        np.ascontiguousarray(plume.centred_likelihood_log),
+                        np.ascontiguousarray(plume.centred_manhattan), d.moves, TEAM_RULES[team_rule], work, scratch,
+                        scores, actions, d.group_active)
     return actions, scores
 
 

@@ -250,3 +250,61 @@ def test_multiagent_example_rows_mode_trains_one_iteration(ray_local, capsys):
     out = capsys.readouterr().out
     assert "3 searchers sharing one policy, 0 env runner(s) x 8 worlds of a 8x6 grid as rows of one vector env" in out
     assert "iteration 1: return per searcher" in out
+
+
+# ----------------------------------------------------------------------------------------- issue 23.12, 23.17, 24.4
+@pytest.mark.parametrize("runners, worlds", [(2, 256), (3, 100), (1, 7)])
+def test_ppo_config_validates_for_any_runners_and_worlds_and_after_changing_them(runners, worlds):
+    config = ppo_config(num_env_runners=runners, num_envs_per_env_runner=worlds, grid_size=(W, H))
+    config.validate()
+    batch = runners * worlds * 32
+    assert config.total_train_batch_size == batch
+    assert config.get_rollout_fragment_length(worker_index=1) * worlds * runners == batch  # one sample each
+    # RLlib's own knobs changed afterwards still validate (the fragment follows the batch)
+    config.copy(copy_frozen=False).env_runners(num_env_runners=runners + 2).validate()
+    config.copy(copy_frozen=False).training(train_batch_size_per_learner=8000).validate()
+    shared_policy_ppo_config(num_env_runners=runners, worlds_per_env_runner=worlds, n_agents=2).validate()
+
+
+def test_the_builders_refuse_negative_counts_and_continuous_bodies_clearly():
+    from plume_multi import ValidationError, bodies
+    from plume_multi.integrations.rllib import multi_agent_ppo_config
+
+    with pytest.raises(ValidationError, match=r"ppo_config.num_env_runners: got -3; expected an integer in 0\.\."):
+        ppo_config(num_env_runners=-3)
+    with pytest.raises(ValidationError, match="ppo_config.num_envs_per_env_runner: got 0"):
+        ppo_config(num_env_runners=1, num_envs_per_env_runner=0)
+    with pytest.raises(ValidationError, match="multi_agent_ppo_config.num_env_runners: got 2.5"):
+        multi_agent_ppo_config(num_env_runners=2.5)
+    with pytest.raises(ValidationError, match="shared_policy_ppo_config.worlds_per_env_runner: got -1"):
+        shared_policy_ppo_config(num_env_runners=1, worlds_per_env_runner=-1)
+    for build in (lambda: ppo_config(1, 4, action_model=bodies.Continuous()),
+                  lambda: multi_agent_ppo_config(1, n_agents=2, action_model=bodies.Continuous()),
+                  lambda: shared_policy_ppo_config(1, 4, n_agents=2, action_model=bodies.Continuous())):
+        with pytest.raises(ValidationError, match="continuous body.*Stable-Baselines3"):
+            build()
+
+
+def test_the_natural_call_with_the_prefixed_compact_id_trains_in_a_remote_runner(ray_local):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    config = (PPOConfig()
+              .environment("plume_multi:PlumeSearchCompact-v0", env_config={"grid_size": (W, H), "max_steps": 20})
+              .env_runners(num_env_runners=1, num_envs_per_env_runner=2)
+              .training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1))
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+    finally:
+        algo.stop()
+    assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 64
+
+
+def test_the_dict_id_in_an_rllib_runner_names_the_flat_id_before_rllibs_encoder_error():
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    config = PPOConfig().environment("plume_multi:PlumeSearch-v0", env_config={"grid_size": (W, H)})
+    with pytest.warns(UserWarning, match="plume_multi:PlumeSearchCompact-v0"):
+        with pytest.raises(ValueError, match="No default encoder config"):
+            SingleAgentEnvRunner(config=config)

@@ -23,6 +23,7 @@ from typing import ClassVar, Optional, Tuple, Union
 import numpy as np
 
 from ....engine.jit import njit
+from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray
 from . import physics as K
@@ -453,11 +454,13 @@ class PuffPlume:
         if not _int(episode) or episode < 0:
             raise ValidationError(f"episode: got {episode!r}; expected an integer >= 0")
         seeds = np.arange(self.num_worlds, dtype=np.int64) + np.int64(seed)
-        self._reset(seeds, np.int64(episode), np.int64(self.config.spin_up_steps), self.params, self.state)
+        with PARALLEL_LOCK:  # the threaded kernels: one launch at a time (engine/threads.py)
+            self._reset(seeds, np.int64(episode), np.int64(self.config.spin_up_steps), self.params, self.state)
 
     def step(self) -> None:
         """Advance every world by one ``dt``."""
-        self._advance(self.params, self.state)
+        with PARALLEL_LOCK:
+            self._advance(self.params, self.state)
 
     def _cells(self, cells) -> np.ndarray:
         arr = np.asarray(cells, dtype=np.float64)
@@ -472,7 +475,8 @@ class PuffPlume:
         arr = self._cells(cells)
         conc = np.empty(arr.shape[:2])
         wind = np.empty(arr.shape)
-        self._sample(arr, self.params, self.state, conc, wind)
+        with PARALLEL_LOCK:
+            self._sample(arr, self.params, self.state, conc, wind)
         return conc, wind
 
     def step_and_sample(self, cells):
@@ -480,7 +484,8 @@ class PuffPlume:
         arr = self._cells(cells)
         conc = np.empty(arr.shape[:2])
         wind = np.empty(arr.shape)
-        self._step(arr, self.params, self.state, conc, wind)
+        with PARALLEL_LOCK:
+            self._step(arr, self.params, self.state, conc, wind)
         return conc, wind
 
     def puffs(self, b: int = 0) -> np.ndarray:

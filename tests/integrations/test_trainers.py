@@ -1,0 +1,446 @@
+"""Every trainer of the Integrations page, called as its own documentation calls an env, learns at
+a tiny size: CleanRL's ppo.py pattern, Stable-Baselines3's MaskablePPO on a registered id, TorchRL
+(GymWrapper, GymEnv, PettingZooWrapper), Tianshou, and EPyMARL's gymma wrapper and runner.
+
+One file, one worker (tests/conftest.py's "trainers" group): the trainers' imports are slow.
+RLlib and BenchMARL live in .venv-ray (test_rllib.py, test_benchmarl.py).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium.vector import AutoresetMode
+
+import plume_multi
+
+# A task small enough to learn in seconds: a 5x5 grid, the source at its centre.
+TINY = dict(grid_size=(5, 5), sigma=2.0, max_steps=20)
+COMPACT = "plume_multi:PlumeSearchCompact-v0"
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+# ----------------------------------------------------------------------------------------- CleanRL
+def _cleanrl_ppo(env_id, env_kwargs, *, seed=1, total_timesteps=4096, num_envs=4, num_steps=64,
+                 learning_rate=2.5e-3):
+    """CleanRL's ppo.py (cleanrl/ppo.py, 2026), its env construction and loop as written there;
+    only the env's keyword arguments (a tiny grid) and the logging are added. Returns the returns
+    of the episodes that ended, in order, as RecordEpisodeStatistics reported them."""
+    from torch import nn, optim
+    from torch.distributions.categorical import Categorical
+
+    gamma, gae_lambda, num_minibatches, update_epochs = 0.99, 0.95, 4, 4
+    clip_coef, ent_coef, vf_coef, max_grad_norm = 0.2, 0.01, 0.5, 0.5
+    batch_size = num_envs * num_steps
+    minibatch_size = batch_size // num_minibatches
+    num_iterations = total_timesteps // batch_size
+
+    def make_env(env_id, idx, capture_video, run_name):
+        def thunk():
+            if capture_video and idx == 0:
+                env = gym.make(env_id, render_mode="rgb_array", **env_kwargs)
+                env = gym.wrappers.RecordVideo(env, f"videos/{run_name}")
+            else:
+                env = gym.make(env_id, **env_kwargs)
+            env = gym.wrappers.RecordEpisodeStatistics(env)
+            return env
+
+        return thunk
+
+    def layer_init(layer, std=np.sqrt(2), bias_const=0.0):
+        torch.nn.init.orthogonal_(layer.weight, std)
+        torch.nn.init.constant_(layer.bias, bias_const)
+        return layer
+
+    class Agent(nn.Module):
+        def __init__(self, envs):
+            super().__init__()
+            n_obs = np.array(envs.single_observation_space.shape).prod()
+            self.critic = nn.Sequential(layer_init(nn.Linear(n_obs, 64)), nn.Tanh(), layer_init(nn.Linear(64, 64)),
+                                        nn.Tanh(), layer_init(nn.Linear(64, 1), std=1.0))
+            self.actor = nn.Sequential(layer_init(nn.Linear(n_obs, 64)), nn.Tanh(), layer_init(nn.Linear(64, 64)),
+                                       nn.Tanh(), layer_init(nn.Linear(64, envs.single_action_space.n), std=0.01))
+
+        def get_value(self, x):
+            return self.critic(x)
+
+        def get_action_and_value(self, x, action=None):
+            probs = Categorical(logits=self.actor(x))
+            if action is None:
+                action = probs.sample()
+            return action, probs.log_prob(action), probs.entropy(), self.critic(x)
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    envs = gym.vector.SyncVectorEnv([make_env(env_id, i, False, "test") for i in range(num_envs)])
+    assert isinstance(envs.single_action_space, gym.spaces.Discrete), "only discrete action space is supported"
+    agent = Agent(envs)
+    optimizer = optim.Adam(agent.parameters(), lr=learning_rate, eps=1e-5)
+    obs = torch.zeros((num_steps, num_envs) + envs.single_observation_space.shape)
+    actions = torch.zeros((num_steps, num_envs) + envs.single_action_space.shape)
+    logprobs = torch.zeros((num_steps, num_envs))
+    rewards = torch.zeros((num_steps, num_envs))
+    dones = torch.zeros((num_steps, num_envs))
+    values = torch.zeros((num_steps, num_envs))
+
+    returns_seen = []
+    next_obs, _ = envs.reset(seed=seed)
+    next_obs = torch.Tensor(next_obs)
+    next_done = torch.zeros(num_envs)
+    for iteration in range(1, num_iterations + 1):
+        optimizer.param_groups[0]["lr"] = (1.0 - (iteration - 1.0) / num_iterations) * learning_rate
+        for step in range(num_steps):
+            obs[step] = next_obs
+            dones[step] = next_done
+            with torch.no_grad():
+                action, logprob, _, value = agent.get_action_and_value(next_obs)
+                values[step] = value.flatten()
+            actions[step] = action
+            logprobs[step] = logprob
+            next_obs, reward, terminations, truncations, infos = envs.step(action.cpu().numpy())
+            next_done = np.logical_or(terminations, truncations)
+            rewards[step] = torch.tensor(reward).view(-1)
+            next_obs, next_done = torch.Tensor(next_obs), torch.Tensor(next_done)
+            # ppo.py reads infos["final_info"] (Gymnasium 0.29); Gymnasium 1.x puts the statistics
+            # of the episodes that just ended under infos["episode"], masked by infos["_episode"]
+            if "final_info" in infos:
+                for info in infos["final_info"]:
+                    if info and "episode" in info:
+                        returns_seen.append(float(info["episode"]["r"]))
+            if "episode" in infos:
+                returns_seen.extend(infos["episode"]["r"][infos["_episode"]].tolist())
+        with torch.no_grad():
+            next_value = agent.get_value(next_obs).reshape(1, -1)
+            advantages = torch.zeros_like(rewards)
+            lastgaelam = 0
+            for t in reversed(range(num_steps)):
+                if t == num_steps - 1:
+                    nextnonterminal, nextvalues = 1.0 - next_done, next_value
+                else:
+                    nextnonterminal, nextvalues = 1.0 - dones[t + 1], values[t + 1]
+                delta = rewards[t] + gamma * nextvalues * nextnonterminal - values[t]
+                advantages[t] = lastgaelam = delta + gamma * gae_lambda * nextnonterminal * lastgaelam
+            returns = advantages + values
+        b_obs = obs.reshape((-1,) + envs.single_observation_space.shape)
+        b_logprobs, b_actions = logprobs.reshape(-1), actions.reshape((-1,) + envs.single_action_space.shape)
+        b_advantages, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values.reshape(-1)
+        b_inds = np.arange(batch_size)
+        for epoch in range(update_epochs):
+            np.random.shuffle(b_inds)
+            for start in range(0, batch_size, minibatch_size):
+                mb_inds = b_inds[start:start + minibatch_size]
+                _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[mb_inds], b_actions.long()[mb_inds])
+                ratio = (newlogprob - b_logprobs[mb_inds]).exp()
+                mb_adv = b_advantages[mb_inds]
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - clip_coef, 1 + clip_coef)).mean()
+                newvalue = newvalue.view(-1)
+                v_clipped = b_values[mb_inds] + torch.clamp(newvalue - b_values[mb_inds], -clip_coef, clip_coef)
+                v_loss = 0.5 * torch.max((newvalue - b_returns[mb_inds]) ** 2, (v_clipped - b_returns[mb_inds]) ** 2).mean()
+                loss = pg_loss - ent_coef * entropy.mean() + v_loss * vf_coef
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), max_grad_norm)
+                optimizer.step()
+    envs.close()
+    return returns_seen
+
+
+def test_cleanrl_ppo_pattern_runs_on_the_compact_id_and_learns():
+    returns = _cleanrl_ppo(COMPACT, TINY)
+    assert len(returns) > 100  # RecordEpisodeStatistics' statistics, read back from every step
+    first, last = np.mean(returns[:50]), np.mean(returns[-50:])
+    assert last > first + 0.3 and last > 0.8, (first, last)
+
+
+def test_record_episode_statistics_in_sync_vector_env_when_episodes_end_out_of_step():
+    """The crash of the issue: one copy ends its episode (the wrapper's ``episode`` statistics)
+    while another resets (the contract's ``episode`` counter, an int): not with the compact id."""
+    envs = gym.vector.SyncVectorEnv([lambda: gym.wrappers.RecordEpisodeStatistics(gym.make(COMPACT, **TINY))
+                                     for _ in range(4)])
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended_alone = 0
+    for _ in range(300):
+        _, _, terminated, truncated, infos = envs.step(rng.integers(0, 4, 4))
+        done = terminated | truncated
+        if done.any():
+            assert isinstance(infos["episode"], dict) and set(infos["episode"]) >= {"r", "l", "t"}
+            np.testing.assert_array_equal(infos["_episode"], done)
+            ended_alone += 0 < done.sum() < 4
+    assert ended_alone > 10  # episodes ended while other copies were resetting or running
+
+
+def test_the_compact_id_passes_gymnasiums_checker_and_keeps_the_same_info_keys():
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(COMPACT, **TINY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=True)
+    _, reset_info = env.reset(seed=3)
+    _, _, _, _, step_info = env.step(0)
+    assert set(reset_info) == set(step_info) and "episode" not in reset_info
+    assert reset_info["agent_xy"].dtype == np.int32 and reset_info["action_mask"].shape == (4,)
+    # the contract's id keeps the contract's infos
+    contract = gym.make("PlumeSearch-v0", grid_size=(5, 5))
+    _, info = contract.reset(seed=3)
+    assert info["episode"] == 1 and isinstance(info["agent_xy"], tuple) and "action_mask" not in info
+
+
+# ----------------------------------------------------------------------------------------- Stable-Baselines3
+def test_maskable_ppo_trains_on_make_vec_env_of_the_compact_id_with_its_masks():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(COMPACT, n_envs=2, seed=0, env_kwargs=dict(grid_size=(3, 3), max_steps=10))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    venv.reset()
+    masks = get_action_masks(venv)
+    cells = np.array([venv.env_method("action_masks")[i] for i in range(2)])
+    np.testing.assert_array_equal(masks, cells)
+    x, y = venv.get_attr("agent_state")[0].position
+    assert masks[0].tolist() == [y < 2, x < 2, y > 0, x > 0]  # UP RIGHT DOWN LEFT into the 3x3 grid's walls
+
+
+def test_ppo_mlppolicy_on_the_dict_id_names_the_compact_id_beside_sb3s_error():
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    with pytest.warns(UserWarning, match="plume_multi:PlumeSearchCompact-v0"):
+        venv = make_vec_env("plume_multi:PlumeSearch-v0", n_envs=1, env_kwargs=dict(grid_size=(5, 5)))
+    with pytest.raises(ValueError, match="MultiInputPolicy"):
+        PPO("MlpPolicy", venv, device="cpu")
+
+
+# ----------------------------------------------------------------------------------------- TorchRL
+def test_torchrl_ppo_learns_on_the_vector_env_with_disabled_autoreset():
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.collectors import Collector
+    from torchrl.envs import GymWrapper
+    from torchrl.modules import OneHotCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+
+    torch.manual_seed(0)
+    env = GymWrapper(plume_multi.vector_env(32, autoreset_mode=AutoresetMode.DISABLED, **TINY))
+    env.set_seed(0)
+    actor = ProbabilisticActor(
+        TensorDictModule(nn.Sequential(nn.Linear(3, 32), nn.Tanh(), nn.Linear(32, 4)), ["observation"], ["logits"]),
+        in_keys=["logits"], spec=env.action_spec, distribution_class=OneHotCategorical, return_log_prob=True)
+    critic = ValueOperator(nn.Sequential(nn.Linear(3, 32), nn.Tanh(), nn.Linear(32, 1)), in_keys=["observation"])
+    loss = ClipPPOLoss(actor, critic, entropy_coeff=0.01, normalize_advantage=True)
+    gae = GAE(gamma=0.9, lmbda=0.95, value_network=critic)
+    optimizer = torch.optim.Adam(loss.parameters(), lr=3e-3)
+    collector = Collector(env, actor, frames_per_batch=640, total_frames=640 * 20,
+                          auto_register_policy_transforms=False)
+    success = []
+    for batch in collector:
+        with torch.no_grad():
+            gae(batch)
+        done = batch["next", "done"]
+        success.append(float(batch["next", "reward"][done].mean()))
+        flat = batch.reshape(-1)
+        for _ in range(8):
+            out = loss(flat)
+            optimizer.zero_grad()
+            (out["loss_objective"] + out["loss_critic"] + out["loss_entropy"]).backward()
+            optimizer.step()
+        collector.update_policy_weights_()
+    collector.shutdown()
+    assert np.mean(success[-3:]) > np.mean(success[:3]) + 0.3, success
+
+
+def test_torchrl_gym_env_batches_the_compact_ids_infos():
+    from torchrl.envs import GymEnv
+
+    env = GymEnv(COMPACT, num_envs=2, **TINY)
+    rollout = env.rollout(30, break_when_any_done=False)
+    assert tuple(rollout.batch_size) == (2, 30)
+    assert rollout["next", "agent_xy"].shape == (2, 30, 2) and rollout["next", "action_mask"].shape == (2, 30, 4)
+    env.close()
+
+
+@pytest.mark.parametrize("api", ["parallel", "aec"])
+def test_torchrl_pettingzoo_wrapper_episodes_last_until_every_searcher_arrived(api):
+    from torchrl.envs import PettingZooWrapper
+
+    make = plume_multi.parallel_env if api == "parallel" else plume_multi.env
+    n, cycles = 4, 25
+    env = PettingZooWrapper(make(n_agents=n, grid_size=(5, 5), max_cycles=cycles, black_death=True), use_mask=True)
+    rollout = env.rollout(6 * cycles * (n if api == "aec" else 1), break_when_any_done=False)
+    done = rollout["next", "done"].squeeze(-1)
+    groups = [k for k in rollout["next"].keys() if k not in ("done", "terminated", "truncated")]
+    reward = sum(rollout["next", g, "reward"].sum(dim=tuple(range(1, rollout["next", g, "reward"].ndim))) for g in groups)
+    ends = done.nonzero().flatten().tolist()
+    assert len(ends) >= 3
+    # every episode ends when its N searchers have all arrived (N rewards) or at max_cycles
+    for a, b in zip([-1, *ends], ends):
+        per_step = n if api == "aec" else 1
+        assert float(reward[a + 1:b + 1].sum()) == n or b - a == cycles * per_step
+
+
+# ----------------------------------------------------------------------------------------- Tianshou
+def test_tianshou_dqn_learns_on_the_compact_id():
+    from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+    from tianshou.utils.net.common import Net
+
+    torch.manual_seed(0)
+
+    def make():
+        return gym.make(COMPACT, grid_size=(7, 7), sigma=2.0, max_steps=20)
+
+    envs = DummyVectorEnv([make for _ in range(4)])
+    envs.seed(0)
+    policy = DiscreteQLearningPolicy(model=Net(state_shape=3, action_shape=4, hidden_sizes=[32, 32]),
+                                     action_space=envs.action_space[0], eps_training=0.2, eps_inference=0.0)
+    algorithm = DQN(policy=policy, optim=AdamOptimizerFactory(lr=3e-3), gamma=0.9, target_update_freq=50)
+    collector = Collector(algorithm, envs, VectorReplayBuffer(5000, len(envs)), exploration_noise=True)
+    collector.reset()
+
+    def success():
+        test = Collector(algorithm.policy, DummyVectorEnv([make for _ in range(8)]))
+        test.reset(gym_reset_kwargs={"seed": 1000})
+        return float(np.mean(test.collect(n_episode=32).returns))
+
+    before = success()
+    algorithm.run_training(OffPolicyTrainerParams(
+        training_collector=collector, max_epochs=2, epoch_num_steps=600, collection_step_num_env_steps=20,
+        batch_size=64, update_step_num_gradient_steps_per_sample=0.5, test_collector=None, show_progress=False,
+        verbose=False))
+    assert success() > before + 0.5
+
+
+# ----------------------------------------------------------------------------------------- EPyMARL
+class _Gymma:
+    """What EPyMARL's ``envs/gymma.py`` GymmaWrapper (with its ``FlattenObservation`` and a
+    ``TimeLimit``) does with an env, rewritten from its source (EPyMARL is not on PyPI)."""
+
+    def __init__(self, key, time_limit, seed, common_reward=True, **kwargs):
+        self._env = gym.wrappers.TimeLimit(gym.make(key, **kwargs), max_episode_steps=time_limit)
+        self._flat = [gym.spaces.flatdim(s) for s in self._env.observation_space]
+        self.n_agents = self._env.unwrapped.n_agents
+        self.episode_limit = time_limit
+        self.longest_action_space = max(self._env.action_space, key=lambda x: x.n)
+        self.common_reward = common_reward
+        try:
+            self._env.unwrapped.seed(seed)
+        except Exception:  # EPyMARL's own fallback
+            self._env.reset(seed=seed)
+
+    def _pad(self, obs):
+        flat = [gym.spaces.flatten(s, o) for s, o in zip(self._env.observation_space, obs)]
+        return [np.pad(o, (0, max(self._flat) - len(o))) for o in flat]
+
+    def step(self, actions):
+        actions = [int(a) for a in actions]
+        obs, reward, done, truncated, self._info = self._env.step(actions)
+        self._obs = self._pad(obs)
+        if self.common_reward:
+            reward = float(sum(reward))
+        done = all(done)
+        return self._obs, reward, done, truncated, self._info
+
+    def reset(self, seed=None, options=None):
+        obs, info = self._env.reset(seed=seed, options=options)
+        self._obs = self._pad(obs)
+        return self._obs, info
+
+    def get_obs(self):
+        return self._obs
+
+    def get_state(self):
+        return np.concatenate(self._obs, axis=0).astype(np.float32)
+
+    def get_state_size(self):
+        return self.n_agents * max(self._flat)
+
+    def get_avail_actions(self):
+        return [[1] * self.longest_action_space.n for _ in range(self.n_agents)]
+
+
+def _epymarl_episode(env, choose):
+    """EPyMARL's EpisodeRunner.run: one episode, the transitions as its batch stores them."""
+    env.reset()
+    terminated, t, stats, episode = False, 0, {}, []
+    while not terminated:
+        pre = dict(state=env.get_state(), avail_actions=env.get_avail_actions(), obs=env.get_obs())
+        actions = choose(np.array(pre["obs"]))
+        _, reward, terminated, truncated, env_info = env.step(actions)
+        terminated = terminated or truncated
+        episode.append(dict(pre, actions=actions, reward=reward,
+                            terminated=terminated != env_info.get("episode_limit", False)))
+        t += 1
+    stats = {k: stats.get(k, 0) + env_info.get(k, 0) for k in set(stats) | set(env_info)}  # numbers only
+    return episode, stats, t
+
+
+def test_epymarl_gymma_wrapper_and_runner_drive_the_tuple_env_and_a_shared_policy_learns():
+    n, limit = 2, 12
+    env = _Gymma("plume_multi:PlumeSearchAgents-v0", time_limit=limit, seed=0, n_agents=n, grid_size=(5, 5),
+                 sigma=2.0, max_steps=limit)
+    assert env.get_state_size() == n * 3 and len(env.get_avail_actions()) == n
+    torch.manual_seed(0)
+    policy = torch.nn.Sequential(torch.nn.Linear(3, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+
+    def choose(obs):
+        with torch.no_grad():
+            return torch.distributions.Categorical(logits=policy(torch.as_tensor(obs))).sample().numpy()
+
+    returns = []
+    for _ in range(40):  # REINFORCE on the common reward, one policy shared by the agents, 8 episodes a batch
+        losses = []
+        for _ in range(8):
+            episode, stats, t = _epymarl_episode(env, choose)
+            assert t <= limit and set(stats) == {"arrived", "episode_limit"}
+            assert episode[-1]["terminated"] == (stats["arrived"] == n)  # a step-limit end is not a termination
+            returns.append(sum(step["reward"] for step in episode))
+            obs = torch.as_tensor(np.array([step["obs"] for step in episode]))
+            acts = torch.as_tensor(np.array([step["actions"] for step in episode]))
+            rew = np.array([step["reward"] for step in episode], dtype=np.float32)
+            to_go = torch.as_tensor(np.cumsum(rew[::-1])[::-1].copy())
+            logp = torch.distributions.Categorical(logits=policy(obs)).log_prob(acts).sum(-1)
+            losses.append(-(logp * (to_go - np.mean(returns[-40:]))).sum())
+        optimizer.zero_grad()
+        (torch.stack(losses).sum() / 8).backward()
+        optimizer.step()
+    assert np.mean(returns[-64:]) > np.mean(returns[:64]) + 0.3, returns  # arrivals per episode, of 2
+
+
+# ----------------------------------------------------------------------------------------- the benchmark
+def test_the_trainers_benchmark_runs_tiny(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "trainers.py"
+    spec = importlib.util.spec_from_file_location("trainers_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--quick", "--only", "stable,cleanrl,torchrl,epymarl,puffer"]) == 0
+    table = capsys.readouterr().out
+    for row in ("| Stable-Baselines3 PPO | SB3VecEnv(vector_env(256)) |", "| CleanRL-style loop |",
+                "| TorchRL collector |", "| EPyMARL (env alone) |", "| PufferLib style (env alone) |"):
+        assert row in table
+    rates = [float(line.rsplit("|", 2)[1].replace(",", "")) for line in table.splitlines()[2:]]
+    assert len(rates) == 9 and min(rates) > 0
