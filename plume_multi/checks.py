@@ -6,15 +6,18 @@ changes. "An integer" never includes ``bool`` (``True`` is not a count, a seed o
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
 from .errors import ValidationError
 
 __all__ = ["shown", "is_int", "is_integer", "is_real", "fail", "check_real", "check_int", "check_bool",
-           "check_choice", "check_heading", "check_seed"]
+           "check_choice", "check_heading", "check_seed", "check_point", "check_arguments", "CheckedArguments"]
 
 
 def shown(value, limit: int = 80, typed: bool = False) -> str:
@@ -52,7 +55,7 @@ def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, lo
     """A finite real number in the interval; returned as a Python float."""
     lo = "(" if low_open else "["
     hi = ")" if high_open else "]"
-    expected = f"a finite number in {lo}{low}, {high}{hi}"
+    expected = f"a finite number in {lo}{low:g}, {high:g}{hi}"
     if not is_real(value):
         fail(owner, name, value, expected)
     try:
@@ -105,3 +108,84 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
         raise ValidationError(f"{name}: got {value}; expected None or an integer with 0 <= {name} <= "
                               f"{max_seed - num_worlds + 1}{extra}")
     return value
+
+
+def check_point(owner: str, name: str, value, *, length: int | tuple = 2, integer: bool = False, limit: float = math.inf,
+                expected: str | None = None) -> tuple:
+    """A point: a tuple, list or 1-D NumPy array of ``length`` finite real numbers (integers, not
+    bools, with ``integer``), each within ``[-limit, limit]``; ``length`` may be a tuple of the
+    lengths accepted (``(2, 3)``: a 2-D or a 3-D point). Returned as a tuple of Python floats
+    (ints with ``integer``).
+
+    Nothing else is a point: a string (``"12"`` would read as ``(1, 2)``), bytes, a set or a dict
+    (their order is not the user's), bools, a 0-d array, a generator.
+    """
+    if expected is None:
+        kind = "integers" if integer else "finite numbers"
+        bound = f" within +-{limit:g}" if math.isfinite(limit) else ""
+        count = " or ".join(str(n) for n in length) if isinstance(length, tuple) else str(length)
+        expected = f"a sequence (tuple, list or 1-D array) of {count} {kind}{bound}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            fail(owner, name, value, expected)
+        items = list(value)
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        items = list(value)
+    else:
+        fail(owner, name, value, expected)
+    if len(items) not in (length if isinstance(length, tuple) else (length,)):
+        fail(owner, name, value, expected)
+    out = []
+    for item in items:
+        if not (is_int(item) if integer else is_real(item)):
+            fail(owner, name, value, expected)
+        try:
+            number = int(item) if integer else float(item)
+        except (OverflowError, ValueError):
+            fail(owner, name, value, expected)
+        if not math.isfinite(number) or abs(number) > limit:
+            fail(owner, name, value, expected)
+        out.append(number)
+    return tuple(out)
+
+
+def check_arguments(cls, args: tuple, kwargs: dict) -> None:
+    """The arguments of a call ``cls(*args, **kwargs)`` of a dataclass: ``ValidationError`` naming
+    ``Class.keyword`` for an unknown keyword, too many positional arguments, an argument given twice
+    or a required one left out (where Python would raise a bare ``TypeError``)."""
+    owner = cls.__name__
+    params = [f for f in dataclasses.fields(cls) if f.init]
+    names = [f.name for f in params]
+    if len(args) > len(names):
+        raise ValidationError(f"{owner}: got {len(args)} positional arguments {shown(args, 200)}; expected at most "
+                              f"{len(names)} ({', '.join(names)}), or keywords")
+    for key in kwargs:
+        if key not in names:
+            raise ValidationError(f"{owner}.{key}: got an unknown keyword argument ({key}={shown(kwargs[key])}); "
+                                  f"expected one of the parameters {names}")
+    by_position = names[:len(args)]
+    for key in by_position:
+        if key in kwargs:
+            raise ValidationError(f"{owner}.{key}: got it both by position and by keyword; expected it once")
+    for f in params[len(args):]:
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if required and f.name not in kwargs:
+            raise ValidationError(f"{owner}.{f.name}: missing; expected a value (it has no default)")
+
+
+class CheckedArguments(type):
+    """Metaclass of configuration dataclasses (every model): a call with a misplaced keyword, too
+    many or too few arguments raises ``ValidationError`` naming the class and the keyword
+    (``check_arguments``) instead of Python's ``TypeError``. Only calls are checked: copies and
+    pickles, which do not call the class, are not."""
+
+    def __call__(cls, *args, **kwargs):
+        if dataclasses.is_dataclass(cls):
+            check_arguments(cls, args, kwargs)
+        return super().__call__(*args, **kwargs)
+
+    @property
+    def __signature__(cls):
+        """The signature of the class's ``__init__`` (the dataclass's fields), not this ``__call__``'s."""
+        sig = inspect.signature(cls.__init__)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])

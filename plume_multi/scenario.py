@@ -27,13 +27,18 @@ from .models import rewards as _rewards
 from .models import sensors as _sensors
 from .models.base import Model, is_int, is_real
 
-__all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_CELLS_3D", "MAX_AGENTS", "DEFAULT_GOAL_RADIUS",
-           "DEFAULT_GRID", "scenario_from_metadata", "load_scenario", "save_scenario"]
+__all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_CELLS_3D", "MAX_AGENTS", "MAX_SENSORS",
+           "DEFAULT_GOAL_RADIUS", "DEFAULT_GRID", "scenario_from_metadata", "load_scenario", "save_scenario"]
 
 MAX_GRID_SIDE = 2048
 # A 3-D grid holds at most this many cells (a shared float32 field of them is 512 MiB)
 MAX_CELLS_3D = 1 << 27
 MAX_AGENTS = 1 << 24
+# Every sensor is inlined into the compiled step, and compiling grows faster than the sensors: 16
+# Concentration sensors took 42 s of CPU and 0.5 GB, 48 took 149 s and 1.7 GB (2048 ran out of
+# memory at 18 GB). A scenario has at most this many (a wrapper such as History counts with the
+# sensor it wraps); one Antennae reads up to 64 points.
+MAX_SENSORS = 32
 DEFAULT_GRID = (128, 128)
 # The smallest positive float32: only the source cell itself is within the goal radius.
 DEFAULT_GOAL_RADIUS = float(np.finfo(np.float32).smallest_subnormal)
@@ -235,6 +240,13 @@ class Scenario:
         else:
             if isinstance(self.sensors, Model) or not isinstance(self.sensors, (tuple, list)) or not self.sensors:
                 _fail("sensors", self.sensors, "a non-empty tuple of plume_multi.sensors models")
+            compiled = sum(1 + (s.wraps is not None) if isinstance(s, Model) and s.family == "sensor" else 1
+                           for s in self.sensors)
+            if compiled > MAX_SENSORS:
+                _fail("sensors", f"<{len(self.sensors)} sensors>",
+                      f"at most {MAX_SENSORS} sensors (wrapped ones included; here {compiled}): each is compiled into "
+                      f"the step, and compiling grows faster than the sensors (48 took 149 s of CPU and 1.7 GB). "
+                      f"Read several columns with one sensor instead (Antennae takes up to 64 angles)")
             chosen = [_model("sensors", s, "sensor") for s in self.sensors]
             if self.n_neighbours:
                 _fail("n_neighbours", self.n_neighbours,
@@ -298,8 +310,10 @@ class Scenario:
 
     @property
     def obs_dim(self) -> int:
-        """Length of an agent's observation vector: the sensors' columns."""
-        return len(self.observation_layout)
+        """Length of an agent's observation vector: the sensors' columns (counted, not named: a
+        sensor of millions of columns is refused for its memory at once)."""
+        ctx = _Context(self)
+        return sum(sensor.width(ctx) for sensor in self.sensors)
 
     @property
     def observation_layout(self) -> list:
@@ -458,17 +472,32 @@ def scenario_from_metadata(meta: dict) -> Scenario:
 
 
 def load_scenario(path) -> Scenario:
-    """The scenario of a JSON file (``scenario_from_metadata`` of its content)."""
+    """The scenario of a JSON file (``scenario_from_metadata`` of its content).
+
+    Raises:
+        ValidationError: naming the file, when it cannot be read, is not UTF-8 JSON, nests deeper
+            than Python can follow, or describes no valid scenario.
+    """
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValidationError(f"scenario: cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"scenario: {str(path)!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); expected a "
+                              "JSON file") from None
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValidationError(f"scenario: {str(path)!r} is not valid JSON: {exc}") from None
-    return scenario_from_metadata(meta)
+    except RecursionError:
+        raise ValidationError(f"scenario: {str(path)!r} nests too deeply to read; expected Scenario.metadata()'s "
+                              "shape (a few levels)") from None
+    try:
+        return scenario_from_metadata(meta)
+    except RecursionError:
+        raise ValidationError(f"scenario: {str(path)!r} nests too deeply (a value of lists within lists); expected "
+                              "Scenario.metadata()'s shape") from None
 
 
 def save_scenario(scenario: Scenario, path) -> Path:

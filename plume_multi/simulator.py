@@ -20,10 +20,11 @@ from .engine import api, records
 from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
 from .engine.threads import PARALLEL_LOCK, threads_for
+from .models.base import StateWorld
 from .scenario import Scenario, _Context
 from .world import WorldState
 
-__all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED", "MAX_WORLDS"]
+__all__ = ["Simulator", "AUTORESET_MODES", "MAX_SEED", "MAX_WORLDS", "MAX_STEP_OPERATIONS"]
 
 AUTORESET_MODES = {
     "disabled": A.AUTORESET_DISABLED,
@@ -32,6 +33,10 @@ AUTORESET_MODES = {
 }
 MAX_SEED = 2**63 - 1
 MAX_WORLDS = 2**31 - 1
+# A step of more operations than this (every pair of agents for Neighbours) takes over half an hour:
+# refused before any work. Neighbours measured 1.2-1.7 ns per pair on one core (N = 1024 agents).
+MAX_STEP_OPERATIONS = 2**40
+SECONDS_PER_OPERATION = 2e-9
 # Below this many agents a step is too short for threads to pay for their start-up, and Numba's
 # threads are not started at all (engine/threads.py: a trainer in the process keeps its cores).
 PARALLEL_MIN_AGENTS = 32768
@@ -93,7 +98,9 @@ class Simulator:
             that reached the source stay put and earn nothing, the others keep moving (and may
             still reach it), the step count keeps growing and ``truncated`` stays True.
         field: optional ``(H, W)`` array in ``[0, 1]`` (``(D, H, W)`` in 3-D) to use instead of the
-            Gaussian plume's field (copied: later changes to your array do not reach the simulator).
+            default plume's field (copied: later changes to your array do not reach the simulator).
+            Only with the default plume model, ``plumes.Gaussian`` with a fixed source: another
+            plume's agents would read that plume, not the field (refused).
         parallel: ``"auto"`` (threads for large batches when Numba has more than one),
             ``True`` or ``False``. Results are identical either way.
 
@@ -133,12 +140,18 @@ class Simulator:
         # Every model's parameters and state, by role; roles are "plume", "body", "reward", "sensor<k>".
         self._roles = {"plume": sc.plume, "body": sc.action_model, "reward": sc.reward}
         self._roles.update({f"sensor{k}": s for k, s in enumerate(sc.sensors)})
-        specs = {f"{role}.{name}": spec for role, model in self._roles.items()
-                 for name, spec in model.state_spec(ctx).items()}
+        specs, labels = {}, {}
+        for role, model in self._roles.items():
+            for name, spec in model.state_spec(ctx).items():
+                specs[f"{role}.{name}"] = spec
+                labels[f"{role}.{name}"] = f"{model.name}.{name}"
+        # impossible sizes are refused here, before any allocation or compilation
         self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims))
+        self._check_work(B)
         self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
         self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs,
-                                         dims=sc.dims)
+                                         model_labels=labels, dims=sc.dims)
+        self._obs_bounds = sc.observation_bounds()
 
         cfg = np.zeros(A.CFG_SIZE, dtype=np.int64)
         cfg[A.C_N_AGENTS] = N
@@ -190,8 +203,14 @@ class Simulator:
             if made is not None:
                 made.flags.writeable = False
             return made
-        if sc.plume.fixed_source() is None or sc.plume.field(sc.grid_size) is None:
-            raise ValidationError(f"field: a field replaces a static plume's; the plume {sc.plume.name} has none")
+        from .models.plumes import Gaussian
+
+        # the field replaces what the default plume model reads (a Gaussian with a fixed source reads
+        # the shared field it is given); any other plume reads its own data and would ignore it
+        if type(sc.plume) is not Gaussian or sc.plume.random_source:
+            raise ValidationError(f"field: got an array with the plume {sc.plume.name}; expected field=None (a field "
+                                  "replaces the default plume's, plumes.Gaussian with a fixed source; another plume's "
+                                  "agents would read that plume, not the field)")
         shape = tuple(reversed(sc.grid_size))
         names = "(depth, height, width)" if sc.dims == 3 else "(height, width)"
         try:
@@ -278,6 +297,18 @@ class Simulator:
                  state.world_done, state.world_episode, state.world_seed, state.final_obs,
                  state.final_length]
         return tuple(args)
+
+    def _check_work(self, num_worlds: int) -> None:
+        """Refuse a step no run could finish: its operations beyond the per-agent work (every pair
+        of agents of a world, for ``Neighbours``), estimated before anything is allocated."""
+        per_world = sum(model.step_operations(self._ctx) for model in self._models())
+        total = per_world * num_worlds
+        if total > MAX_STEP_OPERATIONS:
+            minutes = total * SECONDS_PER_OPERATION / 60
+            raise ValidationError(
+                f"num_worlds x n_agents: a step would take about {total:.3g} operations ({per_world:.3g} per world, "
+                f"every pair of agents for the neighbour sensor), about {minutes:.3g} minutes; expected at most "
+                f"{MAX_STEP_OPERATIONS:.3g} (2**40). Use fewer agents per world or no Neighbours sensor.")
 
     @staticmethod
     def _check_memory(needed: int) -> None:
@@ -495,10 +526,14 @@ class Simulator:
         return self.state.world_done
 
     def model_state(self, name: str) -> np.ndarray:
-        """A model's state array by name (``"body.heading"``, ``"plume.source"``, ...; a view)."""
+        """A model's state array by name (``"body.heading"``, ``"plume.source"``, ...): a read-only
+        view, valid until the next call. The state changes only through ``reset``, ``step`` and
+        ``restore`` (which checks what it is given)."""
         if name not in self.state.models:
             raise ValidationError(f"name: got {name!r}; expected one of {sorted(self.state.models)}")
-        return self.state.models[name]
+        view = self.state.models[name].view()
+        view.flags.writeable = False
+        return view
 
     def bind_observations(self, buffer: np.ndarray) -> None:
         """Make ``buffer`` the array the compiled step writes observations into, from now on.
@@ -593,19 +628,25 @@ class Simulator:
         """Problems in the current state (empty when consistent)."""
         return self._problems(self.state, self._seed_base, started=self._ready)
 
-    def _model_problems(self, state: WorldState) -> list[str]:
-        """Every model's ``state_problems``: the plume's first (the others read its sources)."""
-        def arrays(role):
+    def _model_problems(self, state: WorldState, started: bool) -> list[str]:
+        """Every model's ``check_state``, before any compiled function reads its arrays: the
+        plume's first, then the others against the sources its arrays hold (read only once they
+        are consistent). Before the first reset (``started`` False) the arrays hold nothing yet:
+        the models check them alone (``world=None``)."""
+        problems = []
+        world = StateWorld(state, None) if started else None
+        for role, model in self._roles.items():  # the plume first
             prefix = role + "."
-            return {k[len(prefix):]: v for k, v in state.models.items() if k.startswith(prefix)}
-
-        problems = self.scenario.plume.state_problems(arrays("plume"), state, None, self._ctx)
-        if problems:
-            return problems
-        sources = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
-        for role, model in self._roles.items():
-            if role != "plume":
-                problems += model.state_problems(arrays(role), state, sources, self._ctx)
+            arrays = {name[len(prefix):]: arr for name, arr in state.models.items() if name.startswith(prefix)}
+            for name, what in model.check_state(self._ctx, arrays, world):
+                problems.append(f"{prefix}{name} ({model.name}.{name}): {what}")
+            if role == "plume":
+                if problems:
+                    return problems  # the others are checked against the sources its arrays hold
+                if started:
+                    sources = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"),
+                                                          self.num_worlds)
+                    world = StateWorld(state, sources)
         return problems
 
     def _problems(self, state: WorldState, seed_base: np.ndarray, started: bool = True) -> list[str]:
@@ -613,12 +654,22 @@ class Simulator:
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
         if problems:
             return problems
-        if started:  # before the first reset the models' arrays hold nothing yet
-            problems = self._model_problems(state)
-            if problems:  # compiled code below must not read what a model refused
-                return problems
+        problems = self._model_problems(state, started)
+        if problems:  # compiled code below must not read what a model refused
+            return problems
         B = self.num_worlds
         rows = lambda arr: np.flatnonzero(arr)  # noqa: E731
+        low, high = self._obs_bounds
+        outside = (state.obs < low) | (state.obs > high)
+        col = 0
+        for sensor in sc.sensors:
+            width = sensor.width(self._ctx)
+            bad = rows(outside[:, col:col + width].any(axis=1))
+            if bad.size:
+                problems.append(f"obs: {bad.size} rows whose {sensor.name} columns are outside the sensor's bounds "
+                                f"[{low[col:col + width].min():g}, {high[col:col + width].max():g}] (first: row "
+                                f"{bad[0]})")
+            col += width
         allowed = np.array(sorted({0.0, *sc.reward.values()}), dtype=np.float32)
         bad = rows(~np.isin(state.reward, allowed))
         if bad.size:
@@ -654,7 +705,7 @@ class Simulator:
         """The observations the sensors give for ``state`` now, computed on copies."""
         copy = WorldState(num_worlds=state.num_worlds, n_agents=state.n_agents, obs_dim=state.obs_dim,
                           models={k: v.copy() for k, v in state.models.items()}, model_specs=state.model_specs,
-                          dims=state.dims,
+                          model_labels=state.model_labels, dims=state.dims,
                           **{name: getattr(state, name).copy() for name in
                              ("pos", "active", "terminated", "truncated", "obs", "reward", "ep_length",
                               "world_t", "world_done", "world_episode", "world_seed", "final_obs",

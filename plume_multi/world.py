@@ -46,7 +46,7 @@ def _shape(name: str, shape, B: int, N: int, D: int, dims: int) -> tuple:
     return shape(B, N, D, dims) if name == "pos" else shape(B, N, D)
 
 
-def _rows_where(cond: np.ndarray) -> np.ndarray:
+def rows_where(cond: np.ndarray) -> np.ndarray:
     """Indices of the rows (first axis) where ``cond`` holds anywhere."""
     if cond.ndim > 1:
         cond = cond.reshape(cond.shape[0], -1).any(axis=1) if cond.shape[0] else np.zeros(0, np.bool_)
@@ -75,7 +75,9 @@ class WorldState:
             and length of the episodes that ended on the last step, where ``world_done`` (zero
             rows otherwise).
         models: the arrays the scenario's models keep (a movie's frame clock per world, headings,
-            puffs, beliefs, ...), by name ``"<role>.<array>"``, e.g. ``"body.heading"``.
+            puffs, beliefs, ...), by name ``"<role>.<array>"``, e.g. ``"body.heading"``;
+            ``model_specs`` their ``StateArray`` (shape and range), ``model_labels`` the model's
+            name for each (``"Continuous.heading"``), for messages.
     """
 
     num_worlds: int
@@ -96,6 +98,7 @@ class WorldState:
     final_length: np.ndarray
     models: dict = field(default_factory=dict)
     model_specs: dict = field(default_factory=dict)
+    model_labels: dict = field(default_factory=dict)  # name -> "Model.array", for messages
     dims: int = 2  # coordinates of a position: 2, or 3 in a 3-D world
 
     @staticmethod
@@ -114,10 +117,10 @@ class WorldState:
 
     @classmethod
     def allocate(cls, num_worlds: int, n_agents: int, obs_dim: int, with_final: bool = False,
-                 model_specs: dict | None = None, dims: int = 2) -> "WorldState":
+                 model_specs: dict | None = None, model_labels: dict | None = None, dims: int = 2) -> "WorldState":
         """Zeroed state; ``with_final`` allocates the SAME_STEP final buffers; ``model_specs``
-        maps names to the ``StateArray`` specs of the models' arrays; ``dims``: 2, or 3 for
-        positions ``(x, y, z)``."""
+        maps names to the ``StateArray`` specs of the models' arrays (``model_labels`` to the
+        model's name of each, for messages); ``dims``: 2, or 3 for positions ``(x, y, z)``."""
         B, N, D = num_worlds, n_agents, obs_dim
         arrays = {}
         for name, (dtype, shape) in ARRAY_FIELDS.items():
@@ -127,7 +130,8 @@ class WorldState:
             arrays[name] = np.zeros(s, dtype=dtype)
         specs = dict(model_specs or {})
         models = {name: np.zeros(spec.shape(B, N), dtype=spec.dtype) for name, spec in specs.items()}
-        return cls(num_worlds=B, n_agents=N, obs_dim=D, models=models, model_specs=specs, dims=dims, **arrays)
+        return cls(num_worlds=B, n_agents=N, obs_dim=D, models=models, model_specs=specs,
+                   model_labels=dict(model_labels or {}), dims=dims, **arrays)
 
     def _all_arrays(self) -> dict:
         out = {name: getattr(self, name) for name in ARRAY_FIELDS}
@@ -187,7 +191,8 @@ class WorldState:
         core = {name: copies[name] for name in ARRAY_FIELDS}
         models = {name[len("model:"):]: arr for name, arr in copies.items() if name.startswith("model:")}
         return WorldState(num_worlds=self.num_worlds, n_agents=self.n_agents, obs_dim=self.obs_dim,
-                          models=models, model_specs=self.model_specs, dims=self.dims, **core)
+                          models=models, model_specs=self.model_specs, model_labels=self.model_labels,
+                          dims=self.dims, **core)
 
     def copy_from(self, other: "WorldState") -> None:
         """Copy every array of ``other`` (same shapes) into this state's arrays, in place."""
@@ -228,19 +233,17 @@ class WorldState:
                 problems.append(f"{name}: {rows.size} {what} (first at index {rows[0]})")
 
         grid = "x".join(str(n) for n in grid_size)
-        report("pos", _rows_where((self.pos < 0) | (self.pos >= np.array(grid_size))), f"agents outside the {grid} grid")
+        report("pos", rows_where((self.pos < 0) | (self.pos >= np.array(grid_size))), f"agents outside the {grid} grid")
         for name in ("obs", "reward", "final_obs"):
-            report(name, _rows_where(~np.isfinite(getattr(self, name))), "rows not finite")
+            report(name, rows_where(~np.isfinite(getattr(self, name))), "rows not finite")
         for name in ("world_t", "world_episode", "world_seed", "ep_length", "final_length"):
             report(name, np.flatnonzero(getattr(self, name) < 0), "negative values")
+        # an episode counter this high would wrap to negative after more resets than any run makes
+        report("world_episode", np.flatnonzero(self.world_episode > 2**62), "values above 2**62")
         for name, spec in self.model_specs.items():
-            arr = self.models[name]
-            if arr.dtype.kind == "f":
-                report(name, _rows_where(~np.isfinite(arr)), "rows not finite")
-            if spec.low is not None:  # a number, or one bound per column of the last axis
-                report(name, _rows_where(arr < np.asarray(spec.low)), f"rows below {spec.low}")
-            if spec.high is not None:
-                report(name, _rows_where(arr > np.asarray(spec.high)), f"rows above {spec.high}")
+            label = self.model_labels.get(name)
+            for what, rows in spec.problems(self.models[name]):
+                report(f"{name} ({label})" if label else name, rows, f"rows {what}")
         t_per_agent = np.repeat(self.world_t, N)
         report("ep_length", np.flatnonzero(self.ep_length > t_per_agent),
                "agents took more steps than their world's step count")

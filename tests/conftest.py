@@ -72,8 +72,9 @@ def ray_local():
 GROUPS = [  # (group, files), longest first: measured on two cores with an empty cache
     # the documentation's Poisson and puff combinations, shared with these files
     ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
-              "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
-              "test_teams_table.py", "test_greedy.py", "test_windy_poisson_hits.py", "test_scenarios.py")),
+              "test_puffs_state.py", "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
+              "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py",
+              "test_windy_poisson_hits.py", "test_scenarios.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
     ("benchmark_models", ("test_models_table.py",)),
@@ -82,13 +83,13 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # the trainers' imports (torch, TorchRL, Tianshou, Stable-Baselines3) once, in one process
     ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
-    ("engine_cache", ("test_cache.py", "test_compile.py")),  # compiles in fresh processes, on fresh caches
+    ("engine_cache", ("test_cache.py", "test_compile.py", "test_cache_failures.py")),  # fresh processes, fresh caches
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)
     ("engine", ("test_simulator.py", "test_simulator_properties.py", "test_cli.py")),
     ("benchmark", ("test_bench.py",)),
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
-    ("puffs", ("test_puffs.py",)),
+    ("puffs", ("test_puffs.py", "test_hostile_inputs.py")),  # the standalone puff kernels
     ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_poisson_hits_3d.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}

@@ -56,6 +56,7 @@ API_PAGES = (
     ("plume_multi.policies", "docs/api/misc.md"),
     ("plume_multi.errors", "docs/api/misc.md"),
     ("plume_multi.viz", "docs/api/rendering.md"),
+    ("plume_multi.stats", "docs/api/stats.md"),
     ("plume_multi", "docs/api/engine.md"),
 )
 FAMILY_PAGES = {"plumes": "docs/models/plumes.md", "bodies": "docs/models/actions.md",
@@ -68,6 +69,7 @@ TASK_PAGES = {
     "docs/ray.md": ("ppo_config", "executor=\"ray\"", "RAY_ADDRESS"),
     "docs/recorded-data.md": ("Movie", ".npy", "HDF5", "Zarr"),
     "docs/compilation.md": ("PLUME_MULTI_CACHE_DIR", "prune", "ModelError"),
+    "docs/plume-statistics.md": ("plume_statistics", "odor_statistics", "intermittency", "Celani"),
 }
 
 

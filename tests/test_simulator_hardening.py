@@ -219,3 +219,63 @@ def test_imports_and_runs_from_a_read_only_install_with_no_writable_cache(tmp_pa
     obs, *_ = reference.step(np.zeros(6, np.int64))
     assert lines[0] == repr(obs[:, 0].tolist())
     assert int(lines[1]) <= 1  # one warning at most
+
+
+# ---------------------------------------------------------------- every core array through corruptions
+def test_every_array_of_a_snapshot_through_corruptions_in_a_subprocess(tmp_path):
+    """Issue 21's "done when" for the core arrays (the puff plume's own arrays:
+    tests/models/plumes/test_puffs_state.py): each corruption is refused with our error naming
+    the array (or the one it contradicts), or accepted and stepped on with finite observations."""
+    import corruptions
+
+    results = corruptions.run_in_subprocess(Scenario(grid_size=(12, 9), n_agents=3, max_steps=20), tmp_path,
+                                            num_worlds=4, steps=7)
+    assert {r["key"] for r in results} >= {"pos", "obs", "active", "world_t", "world_episode", "world_seed"}
+    for r in results:
+        if r["outcome"] == "refused":
+            assert r["message"].startswith("snapshot: inconsistent state") and corruptions.names_a_field(r), r
+        else:
+            assert r["finite"] and r["problems"] == [], r
+    assert any(r["key"] == "pos" and r["corruption"] == "garbage" and r["outcome"] == "refused" for r in results)
+    assert any(r["key"] == "world_episode" and r["corruption"] == f"first = {2**63 - 1}" and r["outcome"] == "refused"
+               for r in results)
+
+
+def test_field_is_refused_with_a_plume_other_than_the_default():
+    """Issue 21, item 9: a field beside another plume was accepted, drawn, and not what the agents
+    read. A plume of the user's own that has a field of its own (but reads its own data) too."""
+    from dataclasses import dataclass
+
+    from plume_multi import plumes
+    from plume_multi.models.plumes import gaussian
+
+    @dataclass(frozen=True)
+    class Drawn(plumes.Plume):
+        kernels = gaussian.KERNELS
+
+        def fixed_source(self):
+            return (1, 1)
+
+        def field(self, grid_size):
+            return np.zeros(grid_size[::-1], np.float32)
+
+    for plume, grid in ((Drawn(), (6, 4)), (plumes.Puffs(source=(5, 5)), (100, 50)),
+                        (plumes.Gaussian(source="random"), (6, 4))):
+        with pytest.raises(ValidationError, match=rf"^field: got an array with the plume {type(plume).__name__}"):
+            Simulator(Scenario(grid_size=grid, plume=plume), field=np.ones(grid[::-1]))
+
+
+def test_impossible_sizes_are_refused_before_any_work_in_under_a_second():
+    """Issue 23, item 13: Simulator(Scenario(n_agents=2**24, n_neighbours=2**24 - 1)) took 33 s to
+    refuse (naming 33 million observation columns); a step of 2**42 pairs of neighbours is refused
+    for its time, before anything is allocated or compiled."""
+    import time
+
+    start = time.perf_counter()
+    sc = Scenario(n_agents=2**24, n_neighbours=2**24 - 1)
+    assert sc.obs_dim == 3 + 2 * (2**24 - 1)
+    with pytest.raises(ValidationError, match="GiB"):
+        Simulator(sc)
+    with pytest.raises(ValidationError, match=r"num_worlds x n_agents: a step would take about 4\.4e\+12 operations"):
+        Simulator(Scenario(n_agents=2**21, n_neighbours=1))
+    assert time.perf_counter() - start < 1.0

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -98,21 +99,24 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def check_writable(path, option: str) -> Path:
-    """Make sure ``path`` can be written, before any work: create its missing folders and open it
-    for appending (a file that did not exist is removed again). Raises ``UsageError`` naming
-    ``option`` otherwise."""
+    """Make sure ``path`` can be written, before any work and without touching the file system: it
+    is not a folder, and either it is a writable file or its nearest existing folder lets us create
+    what is missing (the folders are created when the file is written). Raises ``UsageError``
+    naming ``option`` otherwise."""
     p = Path(path)
     if p.is_dir():
         raise UsageError(f"{option}: {str(path)!r} is a folder; expected a file name")
-    existed = p.exists()
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with open(p, "ab"):
-            pass
-    except OSError as exc:
-        raise UsageError(f"{option}: cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    if not existed:
-        p.unlink()
+    if p.exists():
+        if not os.access(p, os.W_OK):
+            raise UsageError(f"{option}: cannot write {str(path)!r}: permission denied")
+        return p
+    parent = p.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{option}: cannot write {str(path)!r}: {str(parent)!r} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option}: cannot write {str(path)!r}: permission denied in {str(parent)!r}")
     return p
 
 

@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -235,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         result["peak_rss_mib"] = {"agents": big, "peak": rss, "baseline": base}
         print(f"\nPeak RSS stepping {big:,} agents: {rss:,.0f} MiB (a process with one agent: {base:,.0f} MiB)")
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)
     return 0

@@ -86,10 +86,11 @@ def run(args) -> int:
         raise UsageError(f"--scale: got {args.scale}; expected an integer in 1..64")
     if not (0 < args.fps <= 100):
         raise UsageError(f"--fps: got {args.fps}; expected a number with 0 < fps <= 100")
+    # every argument is checked before anything is written (the folders of --png and --movie are
+    # created only when the pictures are)
+    scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     png = _check_output(args.png, (".png",), "--png")
     movie = None if args.no_movie else _check_output(args.movie, (".gif", ".mp4"), "--movie")
-
-    scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     _check_extras(movie is not None)
     policy = load_policy(args.policy, scenario, seed=args.seed)
 

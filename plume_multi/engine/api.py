@@ -59,7 +59,7 @@ __all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "AgentView3", "
            "wind_at", "sample_cell3", "sample_at3", "wind_at3", "observe_inner", "register_plume", "static_flag",
            "is_on", "plume_reset_world", "plume_advance", "plume_view", "calm", "calm3", "body_reset_agent",
            "body_location", "body_location3", "body_heading", "body_heading_index", "body_heading_table",
-           "no_sensor"]
+           "no_sensor", "grid_point"]
 
 PlumeView = namedtuple("PlumeView", "params state world")
 """The plume of the world being stepped, as sensors receive it (see the module's documentation)."""
@@ -132,7 +132,8 @@ def sample_cell(plume, ix, iy):
 
 
 def sample_at(plume, x, y):
-    """Concentration at a float position in cells, float32; 0 off the grid."""
+    """Concentration at a float position in cells, float32: within half a cell of the grid, the
+    value at the nearest point of ``[0, W-1] x [0, H-1]`` (``grid_point``); 0 farther out."""
 
 
 def wind_at(plume, x, y):
@@ -272,3 +273,18 @@ def body_heading_table(ctx) -> np.ndarray:
 def no_sensor(P, S, obs, col, plume, view, inner):
     """A sensor role with nothing to do (the default of ``observe_agent`` and ``observe_world``)."""
 
+
+
+@njit(inline="always")
+def grid_point(x, y, width, height):
+    """Where a plume's ``sample_at`` reads a float point ``(x, y)`` (cells) of a ``width x height``
+    grid: ``(inside, xr, yr)``.
+
+    Cell ``(i, j)`` covers ``[i - 1/2, i + 1/2] x [j - 1/2, j + 1/2]``, so the grid covers
+    ``[-1/2, W - 1/2] x [-1/2, H - 1/2]``: a point there is ``inside`` and reads at ``(xr, yr)``,
+    the point clamped into ``[0, W-1] x [0, H-1]`` (a point within half a cell of the edge reads
+    the edge, as its cell does; ``x = -5.5e-16`` from an antenna's rounding reads cell 0). A point
+    outside, or NaN, is not ``inside`` and reads 0.
+    """
+    inside = x >= -0.5 and y >= -0.5 and x <= width - 0.5 and y <= height - 0.5
+    return inside, min(max(x, 0.0), width - 1.0), min(max(y, 0.0), height - 1.0)

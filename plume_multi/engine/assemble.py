@@ -22,6 +22,7 @@ a model recompiles exactly the drivers that use it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import sys
@@ -30,7 +31,7 @@ import types
 from dataclasses import dataclass, field
 
 from ..errors import ValidationError
-from .jit import CACHE_DIR, module_files, prune
+from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, prune
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
            "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "C_DEPTH", "C_Z0",
@@ -384,6 +385,24 @@ def _fingerprint(fn) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+def _write_driver(folder, name: str, text: str):
+    """The driver's file in the cache (written unless it holds ``text`` already), or None when it
+    cannot be written (a full disk: the cache reports it once)."""
+    path = folder / f"{name}.py"
+    tmp = folder / f".{name}.{id(text)}.tmp"
+    try:
+        if not path.exists() or path.read_text() != text:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text)
+            tmp.replace(path)  # atomic: a concurrent process never reads half a file
+    except (OSError, UnicodeDecodeError) as exc:
+        cache_failed(path, exc)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return None
+    return path
+
+
 def assemble(layout: Layout):
     """The driver module for ``layout`` (written once, imported once per process).
 
@@ -405,22 +424,17 @@ def assemble(layout: Layout):
     text = source(layout)
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     name = f"plume_multi_driver_{digest}"
-    if CACHE_DIR is not None:
-        folder = CACHE_DIR / "drivers"
-        path = folder / f"{name}.py"
-        if not path.exists() or path.read_text() != text:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{name}.{id(text)}.tmp"
-            tmp.write_text(text)
-            tmp.replace(path)  # atomic: a concurrent process never reads half a file
+    path = None if CACHE_DIR is None else _write_driver(CACHE_DIR / "drivers", name, text)
+    if path is not None:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-    else:  # no writable folder: compile from memory (Numba cannot cache it then)
+    else:  # no writable folder, or a full one: compile from memory (Numba cannot cache it then)
         module = types.ModuleType(name)
         module.__file__ = f"<{name}>"
         sys.modules[name] = module
-        exec(compile(text, module.__file__, "exec"), module.__dict__)
+        with compiled_in_memory():
+            exec(compile(text, module.__file__, "exec"), module.__dict__)
     _loaded[key] = module
     return module

@@ -12,11 +12,15 @@ model edited in its own file gives the new behaviour on the next run.
 The cache root, first that is writable: ``$PLUME_MULTI_CACHE_DIR``; ``$NUMBA_CACHE_DIR/plume_multi``;
 ``$XDG_CACHE_HOME/plume_multi`` (default ``~/.cache/plume_multi``); a new temporary folder. Under it,
 ``numba<version>-py<version>/`` holds ``drivers/`` (generated step drivers) and ``numba/`` (compiled
-code). If no folder is writable (a read-only container), caching is off, with one warning.
+code). If no folder is writable (a read-only container), caching is off, with one warning. A cache
+that fails later (a full disk, ``OSError: [Errno 27] File too large``; a truncated or corrupt file)
+is never an error: what cannot be saved is kept in memory, what cannot be loaded is compiled again
+(and the corrupt index removed, so the next save mends it), with one warning per process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -31,7 +35,8 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
-__all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files", "prune"]
+__all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files", "prune",
+           "cache_failed", "compiled_in_memory"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 VERSION = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
@@ -224,10 +229,61 @@ _IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in 
 if _PackageCacheLocator not in _IMPL._locator_classes:
     _IMPL._locator_classes.insert(0, _PackageCacheLocator)
 
+# ----------------------------------------------------------------------------- a cache that fails
+_warned = False
+_in_memory = 0  # > 0 while code that must not be cached is compiled (a driver that has no file)
+
+
+def cache_failed(where, exc: BaseException) -> None:
+    """Say once per process that the cache failed (``where``: the file or folder) and that the
+    process goes on compiling in memory."""
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(f"plume_multi: the cache failed ({where}: {type(exc).__name__}: {exc}); what it cannot save "
+                      f"or load is compiled in memory for this process. Free some space, or set PLUME_MULTI_CACHE_DIR "
+                      "to another folder.", RuntimeWarning, stacklevel=3)
+
+
+@contextlib.contextmanager
+def compiled_in_memory():
+    """Within it, ``njit`` does not ask Numba to cache (for code exec'd from memory)."""
+    global _in_memory
+    _in_memory += 1
+    try:
+        yield
+    finally:
+        _in_memory -= 1
+
+
+_numba_guard = caching.Cache._guard_against_spurious_io_errors
+
+
+@contextlib.contextmanager
+def _guard(cache):
+    """Numba's guard around loading and saving a cached function, for this package's caches: a
+    failure is reported once and swallowed (``load_overload`` then returns None: Numba compiles;
+    ``save_overload`` keeps the compiled code in memory)."""
+    if not isinstance(getattr(cache._impl, "locator", None), _PackageCacheLocator):
+        with _numba_guard(cache):
+            yield
+        return
+    try:
+        yield
+    except Exception as exc:  # a full disk, a truncated or corrupt file: the cache is an optimisation
+        index = getattr(cache._cache_file, "_index_path", cache.cache_path)
+        cache_failed(index, exc)
+        if not isinstance(exc, OSError):  # a corrupt index: remove it, so the next save writes a good one
+            with contextlib.suppress(OSError):
+                os.unlink(index)
+
+
+caching.Cache._guard_against_spurious_io_errors = _guard
+
 
 def njit(*args, **kwargs):
     """``numba.njit`` with ``cache=True`` unless no cache folder is writable (see the module doc)."""
-    kwargs["cache"] = CACHING and kwargs.get("cache", True)
+    kwargs["cache"] = CACHING and not _in_memory and kwargs.get("cache", True)
     return numba.njit(*args, **kwargs)
 
 

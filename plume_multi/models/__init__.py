@@ -5,10 +5,10 @@ Public as ``plume_multi.plumes``, ``plume_multi.bodies`` (alias ``plume_multi.ac
 """
 
 from . import bodies, plumes, rewards, sensors
-from .base import Body, BodyKernels, Model, Plume, PlumeKernels, Reward, RewardKernels, Sensor, SensorKernels, StateArray
+from .base import Body, BodyKernels, Model, Plume, PlumeKernels, Reward, RewardKernels, Sensor, SensorKernels, StateArray, StateWorld, grid_high
 from .registry import from_metadata, model_class, model_names
 
 actions = bodies  # the family's former name
 
 __all__ = ["Model", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels", "SensorKernels",
-           "RewardKernels", "StateArray", "plumes", "bodies", "actions", "sensors", "rewards", "from_metadata", "model_class", "model_names"]
+           "RewardKernels", "StateArray", "StateWorld", "grid_high", "plumes", "bodies", "actions", "sensors", "rewards", "from_metadata", "model_class", "model_names"]

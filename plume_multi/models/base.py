@@ -22,35 +22,78 @@ How to write one: docs/developing-models.md.
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..checks import check_bool, check_choice, check_heading, check_int, check_real, fail, is_int, is_real
+from ..checks import (CheckedArguments, check_bool, check_choice, check_heading, check_int, check_point, check_real,
+                      fail, is_int, is_real)
 from ..engine import api
+from ..world import rows_where as _rows_where
 
-__all__ = ["Model", "StateArray", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
-           "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int", "check_choice", "check_bool",
-           "check_heading", "is_int", "is_real", "fail"]
+__all__ = ["Model", "StateArray", "StateWorld", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
+           "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",
+           "check_choice", "check_bool", "check_heading", "check_point", "is_int", "is_real", "fail"]
 
 
 @dataclass(frozen=True)
 class StateArray:
-    """An array a model keeps: ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B).
-    ``validate()`` checks that its values are finite and lie in ``[low, high]`` (when given):
-    ``low`` and ``high`` are numbers, or tuples with one bound per column of the last axis of
-    ``tail`` (a source's ``x`` within the width, its ``y`` within the height)."""
+    """An array a model keeps, and the range of its values.
+
+    ``per`` is ``"agent"`` (leading size B*N) or ``"world"`` (B); ``tail`` the shape after it.
+    ``low`` and ``high``: the values' bounds, inclusive, each None (unbounded), a number, or one
+    number per entry of the last axis (``high=(W - 1, H - 1)`` for positions ``(x, y)``: the grid's
+    own shape, so a 3-D grid gives three); ``integral``: the values are whole numbers (cells, counts
+    held in floats). ``validate()`` checks that float values are finite and every value lies in
+    range, and ``restore`` refuses what it refuses: declare the range every compiled function
+    needs, so that no value within it makes a compiled function read or write outside an array.
+    Relations between arrays (a count and the rows it counts) go in ``Model.check_state``.
+    """
 
     dtype: type
     per: str
     tail: tuple = ()
-    low: float | None = None
-    high: float | None = None
+    low: float | tuple | None = None
+    high: float | tuple | None = None
+    integral: bool = False
 
     def shape(self, num_worlds: int, n_agents: int) -> tuple:
         lead = num_worlds * n_agents if self.per == "agent" else num_worlds
         return (lead, *self.tail)
+
+    def problems(self, arr: np.ndarray) -> list:
+        """``(what, rows)`` for each way ``arr`` (of this shape and dtype) leaves its range: ``rows``
+        the indices along the first axis where it does. Never raises."""
+        out = []
+        if arr.dtype.kind == "f":
+            out.append(("not finite", _rows_where(~np.isfinite(arr))))
+        with np.errstate(invalid="ignore"):
+            if self.low is not None:
+                out.append((f"below {_bound(self.low)}", _rows_where(arr < np.asarray(self.low))))
+            if self.high is not None:
+                out.append((f"above {_bound(self.high)}", _rows_where(arr > np.asarray(self.high))))
+            if self.integral and arr.dtype.kind == "f":
+                out.append(("not whole numbers", _rows_where(np.isfinite(arr) & (arr != np.floor(arr)))))
+        return [(what, rows) for what, rows in out if rows.size]
+
+
+StateWorld = namedtuple("StateWorld", "state sources")
+StateWorld.__doc__ = """What a model's arrays must agree with beyond themselves (``Model.check_state``):
+``state``, the ``WorldState`` (``pos`` ``(B*N, dims)``, ``active``, ``world_t``, ``n_agents``, ...),
+and ``sources``, ``(B, dims)`` float64 every world's source (None for the plume, whose arrays hold
+them)."""
+
+
+def grid_high(ctx) -> tuple:
+    """The largest coordinate of each axis of the scenario's grid, ``(W - 1, H - 1)`` (and
+    ``D - 1`` in 3-D): the ``high`` of a position's ``StateArray``."""
+    return tuple(float(side - 1) for side in ctx.grid_size)
+
+
+def _bound(value) -> str:
+    return str(np.asarray(value, np.float64).tolist()) if isinstance(value, (tuple, list, np.ndarray)) else str(value)
 
 
 # ----------------------------------------------------------------------------- compiled roles
@@ -175,8 +218,9 @@ class RewardKernels:
 
 # ----------------------------------------------------------------------------- the bases
 @dataclass(frozen=True)
-class Model:
-    """Base of every model. Subclasses are frozen dataclasses of their parameters."""
+class Model(metaclass=CheckedArguments):
+    """Base of every model. Subclasses are frozen dataclasses of their parameters; a call with an
+    unknown keyword (or too many arguments) raises ``ValidationError`` naming ``Model.keyword``."""
 
     family: ClassVar[str] = ""
     kernels: ClassVar[Any] = None  # the family's Kernels record of compiled functions
@@ -209,6 +253,15 @@ class Model:
             out[f.name] = _jsonable(getattr(self, f.name))
         return out
 
+    @classmethod
+    def from_fields(cls, fields: dict) -> "Model":
+        """The model of ``fields``: its ``metadata()`` without ``"model"`` and ``"family"``, read back
+        from JSON (lists for tuples, nested models as their metadata). ``plume_multi.models.
+        from_metadata`` calls it; a model whose metadata is not its fields as they are overrides it."""
+        from .registry import field_value
+
+        return cls(**{name: field_value(value) for name, value in fields.items()})
+
     def params(self, ctx) -> tuple:
         """What the compiled functions read as ``P``: a named tuple of numbers and read-only arrays.
         ``ctx`` tells the scenario (``grid_size``, ``n_agents``, ``plume``, ``body``, ...)."""
@@ -227,14 +280,23 @@ class Model:
     def check(self, ctx) -> None:
         """Raise ``ValidationError`` when this model cannot run with the scenario's other models."""
 
-    def state_problems(self, arrays: dict, state, sources, ctx) -> list:
-        """Problems in this model's arrays beyond their declared ranges (consistency between them
-        and with the world), as messages; ``[]`` when none. ``arrays``: this model's arrays by the
-        names of ``state_spec``; ``state``: the ``WorldState`` (positions, flags, step counts);
-        ``sources``: ``(B, 2)`` float64 every world's source (None when asked of the plume itself).
-        ``Simulator.validate()`` and ``restore`` call it once the ranges hold, before any compiled
-        code reads the state, so a model refuses here what its kernels cannot read safely."""
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
+        """What is wrong in this model's arrays (by the names of ``state_spec``) beyond each array's
+        own range: relations between them (a count and the rows it counts, bins and what they
+        index) and with the rest of the world. A list of ``(array name, what is wrong)``, empty
+        when consistent; never raises.
+
+        ``world``: a ``StateWorld`` (the ``WorldState``, every world's source), or None before the
+        first reset, when the arrays hold nothing yet. ``validate()`` and ``restore`` call it after
+        every array is within its declared range and before any compiled function reads them, so
+        it may index with their values; the plume first, and the other models only once the
+        plume's arrays (which hold the sources) are consistent."""
         return []
+
+    def step_operations(self, ctx) -> int:
+        """About how many elementary operations a step costs per world beyond the per-agent work
+        (``Neighbours``: every pair of agents), for ``Simulator``'s refusal of impossible sizes."""
+        return 0
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ..errors import ValidationError
 from . import bodies, plumes, rewards, sensors
 from .base import Model
 
-__all__ = ["FAMILIES", "model_class", "model_names", "from_metadata"]
+__all__ = ["FAMILIES", "model_class", "model_names", "from_metadata", "field_value"]
 
 FAMILIES = {"plume": plumes, "action": bodies, "sensor": sensors, "reward": rewards}
 
@@ -49,13 +49,16 @@ def model_class(family: str, name: str) -> type:
     return _classes(family)[_key(name)]
 
 
-def _value(value):
+def field_value(value):
     """A metadata value as a model field: lists become tuples, nested model dicts become models."""
     if isinstance(value, dict) and "model" in value:
         return from_metadata(value)
     if isinstance(value, list):
-        return tuple(_value(v) for v in value)
+        return tuple(field_value(v) for v in value)
     return value
+
+
+_value = field_value
 
 
 def from_metadata(meta: dict, family: str | None = None) -> Model:
@@ -88,7 +91,7 @@ def from_metadata(meta: dict, family: str | None = None) -> Model:
         raise ValidationError(f"{cls.__name__}: got unknown field(s) {unknown}; expected some of {sorted(fields)}")
     if cls is plumes.Movie:
         return _movie(kwargs)
-    return cls(**{k: _value(v) for k, v in kwargs.items()})
+    return cls.from_fields(kwargs)
 
 
 def _movie(kwargs: dict) -> Model:

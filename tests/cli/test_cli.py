@@ -124,6 +124,23 @@ def test_render_creates_missing_folders(tmp_path, capsys):
     assert code == 0 and (tmp_path / "a" / "b.png").is_file() and (tmp_path / "c" / "d.gif").is_file()
 
 
+@pytest.mark.parametrize("argv", [["--plume", "bogus"], ["--body", "oriented:turn_degrees=0"], ["--policy", "clever"],
+                                  ["--sensors", "concentration", "wind:noise_std=-1"], ["--grid", "0", "4"]])
+def test_render_checks_every_argument_before_touching_the_file_system(tmp_path, capsys, argv):
+    """Issue 21, item 12: a bad --plume exited 2 but had created --png's folders already."""
+    code, _, err = run(capsys, "render", *TINY, "--png", str(tmp_path / "newdir" / "sub" / "x.png"),
+                       "--movie", str(tmp_path / "other" / "y.gif"), *argv)
+    assert code == 2 and "plume-multi render: error:" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_render_refuses_an_output_below_a_file_without_creating_anything(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text("")
+    code, _, err = run(capsys, "render", *TINY, "--png", str(tmp_path / "a.txt" / "x.png"), "--no-movie")
+    assert code == 2 and "a.txt' is a file, not a folder" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--agents", "0"], "--agents: got 0; expected an integer >= 1"),
     (["--steps", "-3"], "--steps: got -3; expected an integer >= 1"),

@@ -451,7 +451,14 @@ class NaiveSim:
         return self.plume_ref.conc_cell(b, *cell)
 
     def conc_at(self, b, *point):
-        """float32 concentration at a float point (x, y[, z]) of world b; 0 off the grid."""
+        """float32 concentration at a float point (x, y[, z]) of world b. 2-D: within half a cell of
+        the grid, at the nearest point of [0, W-1] x [0, H-1]; 0 farther out (and for NaN). 3-D: 0
+        off the grid."""
+        if len(point) == 2:
+            x, y = point
+            if not (x >= -0.5 and y >= -0.5 and x <= self.W - 0.5 and y <= self.H - 0.5):
+                return F32(0.0)
+            return self.plume_ref.conc_at(b, clamp(x, 0.0, self.W - 1.0), clamp(y, 0.0, self.H - 1.0))
         if any(v < 0.0 or v > side - 1 for v, side in zip(point, self.sizes)):
             return F32(0.0)
         return self.plume_ref.conc_at(b, *point)

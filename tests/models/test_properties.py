@@ -157,7 +157,7 @@ def test_validate_catches_a_corrupted_heading(body_kind, bad):
     sim.reset(seed=1)
     run(sim, random_actions(sim.scenario, 2, 5, 1))
     assert sim.validate() == []
-    sim.model_state("body.heading")[4] = bad
+    sim.state.models["body.heading"][4] = bad
     problems = sim.validate()
     assert problems and any("body.heading" in p for p in problems)
     snap = sim.snapshot()
@@ -171,7 +171,7 @@ def test_validate_catches_a_movie_clock_out_of_range(bad):
     sim.reset(seed=2)
     run(sim, random_actions(sim.scenario, 3, 4, 2))
     assert sim.validate() == []
-    sim.model_state("plume.start")[1] = bad
+    sim.state.models["plume.start"][1] = bad
     problems = sim.validate()
     assert problems and any("plume.start" in p for p in problems)
 
@@ -180,11 +180,20 @@ def test_validate_catches_a_random_source_off_the_grid_and_a_float_position_off_
     sim = Simulator(simple_scenario("gaussian", "continuous", grid=(11, 7)), num_worlds=2)
     sim.reset(seed=3)
     assert sim.validate() == []
-    sim.model_state("plume.source")[0, 0] = -1.0
+    sim.state.models["plume.source"][0, 0] = -1.0
     assert any("plume.source" in p for p in sim.validate())
     sim.reset(seed=3)
-    sim.model_state("body.xy")[2, 0] = 10.5 + 1  # beyond max(W, H) - 1 = 10
+    sim.state.models["body.xy"][2, 1] = 6.5  # y beyond H - 1 = 6 (though within W - 1 = 10): the grid's own shape
+    assert any("body.xy (Continuous.xy)" in p for p in sim.validate())
+    sim.reset(seed=3)
+    sim.state.models["body.xy"][2, 0] = 10.5  # x beyond W - 1
     assert any("body.xy" in p for p in sim.validate())
+    sim.reset(seed=3)
+    sim.state.models["plume.source"][1] = (2.5, 1.0)  # a random source is a cell
+    assert any("plume.source (Gaussian.source)" in p and "whole numbers" in p for p in sim.validate())
+    sim.reset(seed=3)
+    sim.state.models["plume.source"][1] = (3.0, 7.0)  # y beyond H - 1
+    assert any("plume.source" in p for p in sim.validate())
 
 
 def test_random_sources_are_cells_drawn_per_world_and_episode():
@@ -201,3 +210,55 @@ def test_random_sources_are_cells_drawn_per_world_and_episode():
     sim.reset(seed=0)
     np.testing.assert_array_equal(first, sim.sources)
     assert plumes.Gaussian(source="random").fixed_source() is None
+
+
+# ----------------------------------------------------------------------------- the grid's edges
+# Issue 23, item 11: a point within half a cell of the grid reads its edge cell (the cell covers
+# [i - 1/2, i + 1/2]); x = -5.5e-16, an antenna's rounding on the left edge, is such a point.
+EDGES = {  # heading along the edge, from its first corner; antenna angle -90 points out of the grid
+    "bottom": (0.0, (0, 0)), "right": (90.0, (10, 0)), "top": (180.0, (10, 6)), "left": (270.0, (0, 6)),
+}
+
+
+@pytest.mark.parametrize("edge", EDGES)
+@pytest.mark.parametrize("distance, reads", [(0.4, "edge"), (0.5, "edge"), (0.6, "zero")])
+def test_agents_walking_along_every_edge_read_it_within_half_a_cell(edge, distance, reads):
+    from models_reference import NaiveSim, sensor_set
+
+    heading, corner = EDGES[edge]
+    # the history antenna looks along the heading + 0 from 3 cells: on the left edge (heading 270)
+    # it reads x = 3 cos(270 deg) = -5.5e-16, which must count as on the grid
+    sc = simple_scenario("gaussian", "continuous", source=(5, 3), grid=(11, 7)).replace(
+        plume=plumes.Gaussian(source=(5, 3), sigma=20.0), n_agents=2, start_positions=(corner, (5, 3)),
+        action_model=bodies.Continuous(max_speed=1.0, initial_heading=heading),
+        sensors=sensor_set(angles=(90.0, -90.0), distance=distance, history_angle=0.0, history_distance=3.0))
+    sim, ref = Simulator(sc), NaiveSim(sc)
+    obs, expected = sim.reset(seed=0), ref.reset(0)
+    steps = 6 if edge in ("left", "right") else 10
+    for step in range(steps + 1):
+        np.testing.assert_array_equal(obs, expected, err_msg=f"{edge}, step {step}")
+        x, y = sim.model_state("body.xy")[0]
+        assert (x in (0.0, 10.0)) or (y in (0.0, 6.0)), (x, y)  # still on its edge
+        outward = obs[0, 7]
+        if reads == "edge":
+            assert outward > 0 and outward == ref.conc_at(0, min(max(x, 0.0), 10.0), min(max(y, 0.0), 6.0))
+        else:
+            assert outward == 0.0
+        if edge == "left" and y >= 3.0:
+            assert obs[0, 14] == ref.conc_at(0, 0.0, y - 3.0) > 0  # the point (-5.5e-16, y - 3)
+        obs, *_ = sim.step(np.array([[1.0, 0.0], [0.0, 0.0]]))
+        expected = ref.step(np.array([[1.0, 0.0], [0.0, 0.0]]))[0]
+
+
+def test_a_history_out_of_its_sensors_bounds_is_refused():
+    """History keeps its memory in the observation (not recomputable): its columns must lie within
+    the wrapped sensor's bounds, or validate() reports them and restore refuses them."""
+    sim = Simulator(simple_scenario("gaussian", "table", grid=(11, 7)), num_worlds=2)
+    sim.reset(seed=4)
+    run(sim, random_actions(sim.scenario, 2, 3, 4))
+    assert sim.validate() == []
+    snap = sim.snapshot()
+    snap["obs"][1, 10] = 1.5  # the oldest concentration of the history, in [0, 1]
+    with pytest.raises(ValidationError, match=r"obs: 1 rows whose History columns are outside the sensor's bounds "
+                                              r"\[0, 1\] \(first: row 1\)"):
+        sim.restore(snap)

@@ -132,8 +132,9 @@ def test_antenna_points_match_the_sensor_readings():
     field = sim.plume_image(0).astype(np.float64)
 
     def bilinear(x, y):
-        if x < 0 or y < 0 or x > W - 1 or y > H - 1:
+        if not (-0.5 <= x <= W - 0.5 and -0.5 <= y <= H - 0.5):  # within half a cell: the edge
             return 0.0
+        x, y = min(max(x, 0.0), W - 1.0), min(max(y, 0.0), H - 1.0)
         x0, y0 = min(int(x), W - 1), min(int(y), H - 1)
         x1, y1 = min(x0 + 1, W - 1), min(y0 + 1, H - 1)
         fx, fy = x - x0, y - y0

@@ -12,7 +12,7 @@ import numpy as np
 from ...engine import rng
 from ...engine.jit import njit
 from ...engine.shared import first_nonfinite_row
-from ..base import Body, BodyKernels, BodyKernels3D, StateArray, check_heading, check_real, dims_of
+from ..base import Body, BodyKernels, BodyKernels3D, StateArray, check_heading, check_real, dims_of, grid_high
 
 STREAM = 0x510E527F
 # initial_heading < 0: drawn uniformly per agent
@@ -162,11 +162,11 @@ class Continuous(Body):
         return ContinuousParams(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
 
     def state_spec(self, ctx) -> dict:
-        side = None if ctx is None else float(max(ctx.grid_size) - 1)
+        high = grid_high(ctx) if ctx is not None else (None, None, None)[:dims_of(ctx)]  # within the grid's own shape
         if dims_of(ctx) == 3:
-            return {"xyz": StateArray(np.float64, "agent", (3,), 0.0, side)}
+            return {"xyz": StateArray(np.float64, "agent", (3,), 0.0, None if ctx is None else high)}
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
-                "xy": StateArray(np.float64, "agent", (2,), 0.0, side)}
+                "xy": StateArray(np.float64, "agent", (2,), 0.0, None if ctx is None else high)}
 
     def locations(self, params, state, pos) -> np.ndarray:
         return state[-1].copy()  # xy (2-D, after the heading) or xyz (3-D)

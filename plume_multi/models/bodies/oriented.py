@@ -25,6 +25,7 @@ STREAM = 0x3C6EF372
 # right: each turned by +-turn_degrees.
 OrientedParams = namedtuple("OrientedParams", "turn_degrees step initial_heading n_headings heading_table "
                                               "index_scale move_x move_y left right")
+MIN_TURN = 0.01  # degrees
 # at most this many lattice headings in the table (turns that drift in floating point reach more:
 # then the table holds the drawn headings, and the others are computed)
 MAX_TABLE = 4096
@@ -208,7 +209,7 @@ def moves(table: bytes, step: int, turn_degrees: float):
 @dataclass(frozen=True)
 class Oriented(Body):
     """``Discrete(3)``: 0 forward ``step`` cells along the heading, 1 turn left (``+turn_degrees``,
-    counter-clockwise, no move), 2 turn right.
+    counter-clockwise, no move; 0.01..180 degrees), 2 turn right.
 
     Forward moves ``(round(step cos h), round(step sin h))`` cells (cos and sin first rounded to
     9 decimals, halves away from zero), clamped into the grid. ``initial_heading``: degrees, or
@@ -224,7 +225,9 @@ class Oriented(Body):
     ACTION_NAMES: ClassVar[tuple] = ("FORWARD", "LEFT", "RIGHT")
 
     def __post_init__(self):
-        self._set("turn_degrees", check_real(self.name, "turn_degrees", self.turn_degrees, 0.0, 180.0, low_open=True))
+        # at least MIN_TURN: a random start draws among 360 / turn_degrees lattice headings, listed
+        # once (36,000 at most; 5e-324 degrees would list infinitely many)
+        self._set("turn_degrees", check_real(self.name, "turn_degrees", self.turn_degrees, MIN_TURN, 180.0))
         self._set("step", check_int(self.name, "step", self.step, 1, 2048))
         if self.initial_heading is not None:
             self._set("initial_heading", check_heading(self.name, "initial_heading", self.initial_heading))

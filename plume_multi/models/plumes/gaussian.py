@@ -21,11 +21,13 @@ from typing import ClassVar
 import numpy as np
 
 from ...engine import rng
-from ...engine.api import is_on, static_flag
+from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
-from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_real, dims_of, fail, is_int
+from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_point, check_real, dims_of, fail, grid_high
 
 STREAM = 0x6A09E667  # this model's random stream
+# |u|, |v| at most this (cells per step): a Wind reading (float32, rotated, with noise) stays finite
+MAX_WIND = 1e6
 
 # field: the shared (H, W) float32 field ((1, 1) unused with a random source); random_source: a
 # compile-time flag (static_flag), so the fixed-source path carries no branch
@@ -95,8 +97,10 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
-    """Concentration at a float position; 0 off the grid (x, y outside [0, W-1] x [0, H-1])."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Concentration at a float position: within half a cell of the grid, at the nearest point of
+    ``[0, W-1] x [0, H-1]``; 0 farther out (``engine.api.grid_point``)."""
+    inside, x, y = grid_point(x, y, P.width, P.height)
+    if not inside:
         return np.float32(0.0)
     if is_on(P.random_source):
         return _analytic(P, S, pw, x, y)
@@ -212,8 +216,8 @@ class Gaussian(Plume):
             ``"random"``: each world draws its source uniformly over the grid at every reset. In
             3-D: ``(x, y, z)`` (default ``(W // 2, H // 2, D // 2)``).
         sigma: spread in cells, 0.1..100.
-        wind: constant wind ``(u, v)`` in cells per step, read by ``sensors.Wind`` (default calm);
-            in 3-D also ``(u, v, w)``.
+        wind: constant wind ``(u, v)`` in cells per step, each within +-1e6, read by ``sensors.Wind``
+            (default calm); in 3-D also ``(u, v, w)``.
     """
 
     source: object = None
@@ -224,24 +228,13 @@ class Gaussian(Plume):
     kernels_3d: ClassVar = KERNELS_3D
 
     def __post_init__(self):
-        if self.source is not None and not (isinstance(self.source, str) and self.source == "random"):
-            rule = "None, 'random' or (x, y) integer cells ((x, y, z) in 3-D)"
-            try:
-                cells = tuple(self.source)
-            except TypeError:
-                fail("Gaussian", "source", self.source, rule)
-            if len(cells) not in (2, 3) or not all(is_int(c) for c in cells):
-                fail("Gaussian", "source", self.source, rule)
-            self._set("source", tuple(int(c) for c in cells))
+        if not (self.source is None or (isinstance(self.source, str) and self.source == "random")):
+            self._set("source", check_point("Gaussian", "source", self.source, integer=True, length=(2, 3),
+                                            expected="None, 'random' or (x, y) integer cells ((x, y, z) in 3-D)"))
         self._set("sigma", check_real("Gaussian", "sigma", self.sigma, 0.1, 100.0))
-        rule = "(u, v) or, in 3-D, (u, v, w): finite numbers in cells per step"
-        try:
-            wind = tuple(self.wind)
-        except TypeError:
-            fail("Gaussian", "wind", self.wind, rule)
-        if len(wind) not in (2, 3):
-            fail("Gaussian", "wind", self.wind, rule)
-        self._set("wind", tuple(check_real("Gaussian", "wind", c) for c in wind))
+        self._set("wind", check_point("Gaussian", "wind", self.wind, limit=MAX_WIND, length=(2, 3),
+                                      expected=f"(u, v) or, in 3-D, (u, v, w): finite numbers in cells per step "
+                                               f"within +-{MAX_WIND:g}"))
 
     # ----------------------------------------------------------------- engine interface
     @property
@@ -303,8 +296,8 @@ class Gaussian(Plume):
     def state_spec(self, scenario) -> dict:
         if not self.random_source:
             return {}
-        dims = dims_of(scenario)
-        return {"source": StateArray(np.float64, "world", (dims,), 0.0, float(max(scenario.grid_size) - 1))}
+        high = grid_high(scenario)  # a cell of the grid (drawn by reset_world)
+        return {"source": StateArray(np.float64, "world", (len(high),), 0.0, high, integral=True)}
 
     def state_tuple(self, arrays: dict) -> tuple:
         if self.random_source:

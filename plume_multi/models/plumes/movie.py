@@ -21,6 +21,7 @@ import numpy as np
 from ...errors import ValidationError
 from ...engine import rng
 from ...engine.jit import njit
+from ...engine.api import grid_point
 from ..base import Plume, PlumeKernels, StateArray, check_int, check_real, fail
 from .gaussian import bilinear
 
@@ -115,7 +116,8 @@ def sample_cell(P, S, pw, ix, iy):
 def sample_at(P, S, pw, x, y):
     frame = P.frames[pw]
     h, w = frame.shape
-    if x < 0.0 or y < 0.0 or x > w - 1 or y > h - 1:
+    inside, x, y = grid_point(x, y, w, h)  # within half a cell of the grid: its nearest point
+    if not inside:
         return np.float32(0.0)
     return np.float32(bilinear(frame, x, y) * P.scale)
 

@@ -100,33 +100,35 @@ class Belief(Sensor):
         return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent",
                                      tuple(ctx.grid_size[::-1]), 0.0, 1.0)}
 
-    def state_problems(self, arrays: dict, state, sources, ctx) -> list:
-        """A belief is the posterior of the hits received: a probability distribution (sums to 1
-        within ``1e-9``), 0 on the cells its searching agents stand on (each update removes the
-        agent's cell; at a reset, the first agent's cell of a shared belief, each agent's own
-        otherwise) and positive on the world's source while someone searches for it (every hit
-        was drawn from the source's likelihood)."""
-        beliefs = arrays["belief"]
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
+        """Once reset, a belief is the posterior of the hits received: a probability distribution
+        (sums to 1 within ``1e-9``), 0 on the cells its searching agents stand on (each update
+        removes the agent's cell; at a reset, the first agent's cell of a shared belief, each
+        agent's own otherwise) and positive on the world's source while someone searches for it
+        (every hit was drawn from the source's likelihood)."""
+        if world is None:
+            return []
+        beliefs, state, sources = arrays["belief"], world.state, world.sources
         shared = self.is_shared(ctx)
         n = state.n_agents
         problems = []
         totals = beliefs.reshape(beliefs.shape[0], -1).sum(axis=1)
         bad = np.flatnonzero(np.abs(totals - 1.0) > SUM_TOL)
         if bad.size:
-            problems.append(f"{self.name}.belief: {bad.size} beliefs that do not sum to 1 (first: row {bad[0]}, "
-                            f"sum {totals[bad[0]]!r}); expected probability distributions")
+            problems.append(("belief", f"{bad.size} beliefs that do not sum to 1 (first: row {bad[0]}, sum "
+                                       f"{totals[bad[0]]!r}); expected probability distributions"))
         rows = np.arange(state.pos.shape[0])
-        world = rows // n
+        world_of = rows // n
         first_row = rows % n == 0
-        t = state.world_t[world]
+        t = state.world_t[world_of]
         searching = state.active & ((t > 0) | first_row | (not shared))
-        g = world if shared else rows
+        g = world_of if shared else rows
         cells = tuple(state.pos[:, k] for k in range(state.pos.shape[1] - 1, -1, -1))  # [z,] y, x
         held = searching & (beliefs[(g,) + cells] != 0.0)
         if held.any():
             i = int(np.flatnonzero(held)[0])
-            problems.append(f"{self.name}.belief: {int(held.sum())} searching agents whose cell has a non-zero "
-                            f"belief (first: row {i}); a searching agent's cell is ruled out by its last update")
+            problems.append(("belief", f"{int(held.sum())} searching agents whose cell has a non-zero belief (first: "
+                                       f"row {i}); a searching agent's cell is ruled out by its last update"))
         src = tuple(sources[:, k].astype(np.int64) for k in range(sources.shape[1] - 1, -1, -1))  # [z,] y, x
         if shared:
             live = np.flatnonzero(state.active.reshape(-1, n).any(axis=1))
@@ -136,6 +138,6 @@ class Belief(Sensor):
             w_of = act // n
             lost = np.unique(w_of[beliefs[(act,) + tuple(c[w_of] for c in src)] <= 0.0])
         if lost.size:
-            problems.append(f"{self.name}.belief: {lost.size} worlds whose belief rules out their source (first: "
-                            f"world {lost[0]}); expected a posterior of hits drawn from that source")
+            problems.append(("belief", f"{lost.size} worlds whose belief rules out their source (first: world "
+                                       f"{lost[0]}); expected a posterior of hits drawn from that source"))
         return problems

@@ -79,6 +79,9 @@ class History(Sensor):
         inner = self.sensor.columns(ctx)
         return [f"{name}_t-{self.steps - 1 - s}" for s in range(self.steps) for name in inner]
 
+    def width(self, ctx) -> int:
+        return self.steps * self.sensor.width(ctx)
+
     def bounds(self, ctx) -> tuple:
         import numpy as np
 

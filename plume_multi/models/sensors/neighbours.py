@@ -37,30 +37,66 @@ def keep_nearest(obs, i, c0, k, count, d2, m):
     return count
 
 
+EXACT = 16777216  # 2**24: a float32 holds every integer below it
+
+
+@njit(inline="always")
+def _d2(pos, i, j):
+    """Squared distance, exact (int64), between the cells of rows ``i`` and ``j``."""
+    dx = np.int64(pos[j, 0]) - np.int64(pos[i, 0])
+    dy = np.int64(pos[j, 1]) - np.int64(pos[i, 1])
+    return dx * dx + dy * dy
+
+
+@njit(inline="always")
+def _kept(obs, i, c, pos, base):
+    """The squared distance of the neighbour kept in columns ``c`` (its squared distance, or -1
+    where a float32 would round it) and ``c + 1`` (its index)."""
+    d = obs[i, c]
+    if d >= 0.0:
+        return np.int64(d)
+    return _d2(pos, i, base + np.int64(obs[i, c + 1]))
+
+
 @njit
 def observe(b, n_agents, k, col, width, height, pos, obs):
     """Columns ``col .. col + 2k`` of world ``b``'s observations.
 
     One pass over the others per agent. While it runs, the agent's own 2k neighbour columns hold
-    its best k so far as sorted (d2, index) pairs: both are below 2**24 (d2 <= 2 * 2047**2,
-    index < 2**24), so float32 holds them exactly and no scratch memory is needed.
+    its best k so far, nearest first, as (squared distance, index) pairs: an index is below 2**24,
+    so float32 holds it exactly and no scratch memory is needed; a squared distance of 2**24 or more
+    (grid sides beyond 2896 cells: movies can be that wide) is held as -1 and computed again from
+    the index when compared, so the order is exact on grids of any size.
     """
     sx = scale(width)
     sy = scale(height)
     base = b * n_agents
-    c0 = col - 2  # pair r lives at columns c0 + 2 (r + 1), c0 + 2 (r + 1) + 1
     for n in range(n_agents):
         i = base + n
         x = pos[i, 0]
         y = pos[i, 1]
         count = 0
+        worst = np.int64(0)  # the squared distance of the k-th kept, once k are kept
         for m in range(n_agents):
             if m == n:
                 continue
-            j = base + m
-            dx = pos[j, 0] - x
-            dy = pos[j, 1] - y
-            count = keep_nearest(obs, i, c0, k, count, np.float32(dx * dx + dy * dy), m)
+            d2 = _d2(pos, i, base + m)
+            if count < k:
+                p = count
+                count += 1
+            elif d2 < worst:  # on a tie the kept one has the smaller index
+                p = k - 1
+            else:
+                continue
+            # insertion: others come in index order, so "strictly farther" keeps ties by index
+            while p > 0 and _kept(obs, i, col + 2 * p - 2, pos, base) > d2:
+                obs[i, col + 2 * p] = obs[i, col + 2 * p - 2]
+                obs[i, col + 2 * p + 1] = obs[i, col + 2 * p - 1]
+                p -= 1
+            obs[i, col + 2 * p] = np.float32(d2) if d2 < EXACT else np.float32(-1.0)
+            obs[i, col + 2 * p + 1] = np.float32(m)
+            if count == k:
+                worst = _kept(obs, i, col + 2 * k - 2, pos, base)
         for r in range(k):
             j = base + np.int64(obs[i, col + 1 + 2 * r])
             obs[i, col + 2 * r] = (pos[j, 0] - x) * sx
@@ -113,9 +149,11 @@ def observe_world3(P, S, obs, col, plume, world, inner):
 @dataclass(frozen=True)
 class Neighbours(Sensor):
     """``2 k`` columns: ``(dx / (W - 1), dy / (H - 1))`` from the agent's cell to each of its ``k``
-    nearest other agents' cells, nearest first (squared distance, ties by lower index). Agents
-    that finished stay where they are and still count. In 3-D ``3 k`` columns, ``(dx / (W - 1),
-    dy / (H - 1), dz / (D - 1))``, by the 3-D squared distance."""
+    nearest other agents' cells, nearest first (exact squared distance in cells, ties by lower
+    index), each in ``[-1, 1]``: the offset as a fraction of the grid's extent, so an agent
+    ``W - 1`` cells to the left reads -1 on a grid of any width (0 on a side of one cell, where no
+    offset is possible). Agents that finished stay where they are and still count. In 3-D ``3 k``
+    columns, ``(dx / (W - 1), dy / (H - 1), dz / (D - 1))``, by the 3-D squared distance."""
 
     k: int = 1
 
@@ -133,8 +171,14 @@ class Neighbours(Sensor):
         axes = ("dx", "dy", "dz") if dims_of(ctx) == 3 else ("dx", "dy")
         return [f"neighbour_{j}_{axis}" for j in range(self.k) for axis in axes]
 
+    def width(self, ctx) -> int:
+        return dims_of(ctx) * self.k
+
+    def step_operations(self, ctx) -> int:
+        return ctx.n_agents * (ctx.n_agents - 1)  # every agent looks at every other one
+
     def bounds(self, ctx) -> tuple:
-        n = len(self.columns(ctx))
+        n = self.width(ctx)
         return np.full(n, -1.0, np.float32), np.ones(n, np.float32)
 
     def params(self, ctx) -> tuple:

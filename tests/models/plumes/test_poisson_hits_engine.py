@@ -164,7 +164,7 @@ def test_restore_refuses_a_source_outside_the_domain_it_would_crash_on():
     sim.reset(seed=0)
     snap = sim.snapshot()
     before = sim.state.models["plume.source"].copy()
-    for column, value, match in [(1, 1000.0, "rows above"), (0, 1001.0, "rows above"), (0, 3.5, "not a cell")]:
+    for column, value, match in [(1, 1000.0, "rows above"), (0, 1001.0, "rows above"), (0, 3.5, "not whole numbers")]:
         bad = dict(snap)
         bad["model:plume.source"] = snap["model:plume.source"].copy()
         bad["model:plume.source"][:, column] = value

@@ -27,8 +27,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from ....checks import fail, is_int
+from ....checks import check_point, fail, is_int
 from ....engine import rng as _rng
+from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray
@@ -85,11 +86,10 @@ def check_source(owner: str, value, shape) -> tuple | None:
     names = "xyz"[:len(sides)]
     cells = ", ".join(f"0 <= {a} < {n}" for a, n in zip(names, sides))
     expected = f"None (drawn from the first hit's belief) or ({', '.join(names)}) integer cells with {cells}"
-    if not isinstance(value, (tuple, list, np.ndarray)) or len(value) != len(sides):
+    point = check_point(owner, "source", value, length=len(sides), integer=True, expected=expected)
+    if not all(0 <= c < n for c, n in zip(point, sides)):
         fail(owner, "source", value, expected)
-    if not all(is_int(c) and 0 <= c < n for c, n in zip(value, sides)):
-        fail(owner, "source", value, expected)
-    return tuple(int(c) for c in value)
+    return point
 
 
 def window(table: np.ndarray, shape, cell) -> np.ndarray:
@@ -129,8 +129,9 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
-    """Mean hits at the nearest cell; 0 off the grid."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Mean hits at the nearest cell; 0 farther than half a cell off the grid (``grid_point``)."""
+    inside, x, y = grid_point(x, y, P.width, P.height)
+    if not inside:
         return np.float32(0.0)
     return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
 
@@ -330,28 +331,23 @@ class PoissonHitPlume(Plume):
 
     def state_spec(self, scenario) -> dict:
         sides = self.shape[::-1]
-        # each column within the grid's own side: a 1-D domain's y is 0 (its table has one row)
-        return {"source": StateArray(np.float64, "world", (len(sides),), (0.0,) * len(sides),
-                                     tuple(float(n - 1) for n in sides)),
+        # sources on cells within the domain's own sides (a 1-D domain's y is 0: its table has one row)
+        return {"source": StateArray(np.float64, "world", (len(sides),), 0.0, tuple(float(n - 1) for n in sides),
+                                     integral=True),
                 "first_hit": StateArray(np.int64, "world", (), 0, self.n_hits - 1)}
 
     def state_tuple(self, arrays: dict) -> tuple:
         return (arrays["source"], arrays["first_hit"])
 
-    def state_problems(self, arrays: dict, state, sources, ctx) -> list:
-        """Sources on cells (and the fixed one where it is fixed)."""
-        src = arrays["source"]
-        problems = []
-        off = np.flatnonzero((src != np.floor(src)).any(axis=1))
-        if off.size:
-            problems.append(f"plume.source: {off.size} worlds whose source is not a cell (first: world {off[0]}, "
-                            f"{tuple(src[off[0]])})")
-        if self.source is not None:
-            moved = np.flatnonzero((src != np.array(self.source, dtype=np.float64)).any(axis=1))
-            if moved.size:
-                problems.append(f"plume.source: {moved.size} worlds whose source is not the fixed {self.source} "
-                                f"(first: world {moved[0]})")
-        return problems
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
+        """A fixed source is every world's, once reset (the range of ``source`` is its cells)."""
+        if self.source is None or world is None:
+            return []
+        moved = np.flatnonzero((arrays["source"] != np.array(self.source, dtype=np.float64)).any(axis=1))
+        if moved.size:
+            return [("source", f"{moved.size} worlds whose source is not the fixed {self.source} (first: world "
+                               f"{moved[0]})")]
+        return []
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
         """``(H, W)`` float32 mean hits per step around world ``b``'s source (``(D, H, W)`` in

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....checks import check_int, check_real, fail, is_int
+from ....checks import check_int, check_point, check_real, fail
 from .plume import PoissonHitPlume, check_source, readonly
 
 __all__ = ["WindyPoissonHits", "MAX_WINDY_SIDE", "WINDY_N_HITS_MAX"]
@@ -90,19 +90,15 @@ class WindyPoissonHits(PoissonHitPlume):
         self._set("V_bar", check_real(owner, "V_bar", self.V_bar, 0.01, 20.0))
         self._set("tau_bar", check_real(owner, "tau_bar", self.tau_bar, 1.0, 10000.0))
         rule = f"(width, height), integers in 3..{MAX_WINDY_SIDE}"
-        if not isinstance(self.grid_size, (tuple, list, np.ndarray)) or len(self.grid_size) != 2:
+        w, h = check_point(owner, "grid_size", self.grid_size, integer=True, expected=rule)
+        if not (3 <= w <= MAX_WINDY_SIDE and 3 <= h <= MAX_WINDY_SIDE):
             fail(owner, "grid_size", self.grid_size, rule)
-        w, h = self.grid_size
-        if not (is_int(w) and is_int(h) and 3 <= w <= MAX_WINDY_SIDE and 3 <= h <= MAX_WINDY_SIDE):
-            fail(owner, "grid_size", self.grid_size, rule)
-        self._set("grid_size", (int(w), int(h)))
+        self._set("grid_size", (w, h))
         rule = f"(x, y) integer cells with 0 <= x < {w} and 0 <= y < {h}"
-        if not isinstance(self.start, (tuple, list, np.ndarray)) or len(self.start) != 2:
+        x0, y0 = check_point(owner, "start", self.start, integer=True, expected=rule)
+        if not (0 <= x0 < w and 0 <= y0 < h):
             fail(owner, "start", self.start, rule)
-        x0, y0 = self.start
-        if not (is_int(x0) and is_int(y0) and 0 <= x0 < w and 0 <= y0 < h):
-            fail(owner, "start", self.start, rule)
-        self._set("start", (int(x0), int(y0)))
+        self._set("start", (x0, y0))
         self._set("n_hits", check_int(owner, "n_hits", self.n_hits, 2, WINDY_N_HITS_MAX))
         self._set("source", check_source(owner, self.source, self.shape))
         if not self.first_hit_possible(*self.start):

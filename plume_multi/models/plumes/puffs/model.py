@@ -16,16 +16,19 @@ concentration is read at height 0, times ``conc_scale``; the wind is reported in
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, replace
 from typing import ClassVar, Optional, Tuple, Union
 
 import numpy as np
 
+from ....checks import (CheckedArguments, check_bool, check_choice, check_int, check_point, check_real, fail, is_int,
+                        is_real)
+from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray
+from . import limits as L
 from . import physics as K
 
 __all__ = ["Wind", "Puffs", "PuffPlume", "REACH_RADII"]
@@ -35,28 +38,17 @@ MAX_WIND_GRID = 512
 MAX_PUFFS = 1 << 20
 
 
-def _real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
-
-
-def _int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _fail(cls: str, name: str, value, expected: str):
-    raise ValidationError(f"{cls}.{name}: got {value!r}; expected {expected}")
-
-
 @dataclass(frozen=True)
-class Wind:
+class Wind(metaclass=CheckedArguments):
     """A meandering 2-D wind: pompy's ``WindModel`` over the plume's region.
 
     Args:
-        u, v: mean velocity (length / time).
-        k_x, k_y: diffusivities of the advection-diffusion update (length^2 / time), >= 0.
+        u, v: mean velocity (length / time), within +-1e9.
+        k_x, k_y: diffusivities of the advection-diffusion update (length^2 / time), 0..1e12.
         noise_gain, noise_damp, noise_bandwidth: the second-order coloured-noise filter that
-            drives the corner velocities (gain dimensionless >= 0, damping ratio >= 0,
-            bandwidth 1 / time >= 0); ``noise_gain=0`` gives a steady uniform wind.
+            drives the corner velocities (gain dimensionless, damping ratio, bandwidth 1 / time;
+            each 0..1e6); ``noise_gain=0`` gives a steady uniform wind. With noise, the plume
+            checks that pompy's explicit updates stay bounded (``puffs/limits.py``).
         grid: ``(n_x, n_y)`` grid points over the region, corners included (each 2..512).
         interpolation: velocity between grid points: ``"bilinear"`` (fast; the plume statistics
             match pompy's) or ``"spline"``, pompy's bicubic interpolating spline (SciPy's
@@ -74,26 +66,17 @@ class Wind:
     interpolation: str = "bilinear"
 
     def __post_init__(self):
-        for name in ("u", "v"):
-            if not _real(getattr(self, name)):
-                _fail("Wind", name, getattr(self, name), "a finite real number (length / time)")
-        for name in ("k_x", "k_y", "noise_gain", "noise_damp", "noise_bandwidth"):
-            value = getattr(self, name)
-            if not _real(value) or value < 0:
-                _fail("Wind", name, value, "a finite real number >= 0")
-        try:
-            nx, ny = self.grid
-        except (TypeError, ValueError):
-            _fail("Wind", "grid", self.grid, "(n_x, n_y), two integers in 2..512")
-        if not (_int(nx) and _int(ny) and 2 <= nx <= MAX_WIND_GRID and 2 <= ny <= MAX_WIND_GRID):
-            _fail("Wind", "grid", self.grid, "(n_x, n_y), two integers in 2..512")
-        object.__setattr__(self, "grid", (int(nx), int(ny)))
-        if self.interpolation not in ("bilinear", "spline"):
-            _fail("Wind", "interpolation", self.interpolation, "'bilinear' or 'spline'")
-        if self.interpolation == "spline" and min(nx, ny) < 4:
-            _fail("Wind", "grid", self.grid, "at least 4 x 4 points for interpolation='spline'")
+        L.check_wind_fields(self)
         for name in ("u", "v", "k_x", "k_y", "noise_gain", "noise_damp", "noise_bandwidth"):
             object.__setattr__(self, name, float(getattr(self, name)))
+        rule = f"(n_x, n_y), two integers in 2..{MAX_WIND_GRID}"
+        nx, ny = check_point("Wind", "grid", self.grid, integer=True, expected=rule)
+        if not (2 <= nx <= MAX_WIND_GRID and 2 <= ny <= MAX_WIND_GRID):
+            fail("Wind", "grid", self.grid, rule)
+        object.__setattr__(self, "grid", (nx, ny))
+        check_choice("Wind", "interpolation", self.interpolation, ("bilinear", "spline"))
+        if self.interpolation == "spline" and min(nx, ny) < 4:
+            fail("Wind", "grid", self.grid, "at least 4 x 4 points for interpolation='spline'")
 
     def metadata(self) -> dict:
         """JSON-able description."""
@@ -132,8 +115,10 @@ def sample_cell(P, S, pw, ix, iy):
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
-    """Concentration at a float position in cells; 0 off the grid (as every plume)."""
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Concentration at a float position in cells; 0 farther than half a cell off the grid (as
+    every plume: ``engine.api.grid_point``)."""
+    inside, x, y = grid_point(x, y, P.width, P.height)
+    if not inside:
         return np.float32(0.0)
     return np.float32(K.concentration_at_cell_fn(pw, x, y, P, S))
 
@@ -157,20 +142,26 @@ class Puffs(Plume):
         centre_rel_diff_scale: std of the centre-line-relative puff velocity (length / time^0.5
             in pompy's docs; applied as a velocity N(0, scale^2) per step, times dt, as pompy's
             code does): a scalar or one value per axis (x, y, and z when ``model_z_disp``).
-        puff_init_rad: initial puff radius (length) > 0.
-        puff_spread_rate: growth of r^2 (length^2 / time) >= 0.
-        puff_release_rate: mean puffs released per unit time (Poisson) >= 0; 0 releases only
-            the ``init_num_puffs`` at reset.
+        puff_init_rad: initial puff radius (length), 1e-30..1e30.
+        puff_spread_rate: growth of r^2 (length^2 / time), 0..1e30.
+        puff_release_rate: mean puffs released per unit time (Poisson), 0..500 / dt; 0 releases
+            only the ``init_num_puffs`` at reset.
         init_num_puffs: puffs at the source at reset, <= ``max_num_puffs``.
-        max_num_puffs: capacity of a world (releases are capped by the free slots).
-        dt: time per step (time) > 0.
-        region: ``((x_min, x_max), (y_min, y_max))`` (length); puffs leaving it are removed.
+        max_num_puffs: capacity of a world (releases are capped by the free slots), 1..2**20.
+        dt: time per step (time), in (0, 1e6].
+        region: ``((x_min, x_max), (y_min, y_max))`` (length, within +-1e15); puffs leaving it are
+            removed.
         cell_size: length of a cell side; None: region width / grid width.
         model_z_disp: puffs also wander vertically (the agent reads at height 0).
-        puff_mol_amount: amount of odour per puff (> 0).
-        conc_scale: the concentration reported is ``conc_scale`` x the model's (> 0, not clipped).
-        spin_up_steps: steps run at reset before the episode starts (0: pompy's initial state,
-            ``init_num_puffs`` at the source and a uniform wind).
+        puff_mol_amount: amount of odour per puff, 1e-30..1e30.
+        conc_scale: the concentration reported is ``conc_scale`` x the model's (1e-30..1e30, not
+            clipped). The largest concentration possible, ``max_num_puffs * puff_mol_amount *
+            conc_scale / (sqrt(8 pi^3) puff_init_rad^3)``, must be at most 1e30.
+        spin_up_steps: steps run at reset before the episode starts, 0..10**6 (0: pompy's
+            initial state, ``init_num_puffs`` at the source and a uniform wind).
+
+    The wind an agent reads is at most 1e6 cells per step; with a meandering ``Wind``, pompy's
+    explicit updates must stay bounded (``puffs/limits.py`` says how each bound is computed).
     """
 
     source: Tuple[float, float]
@@ -193,75 +184,48 @@ class Puffs(Plume):
 
     def __post_init__(self):
         c = "Puffs"
-        try:
-            sx, sy = self.source
-        except (TypeError, ValueError):
-            _fail(c, "source", self.source, "(x, y) in cells, two finite numbers")
-        if not (_real(sx) and _real(sy)):
-            _fail(c, "source", self.source, "(x, y) in cells, two finite numbers")
-        object.__setattr__(self, "source", (float(sx), float(sy)))
-        wind = self.wind
-        if not isinstance(wind, Wind):
-            try:
-                wu, wv = wind
-            except (TypeError, ValueError):
-                _fail(c, "wind", wind, "a plumes.Wind or a constant (u, v) of finite numbers")
-            if not (_real(wu) and _real(wv)):
-                _fail(c, "wind", wind, "a plumes.Wind or a constant (u, v) of finite numbers")
-            object.__setattr__(self, "wind", (float(wu), float(wv)))
-        for name in ("dt", "puff_init_rad", "puff_mol_amount", "conc_scale"):
-            value = getattr(self, name)
-            if not _real(value) or value <= 0:
-                _fail(c, name, value, "a finite real number > 0")
-            object.__setattr__(self, name, float(value))
-        for name in ("puff_spread_rate", "puff_release_rate"):
-            value = getattr(self, name)
-            if not _real(value) or value < 0:
-                _fail(c, name, value, "a finite real number >= 0")
-            object.__setattr__(self, name, float(value))
-        if self.puff_release_rate * self.dt > 500:
-            _fail(c, "puff_release_rate", self.puff_release_rate,
-                  f"at most 500 / dt = {500 / self.dt:g} (the mean release per step is capped at 500)")
-        if not isinstance(self.model_z_disp, (bool, np.bool_)):
-            _fail(c, "model_z_disp", self.model_z_disp, "True or False")
-        object.__setattr__(self, "model_z_disp", bool(self.model_z_disp))
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        set_("source", check_point(c, "source", self.source, limit=L.LENGTH,
+                                   expected=f"(x, y) in cells, two finite numbers within +-{L.LENGTH:g}"))
+        if not isinstance(self.wind, Wind):
+            set_("wind", check_point(c, "wind", self.wind, limit=L.SPEED,
+                                     expected=f"a plumes.Wind or a constant (u, v) of finite numbers within "
+                                              f"+-{L.SPEED:g} (length / time)"))
+        set_("dt", check_real(c, "dt", self.dt, 0.0, L.MAX_DT, low_open=True))
+        for name in ("puff_init_rad", "puff_mol_amount", "conc_scale"):
+            set_(name, check_real(c, name, getattr(self, name), *L.AMOUNT))
+        set_("puff_spread_rate", check_real(c, "puff_spread_rate", self.puff_spread_rate, 0.0, L.AMOUNT[1]))
+        set_("puff_release_rate", check_real(c, "puff_release_rate", self.puff_release_rate, 0.0, 500.0 / self.dt))
+        set_("model_z_disp", check_bool(c, "model_z_disp", self.model_z_disp))
         axes = 3 if self.model_z_disp else 2
         scale = self.centre_rel_diff_scale
-        if _real(scale):
-            if scale < 0:
-                _fail(c, "centre_rel_diff_scale", scale, "a finite real number >= 0, or one per axis")
-            object.__setattr__(self, "centre_rel_diff_scale", float(scale))
+        if is_real(scale):
+            set_("centre_rel_diff_scale", check_real(c, "centre_rel_diff_scale", scale, 0.0, L.SPEED))
         else:
-            try:
-                values = tuple(scale)
-            except TypeError:
-                values = ()
-            if len(values) != axes or not all(_real(s) and s >= 0 for s in values):
-                _fail(c, "centre_rel_diff_scale", scale,
-                      f"a finite real number >= 0, or {axes} of them (x, y{', z' if axes == 3 else ''})")
-            object.__setattr__(self, "centre_rel_diff_scale", tuple(float(s) for s in values))
-        if not _int(self.max_num_puffs) or not 1 <= self.max_num_puffs <= MAX_PUFFS:
-            _fail(c, "max_num_puffs", self.max_num_puffs, f"an integer in 1..{MAX_PUFFS}")
-        if not _int(self.init_num_puffs) or not 0 <= self.init_num_puffs <= self.max_num_puffs:
-            _fail(c, "init_num_puffs", self.init_num_puffs, f"an integer in 0..max_num_puffs ({self.max_num_puffs})")
-        if not _int(self.spin_up_steps) or self.spin_up_steps < 0:
-            _fail(c, "spin_up_steps", self.spin_up_steps, "an integer >= 0")
-        for name in ("max_num_puffs", "init_num_puffs", "spin_up_steps"):
-            object.__setattr__(self, name, int(getattr(self, name)))
-        try:
-            (x0, x1), (y0, y1) = self.region
-        except (TypeError, ValueError):
-            _fail(c, "region", self.region, "((x_min, x_max), (y_min, y_max)) with x_min < x_max, y_min < y_max")
-        if not all(_real(v) for v in (x0, x1, y0, y1)) or not (x0 < x1 and y0 < y1):
-            _fail(c, "region", self.region, "((x_min, x_max), (y_min, y_max)) with x_min < x_max, y_min < y_max")
-        object.__setattr__(self, "region", ((float(x0), float(x1)), (float(y0), float(y1))))
+            values = check_point(c, "centre_rel_diff_scale", scale, length=axes, limit=L.SPEED,
+                                 expected=f"a number in [0, {L.SPEED:g}], or {axes} of them "
+                                          f"(x, y{', z' if axes == 3 else ''})")
+            if min(values) < 0:
+                fail(c, "centre_rel_diff_scale", scale, f"numbers >= 0 (x, y{', z' if axes == 3 else ''})")
+            set_("centre_rel_diff_scale", values)
+        set_("max_num_puffs", check_int(c, "max_num_puffs", self.max_num_puffs, 1, MAX_PUFFS))
+        set_("init_num_puffs", check_int(c, "init_num_puffs", self.init_num_puffs, 0, self.max_num_puffs))
+        set_("spin_up_steps", check_int(c, "spin_up_steps", self.spin_up_steps, 0, L.MAX_SPIN_UP))
+        rule = (f"((x_min, x_max), (y_min, y_max)), finite numbers within +-{L.LENGTH:g}, with x_max - x_min and "
+                f"y_max - y_min >= {L.MIN_SIDE:g}")
+        if not isinstance(self.region, (tuple, list)) or len(self.region) != 2:
+            fail(c, "region", self.region, rule)
+        (x0, x1), (y0, y1) = (check_point(c, "region", r, limit=L.LENGTH, expected=rule) for r in self.region)
+        if not (x1 - x0 >= L.MIN_SIDE and y1 - y0 >= L.MIN_SIDE):
+            fail(c, "region", self.region, rule)
+        set_("region", ((x0, x1), (y0, y1)))
         if self.cell_size is not None:
-            if not _real(self.cell_size) or self.cell_size <= 0:
-                _fail(c, "cell_size", self.cell_size, "None or a finite real number > 0 (length)")
-            object.__setattr__(self, "cell_size", float(self.cell_size))
+            set_("cell_size", check_real(c, "cell_size", self.cell_size, 0.0, L.LENGTH, low_open=True))
             self._check_source(self.cell_size)
+            L.check_on_grid(self, self.cell_size)
+        L.check_amounts(self)
         if isinstance(self.wind, Wind):
-            self._check_wind_stability()
+            L.check_meander(self)
 
     # --- geometry -----------------------------------------------------------------------------
 
@@ -290,19 +254,6 @@ class Puffs(Plume):
             raise ValidationError(
                 f"Puffs.source: got {self.source} (cells of {cell:g}: the point ({px:g}, {py:g})); "
                 f"expected a point inside the region {self.region}")
-
-    def _check_wind_stability(self) -> None:
-        # pompy's explicit update diverges (to inf / nan) past these bounds
-        w = self.wind
-        (x0, x1), (y0, y1) = self.region
-        dx = (x1 - x0) / (w.grid[0] - 1)
-        dy = (y1 - y0) / (w.grid[1] - 1)
-        diffusion = self.dt * (w.k_x / dx ** 2 + w.k_y / dy ** 2)
-        if diffusion > 1.0:
-            raise ValidationError(
-                f"Puffs.dt: got {self.dt:g}; the wind's explicit diffusion update needs "
-                f"dt * (k_x / dx^2 + k_y / dy^2) <= 1 (here {diffusion:.3g}): use a smaller dt, "
-                f"smaller diffusivities or a coarser wind grid")
 
     def wind_grid(self) -> Tuple[int, int]:
         """``(n_x, n_y)`` of the wind grid (2 x 2, unused, for a constant wind)."""
@@ -357,6 +308,7 @@ class Puffs(Plume):
         in it; ``cell_size`` is fixed to its value on this grid."""
         cell = self.resolved_cell_size(grid_size)
         self._check_source(cell)
+        L.check_on_grid(self, cell)
         return self if self.cell_size == cell else replace(self, cell_size=cell)
 
     def fixed_source(self):
@@ -370,8 +322,14 @@ class Puffs(Plume):
 
     def state_spec(self, scenario) -> dict:
         nx, ny = self.wind_grid()
-        return {name: StateArray(dtype, "world", tail)
-                for name, (dtype, tail) in K.world_arrays(self.max_num_puffs, nx, ny, self.spline).items()}
+        kinds = K.world_arrays(self.max_num_puffs, nx, ny, self.spline)
+        ranges = L.state_ranges(self, kinds)
+        return {name: StateArray(dtype, "world", tail, *ranges[name]) for name, (dtype, tail) in kinds.items()}
+
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
+        """The live puffs within the region and their radius, their sorted copy's amplitudes, and
+        bins that index it from 0 to ``n_live`` (``puffs/limits.py``)."""
+        return L.state_problems(self, arrays)
 
     def state_tuple(self, arrays: dict) -> "K.PuffState":
         nx, ny = self.wind_grid()
@@ -387,8 +345,27 @@ class Puffs(Plume):
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         return np.tile(np.array([params.src_cx, params.src_cy]), (num_worlds, 1))
 
+    @classmethod
+    def from_fields(cls, fields: dict) -> "Puffs":
+        """``metadata()`` read back: the wind is ``{"model": "wind", ...}`` (a ``Wind``) or
+        ``{"model": "constant", "u": u, "v": v}``."""
+        fields = dict(fields)
+        wind = fields.pop("wind", None)
+        if isinstance(wind, dict):
+            kind = wind.get("model")
+            rest = {k: v for k, v in wind.items() if k != "model"}
+            if kind == "wind":
+                wind = Wind(**{k: tuple(v) if isinstance(v, list) else v for k, v in rest.items()})
+            elif kind == "constant" and set(rest) == {"u", "v"}:
+                wind = (rest["u"], rest["v"])
+            else:
+                fail("Puffs", "wind", wind, "{'model': 'wind', ...Wind fields} or {'model': 'constant', 'u': U, 'v': V}")
+        if wind is not None:
+            fields["wind"] = wind  # field_value leaves a Wind as it is and makes a list a tuple
+        return super().from_fields(fields)
+
     def metadata(self) -> dict:
-        """JSON-able description."""
+        """JSON-able description (``from_fields`` reads it back)."""
         wind = self.wind.metadata() if isinstance(self.wind, Wind) else {"model": "constant", "u": self.wind[0], "v": self.wind[1]}
         scale = self.centre_rel_diff_scale
         return {
@@ -408,7 +385,7 @@ def _grid(grid_size) -> Tuple[int, int]:
         w, h = grid_size
     except (TypeError, ValueError):
         raise ValidationError(f"grid_size: got {grid_size!r}; expected (width, height), two integers >= 1") from None
-    if not (_int(w) and _int(h) and w >= 1 and h >= 1):
+    if not (is_int(w) and is_int(h) and w >= 1 and h >= 1):
         raise ValidationError(f"grid_size: got {grid_size!r}; expected (width, height), two integers >= 1")
     return int(w), int(h)
 
@@ -430,7 +407,7 @@ class PuffPlume:
     def __init__(self, config: Puffs, grid_size, num_worlds: int = 1, parallel: Optional[bool] = None):
         if not isinstance(config, Puffs):
             raise ValidationError(f"config: got {type(config).__name__}; expected a plumes.Puffs")
-        if not _int(num_worlds) or num_worlds < 1:
+        if not is_int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
         self.config = config
         self.grid_size = _grid(grid_size)
@@ -449,9 +426,9 @@ class PuffPlume:
 
     def reset(self, seed: int = 0, episode: int = 0) -> None:
         """World ``b`` restarts from seed ``seed + b`` (then ``spin_up_steps`` advances)."""
-        if not _int(seed) or seed < 0 or seed + self.num_worlds > 2 ** 63:
+        if not is_int(seed) or seed < 0 or seed + self.num_worlds > 2 ** 63:
             raise ValidationError(f"seed: got {seed!r}; expected an integer in 0..2**63 - num_worlds")
-        if not _int(episode) or episode < 0:
+        if not is_int(episode) or episode < 0:
             raise ValidationError(f"episode: got {episode!r}; expected an integer >= 0")
         seeds = np.arange(self.num_worlds, dtype=np.int64) + np.int64(seed)
         with PARALLEL_LOCK:  # the threaded kernels: one launch at a time (engine/threads.py)

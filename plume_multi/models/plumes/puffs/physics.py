@@ -447,8 +447,9 @@ def _rebin(b, p, st):
     reach = REACH_RADII * np.sqrt(r2max)
     width = p.x_max - p.x_min
     height = p.y_max - p.y_min
-    nbx = min(max(int(width / reach), 1), BIN_CAP)
-    nby = min(max(int(height / reach), 1), BIN_CAP)
+    # clamped as floats: the int of a ratio beyond 2**63 (tiny puffs in a huge region) is undefined
+    nbx = int(min(max(width / reach, 1.0), BIN_CAP))
+    nby = int(min(max(height / reach, 1.0), BIN_CAP))
     bw = width / nbx
     bh = height / nby
     st.bin_dims[b, 0] = nbx
