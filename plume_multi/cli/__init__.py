@@ -69,9 +69,9 @@ neighbour]), and returns N actions (0 UP, 1 RIGHT, 2 DOWN, 3 LEFT for the cardin
 Example: --policy plume_multi.policies:GradientClimber
 
 MODELS: --plume, --body, --sensors and --reward take NAME or NAME:KEY=VALUE,KEY=VALUE, NAME a
-model of plume_multi.models (plume: gaussian, movie, puffs, poisson_hits; body: cardinal, moore,
-oriented, run_tumble, continuous; sensors: concentration, position, heading, binary, antennae,
-wind, neighbours, history, hits, belief; reward: sparse_goal, step_penalty) and each VALUE a
+model of plume_multi.models (plume: gaussian, movie, puffs, poisson_hits, windy_poisson_hits;
+body: cardinal, moore, oriented, run_tumble, continuous; sensors: concentration, position, heading,
+binary, antennae, wind, neighbours, history, hits, belief; reward: sparse_goal, step_penalty) and each VALUE a
 Python literal (a bare word is a string; a comma-separated tail continues the value:
 source=10,20 is (10, 20)). Movie's `path` is its `frames`. Examples:
   --plume gaussian:sigma=8,source=random   --plume movie:path=frames.npy,source=10,20
