@@ -27,8 +27,8 @@ from numba import prange
 
 from ..engine import rng
 from ..engine.jit import njit
-from ..models.plumes.poisson_hits.kernels import STREAM_HITS, update_belief
-from ..models.plumes.poisson_hits.kernels_3d import update_belief3
+from ..models.plumes.poisson_hits.kernels import STREAM_HITS, draw_weighted, hit_mass, update_belief
+from ..models.plumes.poisson_hits.kernels_3d import hit_mass3, update_belief3
 from .infotaxis_kernels import decide_group, start_world
 from .infotaxis_kernels_3d import decide_group3, start_world3
 
@@ -41,33 +41,10 @@ END_TOL = 1e-10  # otto-benchmark's EPSILON: p_end > 1 - END_TOL ends the episod
 def _predictive_hit(belief, lik, x, y, u):
     """A hit drawn from ``Pr(h) ∝ sum_x p(x) L_h(x - (x, y))`` with the uniform ``u`` (the
     ``L_h`` vanish at the agent's cell, so this is the law given the source is elsewhere)."""
-    h, w = belief.shape
-    oy = h - 1 - y
-    ox = w - 1 - x
-    nh = lik.shape[0]
-    total = 0.0
-    for hit in range(nh):
-        a = 0.0
-        for yy in range(h):
-            row = lik[hit, yy + oy, ox:ox + w]
-            for xx in range(w):
-                a += belief[yy, xx] * row[xx]
-        total += a
-    target = u * total
-    acc = 0.0
-    last = 0
-    for hit in range(nh):
-        a = 0.0
-        for yy in range(h):
-            row = lik[hit, yy + oy, ox:ox + w]
-            for xx in range(w):
-                a += belief[yy, xx] * row[xx]
-        if a > 0.0:
-            acc += a
-            last = hit
-            if target < acc:
-                return hit
-    return last
+    masses = np.empty(lik.shape[0])
+    for hit in range(lik.shape[0]):
+        masses[hit] = hit_mass(belief, lik, hit, x, y)
+    return draw_weighted(masses, 0, u)
 
 
 @njit(cache=True)
@@ -141,34 +118,10 @@ def run_bayesian_worlds(seeds, episode, space_aware, first_hit_cdf, lik, llogl, 
 @njit(cache=True)
 def _predictive_hit3(belief, lik, x, y, z, u):
     """``_predictive_hit`` in 3-D."""
-    d, h, w = belief.shape
-    nh = lik.shape[0]
-    total = 0.0
-    for hit in range(nh):
-        total += _hit_mass3(belief, lik, hit, x, y, z)
-    target = u * total
-    acc = 0.0
-    last = 0
-    for hit in range(nh):
-        a = _hit_mass3(belief, lik, hit, x, y, z)
-        if a > 0.0:
-            acc += a
-            last = hit
-            if target < acc:
-                return hit
-    return last
-
-
-@njit(cache=True)
-def _hit_mass3(belief, lik, hit, x, y, z):
-    d, h, w = belief.shape
-    a = 0.0
-    for zz in range(d):
-        for yy in range(h):
-            row = lik[hit, zz + d - 1 - z, yy + h - 1 - y, w - 1 - x:2 * w - 1 - x]
-            for xx in range(w):
-                a += belief[zz, yy, xx] * row[xx]
-    return a
+    masses = np.empty(lik.shape[0])
+    for hit in range(lik.shape[0]):
+        masses[hit] = hit_mass3(belief, lik, hit, x, y, z)
+    return draw_weighted(masses, 0, u)
 
 
 @njit(cache=True)

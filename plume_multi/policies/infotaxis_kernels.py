@@ -20,7 +20,7 @@ from numba import prange
 from ..engine import rng
 from ..engine.jit import njit
 from ..models.plumes.poisson_hits.kernels import (STREAM_HITS, draw_first_hit, draw_first_hit_at, draw_hit,
-                                                  draw_source, init_belief, update_belief)
+                                                  draw_source, hit_mass, init_belief, update_belief)
 
 __all__ = ["RULE_INDEPENDENT", "RULE_BELIEVER", "all_probabilities", "decide", "decide_group", "decide_batch", "start_world", "run_world",
            "run_worlds"]
@@ -412,17 +412,10 @@ def _times_and_totals(pp, up):
 @njit(cache=True)
 def _believe(p, lik, x, y):
     """Update ``p`` with the most likely hit at ``(x, y)`` (ties to the lowest hit)."""
-    h, w = p.shape
-    oy = h - 1 - y
-    ox = w - 1 - x
     best_hit = 0
     best = -1.0
     for hit in range(lik.shape[0]):
-        a = 0.0
-        for yy in range(h):
-            row = lik[hit, yy + oy, ox:ox + w]
-            for xx in range(w):
-                a += p[yy, xx] * row[xx]
+        a = hit_mass(p, lik, hit, x, y)
         if a > best:
             best = a
             best_hit = hit

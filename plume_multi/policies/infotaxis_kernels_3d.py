@@ -24,8 +24,8 @@ from numba import prange
 from ..engine import rng
 from ..engine.jit import njit
 from ..models.plumes.poisson_hits.kernels import STREAM_HITS, draw_first_hit
-from ..models.plumes.poisson_hits.kernels_3d import (draw_first_hit_at3, draw_hit3, draw_source3, init_belief3,
-                                                     update_belief3)
+from ..models.plumes.poisson_hits.kernels_3d import (draw_first_hit_at3, draw_hit3, draw_source3, hit_mass3,
+                                                     init_belief3, update_belief3)
 from .infotaxis_kernels import (_FAST, FOUND_TOL, ROWS_FROM, RULE_BELIEVER, TIE_TOL, _hit_value, _log_or_zero,
                                 _times_and_totals)
 
@@ -317,16 +317,10 @@ def decide3(p, scratch, lik, llogl, manh, moves, x, y, z, space_aware, scores):
 @njit(cache=True)
 def _believe3(p, lik, x, y, z):
     """Update ``p`` with the most likely hit at ``(x, y, z)`` (ties to the lowest hit)."""
-    d, h, w = p.shape
     best_hit = 0
     best = -1.0
     for hit in range(lik.shape[0]):
-        a = 0.0
-        for zz in range(d):
-            for yy in range(h):
-                row = lik[hit, zz + d - 1 - z, yy + h - 1 - y, w - 1 - x:2 * w - 1 - x]
-                for xx in range(w):
-                    a += p[zz, yy, xx] * row[xx]
+        a = hit_mass3(p, lik, hit, x, y, z)
         if a > best:
             best = a
             best_hit = hit

@@ -36,7 +36,7 @@ from .numpy_sum import column_sum
 __all__ = [
     "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS",
     "draw_first_hit", "draw_first_hit_at", "draw_source", "draw_source_after", "draw_hit", "init_belief",
-    "update_belief", "centred_belief", "observe_beliefs", "column_sum",
+    "update_belief", "hit_mass", "draw_weighted", "centred_belief", "observe_beliefs", "column_sum",
 ]
 
 # Stream numbers of this model (rng.STREAM_STARTS = 0 is the engine's).
@@ -64,6 +64,27 @@ def draw_first_hit(seed, episode, first_hit_cdf):
 
 
 @njit(cache=True)
+def draw_weighted(weights, first, u):
+    """The index ``k >= first`` drawn with probability proportional to ``weights[k] >= 0`` from the
+    uniform ``u``: the first ``k`` whose cumulated weight exceeds ``u`` times the total (the last
+    positive one when rounding leaves none; ``first - 1`` when every weight is 0)."""
+    total = 0.0
+    for k in range(first, weights.shape[0]):
+        total += weights[k]
+    target = u * total
+    acc = 0.0
+    last = first - 1
+    for k in range(first, weights.shape[0]):
+        p = weights[k]
+        if p > 0.0:
+            acc += p
+            last = k
+            if target < acc:
+                return k
+    return last
+
+
+@njit(cache=True)
 def draw_first_hit_at(seed, episode, lik, dx, dy):
     """The first hit ``h0 >= 1`` of an episode whose (fixed) source lies at offset ``(dx, dy)``
     from the first agent: a draw from ``Pr(h | offset)`` conditioned on ``h >= 1``, at the same
@@ -71,22 +92,7 @@ def draw_first_hit_at(seed, episode, lik, dx, dy):
     such a start)."""
     iy = dy + (lik.shape[1] - 1) // 2
     ix = dx + (lik.shape[2] - 1) // 2
-    total = 0.0
-    for h in range(1, lik.shape[0]):
-        total += lik[h, iy, ix]
-    if total <= 0.0:
-        return 0
-    u = rng.uniform(rng.stream_key(seed, episode, STREAM_FIRST_HIT), 0, 0) * total
-    acc = 0.0
-    last = 0
-    for h in range(1, lik.shape[0]):
-        p = lik[h, iy, ix]
-        if p > 0.0:
-            acc += p
-            last = h
-            if u < acc:
-                return h
-    return last
+    return draw_weighted(lik[:, iy, ix], 1, rng.uniform(rng.stream_key(seed, episode, STREAM_FIRST_HIT), 0, 0))
 
 
 @njit(cache=True)
@@ -146,6 +152,21 @@ def draw_hit(key, t, k, lik, dx, dy):
         if u < acc:
             return h
     return nh - 1
+
+
+@njit(cache=True)
+def hit_mass(belief, lik, hit, x, y):
+    """``sum_s p(s) Pr(hit | s - (x, y))``: how likely ``hit`` is at ``(x, y)`` under ``belief``
+    ``(H, W)`` (unnormalized when ``belief`` is; the likelihood vanishes at the agent's cell)."""
+    h, w = belief.shape
+    oy = h - 1 - y
+    ox = w - 1 - x
+    a = 0.0
+    for yy in range(h):
+        row = lik[hit, yy + oy, ox:ox + w]
+        for xx in range(w):
+            a += belief[yy, xx] * row[xx]
+    return a
 
 
 @njit(cache=True, error_model="numpy")

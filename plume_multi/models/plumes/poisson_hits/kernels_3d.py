@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from ....engine import rng
 from ....engine.jit import njit
-from .kernels import STREAM_FIRST_HIT, STREAM_SOURCE
+from .kernels import STREAM_FIRST_HIT, STREAM_SOURCE, draw_weighted
 from .numpy_sum import volume_sum
 
 __all__ = ["draw_first_hit_at3", "draw_source3", "draw_source_after3", "draw_hit3", "init_belief3", "update_belief3",
-           "centred_belief3", "observe_beliefs3"]
+           "hit_mass3", "centred_belief3", "observe_beliefs3"]
 
 
 @njit(cache=True)
@@ -30,22 +30,7 @@ def draw_first_hit_at3(seed, episode, lik, dx, dy, dz):
     iz = dz + (lik.shape[1] - 1) // 2
     iy = dy + (lik.shape[2] - 1) // 2
     ix = dx + (lik.shape[3] - 1) // 2
-    total = 0.0
-    for h in range(1, lik.shape[0]):
-        total += lik[h, iz, iy, ix]
-    if total <= 0.0:
-        return 0
-    u = rng.uniform(rng.stream_key(seed, episode, STREAM_FIRST_HIT), 0, 0) * total
-    acc = 0.0
-    last = 0
-    for h in range(1, lik.shape[0]):
-        p = lik[h, iz, iy, ix]
-        if p > 0.0:
-            acc += p
-            last = h
-            if u < acc:
-                return h
-    return last
+    return draw_weighted(lik[:, iz, iy, ix], 1, rng.uniform(rng.stream_key(seed, episode, STREAM_FIRST_HIT), 0, 0))
 
 
 @njit(cache=True)
@@ -106,6 +91,19 @@ def draw_hit3(key, t, k, lik, dx, dy, dz):
         if u < acc:
             return h
     return nh - 1
+
+
+@njit(cache=True)
+def hit_mass3(belief, lik, hit, x, y, z):
+    """``kernels.hit_mass`` in 3-D: ``belief`` ``(D, H, W)``."""
+    d, h, w = belief.shape
+    a = 0.0
+    for zz in range(d):
+        for yy in range(h):
+            row = lik[hit, zz + d - 1 - z, yy + h - 1 - y, w - 1 - x:2 * w - 1 - x]
+            for xx in range(w):
+                a += belief[zz, yy, xx] * row[xx]
+    return a
 
 
 @njit(cache=True, error_model="numpy")
