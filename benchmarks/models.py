@@ -13,7 +13,9 @@ Rows (one agent per world unless the label says otherwise):
   uint8 and float32 frames;
 * Gaussian plume with ``source="random"`` (each world its own source, evaluated analytically);
 * the 3-D default scenario ``Scenario(grid_size=(64, 64, 64))``: Gaussian with its ``(D, H, W)``
-  field, ``Cardinal`` with six moves, ``Concentration`` + ``Position`` (three columns).
+  field, ``Cardinal`` with six moves, ``Concentration`` + ``Position`` (three columns);
+* Gaussian plume of three sources drifting at constant velocities (``sources.Drift``, reflected
+  at the grid's edges; the concentration the clipped sum of the three, evaluated analytically).
 
 Each row times ``Simulator.step`` on one thread (``numba.set_num_threads(1)``, the serial kernel)
 and on Numba's default thread count (the threaded kernel), and ``NumpyModels.step``, the same step
@@ -34,6 +36,7 @@ import numpy as np
 from plume_multi import Scenario, Simulator
 from plume_multi.cli.bench import _rate
 from plume_multi.models import bodies, plumes, rewards, sensors
+from plume_multi.models.sources import Drift
 
 __all__ = ["NumpyModels", "ROWS", "measure", "format_table", "main"]
 
@@ -48,7 +51,8 @@ class NumpyModels:
     simulator's counter-based draws are not reproduced, the work is the same).
 
     Bodies: ``Cardinal``, ``Moore``, ``Oriented``, ``Continuous``. Plumes: ``Gaussian`` (fixed or
-    random source, constant wind), ``Movie`` (constant wind). Sensors: ``Concentration``,
+    random source, constant wind; several fixed sources moved by ``sources.Drift``), ``Movie``
+    (constant wind). Sensors: ``Concentration``,
     ``Position``, ``Antennae``, ``Wind``, ``Heading``. Rewards: ``SparseGoal``, ``StepPenalty``.
     In 3-D: the table bodies, ``Gaussian`` (fixed or random source), ``Concentration`` at cells
     and ``Position``.
@@ -91,6 +95,13 @@ class NumpyModels:
             self.wind = tuple(float(v) for v in plume._wind[0, 0, 0])
             if plume._wind.shape[:3] != (1, 1, 1):
                 raise ValueError("NumpyModels covers a constant movie wind only")
+        elif plume.source_count() > 1 and isinstance(plume.source_motion, Drift):
+            self.plume_kind = "drifting"
+            self.src = sim.model_state("plume.source").copy()  # (B, K, 2)
+            self.vel = sim.model_state("plume.motion").copy()  # (B, K, 2): each source's velocity now
+            self.starts = self.src[0].copy()
+            self.two_sigma2 = 2.0 * plume.sigma ** 2
+            self.wind = plume.wind
         elif plume.random_source:
             self.plume_kind = "analytic"
             self.src = sim.model_state("plume.source").copy()
@@ -100,7 +111,7 @@ class NumpyModels:
             self.plume_kind = "field"
             self.field = sim.plume_image(0)
             self.wind = plume.wind
-        if self.plume_kind != "analytic":
+        if self.plume_kind not in ("analytic", "drifting"):
             self.src_rows = np.tile(np.array(plume.sources(None, None, 1)[0] if self.plume_kind == "movie"
                                              else plume.source, np.float64), (self.B * self.N, 1))
         self.sensors = sc.sensors
@@ -115,7 +126,8 @@ class NumpyModels:
         return per_world if self.N == 1 else np.repeat(per_world, self.N, axis=0)
 
     def _sources(self):
-        return self._rows(self.src) if self.plume_kind == "analytic" else self.src_rows
+        """Per row: the world's source ``(B*N, dims)``, or its sources ``(B*N, K, 2)``."""
+        return self._rows(self.src) if self.plume_kind in ("analytic", "drifting") else self.src_rows
 
     def _frame_rows(self):
         return self._rows((self.start + self.t) % self.T)
@@ -133,6 +145,11 @@ class NumpyModels:
             return self.frames[frame, iy, ix]
         return self.field[iy, ix]
 
+    def _summed(self, x, y, src):
+        """``min(1, sum_k exp(-d_k^2 / (2 sigma^2)))`` for sources ``src`` (rows, K, 2)."""
+        d2 = (x[:, None] - src[:, :, 0]) ** 2 + (y[:, None] - src[:, :, 1]) ** 2
+        return np.minimum(np.exp(-d2 / self.two_sigma2).sum(axis=1), 1.0).astype(np.float32)
+
     def sample_cells(self, pos, src, frame):
         """Concentration at the cells ``pos`` ``(M, dims)``."""
         if self.dims == 2:
@@ -143,6 +160,8 @@ class NumpyModels:
         return self.field[pos[:, 2], pos[:, 1], pos[:, 0]]
 
     def sample_cell(self, ix, iy, src, frame):
+        if self.plume_kind == "drifting":
+            return self._summed(ix.astype(np.float64), iy.astype(np.float64), src)
         if self.plume_kind == "analytic":
             d2 = (ix - src[:, 0]) ** 2 + (iy - src[:, 1]) ** 2
             return np.exp(-d2 / self.two_sigma2).astype(np.float32)
@@ -153,6 +172,8 @@ class NumpyModels:
     def sample_at(self, x, y, src, frame):
         """Bilinear concentration at float positions; 0 off the grid."""
         inside = (x >= 0) & (y >= 0) & (x <= self.w - 1) & (y <= self.h - 1)
+        if self.plume_kind == "drifting":
+            return np.where(inside, self._summed(x, y, src), np.float32(0.0))
         if self.plume_kind == "analytic":
             d2 = (x - src[:, 0]) ** 2 + (y - src[:, 1]) ** 2
             return np.where(inside, np.exp(-d2 / self.two_sigma2), 0.0).astype(np.float32)
@@ -213,15 +234,28 @@ class NumpyModels:
         elif self.kind == "continuous":
             self.heading[rows] = self.rng.random(n) * 360.0
             self.xy[rows] = self.pos[rows]
-        if self.plume_kind == "analytic":
+        if self.plume_kind == "drifting":
+            self.src[worlds] = self.starts
+            self.vel[worlds] = self.plume.source_motion.velocity
+        elif self.plume_kind == "analytic":
             m = int(worlds.sum())
             self.src[worlds] = np.floor(self.rng.random((m, self.dims)) * self.sizes)
         elif self.plume_kind == "movie":
             self.start[worlds] = self.rng.integers(0, self.T, int(worlds.sum()))
 
     # ------------------------------------------------------------------ sensors
+    def _drift(self, worlds):
+        """The sources of ``worlds`` move by their velocities, reflected at the grid's edges."""
+        for axis, side in ((0, self.w), (1, self.h)):
+            high = side - 1.0
+            x = self.src[worlds, :, axis] + self.vel[worlds, :, axis]
+            folds = np.floor(x / high)
+            y = x % (2.0 * high)
+            self.src[worlds, :, axis] = np.where(y > high, 2.0 * high - y, y)
+            self.vel[worlds, :, axis] = np.where(folds % 2 != 0, -self.vel[worlds, :, axis], self.vel[worlds, :, axis])
+
     def _observe(self):
-        src = self._sources() if self.plume_kind == "analytic" else None
+        src = self._sources() if self.plume_kind in ("analytic", "drifting") else None
         frame = self._frame_rows() if self.plume_kind == "movie" else None
         loc = self._location()
         hd = self._headings()
@@ -262,10 +296,16 @@ class NumpyModels:
         reset_r = self._rows(reset_w)
         moving = self.active & ~reset_r
         self.t += ~reset_w
+        if self.plume_kind == "drifting":
+            self._drift(~reset_w)
         self._move(actions, moving)
         self.ep_length += moving
-        d = self._location() - self._sources()
-        arrived = moving & ((d * d).sum(axis=1) <= self.goal_d2)
+        if self.plume_kind == "drifting":  # arrival at any source
+            d = self._location()[:, None, :] - self._sources()
+            arrived = moving & ((d * d).sum(axis=2).min(axis=1) <= self.goal_d2)
+        else:
+            d = self._location() - self._sources()
+            arrived = moving & ((d * d).sum(axis=1) <= self.goal_d2)
         self.active &= ~arrived
         self.reward = np.where(arrived, self.goal_reward, np.where(moving, self.step_reward, np.float32(0.0)))
         self.terminated = ~self.active & ~reset_r
@@ -317,6 +357,8 @@ def _scenarios(movie_T: int, movie_size: int) -> dict:
             n_agents=N, plume=plumes.Movie(_MOVIES(np.float32, movie_T, movie_size), source=(10, movie_size // 2))),
             False),
         "gaussian, random source": (lambda N: Scenario(n_agents=N, plume=plumes.Gaussian(source="random")), False),
+        "gaussian, 3 drifting sources": (lambda N: Scenario(n_agents=N, plume=plumes.Gaussian(
+            source=[(20, 30), (64, 100), (110, 50)], source_motion=Drift(velocity=(0.3, -0.2)))), False),
         THREE_D % ((movie_size // 2,) * 3): (lambda N: Scenario(n_agents=N, grid_size=(movie_size // 2,) * 3), False),
     }
 

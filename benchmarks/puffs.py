@@ -9,7 +9,10 @@ from exactly our world's state (wind grid, noise filters, puffs), copied into it
 * the same with ``Wind(interpolation="spline")``, pompy's bicubic spline (pompy interpolates
   this way; the default bilinear interpolation is cheaper);
 * ours, 256 worlds: the same call over 256 worlds (a ``prange`` over worlds on Numba's default
-  thread count), its time divided by 256.
+  thread count), its time divided by 256;
+* ours with a wind that changes (``Wind(regime="switch-many")``, a switch every 0.3 s here) and
+  with three sources sharing the release rate (the same ~1000 live puffs): what turning the wind
+  and releasing from several points cost.
 
 Table 2: 256 worlds x 16 agents with ~1000 live puffs each, in agent-steps/s, and how the cost
 per world-step grows with the number of live puffs (at 16 agents) and of agents (at ~1000 puffs).
@@ -43,8 +46,9 @@ GRID = (200, 100)  # cells of 0.25 over pompy's default region (50 x 25)
 RATE = 25.0  # puffs per unit time: ~1000 live puffs in the default region and wind
 
 
-def _config(max_puffs: int, interpolation: str = "bilinear") -> Puffs:
-    return Puffs(source=(10, 50), wind=Wind(interpolation=interpolation), puff_release_rate=RATE * max_puffs / 1000,
+def _config(max_puffs: int, interpolation: str = "bilinear", regime: str = "constant", source=(10, 50)) -> Puffs:
+    wind = Wind(interpolation=interpolation, regime=regime, switch_every=0.3, switch_jitter=0.03)
+    return Puffs(source=source, wind=wind, puff_release_rate=RATE * max_puffs / 1000 / (1 if len(source) == 2 else 3),
                  max_num_puffs=max_puffs, init_num_puffs=10)
 
 
@@ -56,7 +60,7 @@ def _spun_up(config: Puffs, worlds: int, spin_steps: int, parallel=None) -> Puff
         one.step()
     plume = PuffPlume(config, GRID, num_worlds=worlds, parallel=parallel)
     plume.reset(seed=1)
-    for name in ("puffs", "n_live", "clock", "wind", "noise"):
+    for name in ("puffs", "n_live", "clock", "wind", "noise", "turn", "next_switch", "switches"):
         getattr(plume.state, name)[:] = getattr(one.state, name)[0]
     return plume
 
@@ -79,7 +83,7 @@ def _time(fn, repeats: int, calls: int) -> float:
 
 def _pompy_from(plume: PuffPlume):
     """pompy's models holding world 0's exact state."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "models" / "plumes"))
     from pompy_reference import pm, pompy_models
 
     wind, model = pompy_models(plume.config, GRID, seed=("numpy", 0))
@@ -122,6 +126,13 @@ def table_one(quick: bool) -> list[tuple]:
     live_spline = []
     t_spline = _time(lambda: (spline.step_and_sample(cells1), live_spline.append(spline.state.n_live[0])),
                      3, 20 if quick else 2000)
+    extra = []
+    for label, variant in (("ours, switch-many wind, 1 world", _config(cap, regime="switch-many")),
+                           ("ours, 3 sources, 1 world", _config(cap, source=[(10, 50), (10, 30), (10, 70)]))):
+        plume = _spun_up(variant, 1, spin)
+        live = []
+        t = _time(lambda: (plume.step_and_sample(cells1), live.append(plume.state.n_live[0])), 3, 20 if quick else 2000)
+        extra.append((label, 1, np.mean(live), t, t_pompy / t))
     live_many = []
     t_many = _time(lambda: (many.step_and_sample(cellsb), live_many.append(many.state.n_live.mean())),
                    3, 2 if quick else 40) / many.num_worlds
@@ -131,6 +142,7 @@ def table_one(quick: bool) -> list[tuple]:
         ("ours, spline wind, 1 world", 1, np.mean(live_spline), t_spline, t_pompy / t_spline),
         (f"ours, {many.num_worlds} worlds, {numba.get_num_threads()} threads", many.num_worlds,
          np.mean(live_many), t_many, t_pompy / t_many),
+        *extra,
     ]
 
 

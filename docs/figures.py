@@ -28,7 +28,7 @@ matplotlib.use("Agg")  # the build has no display
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 from matplotlib.patches import Arc, Circle, FancyArrowPatch, Rectangle  # noqa: E402
 
-from plume_multi import bodies, plumes, rewards, sensors  # noqa: E402
+from plume_multi import bodies, plumes, rewards, sensors, sources  # noqa: E402
 from plume_multi.models.bodies.oriented import grid_step  # noqa: E402
 
 FIGURES: dict[str, tuple[Callable[[Figure], None], tuple[float, float]]] = {}
@@ -531,6 +531,71 @@ def draw_step_penalty(fig):
     right.set_ylabel("return")
     right.set_title("return = goal_reward - step_penalty (T - 1)", fontsize=10)
     right.legend(fontsize=8)
+
+
+# ------------------------------------------------------------------------------------ sources
+def _track(motion, starts, steps=200, grid=(64, 48), seed=3):
+    """``(steps + 1, K, 2)``: sources moved by ``motion``'s own functions (their Python code,
+    the draws from the package's counter-based streams), as the plume's step moves them."""
+    starts = np.array(starts, np.float64)
+    xy = starts[None].copy()
+    state = np.zeros((1, len(starts), motion.state_width()))
+    record = motion.record()
+    kernels = motion.kernels
+    m = record.view(np.recarray)[0] if record is not None else None
+    out = [xy[0].copy()]
+    for k in range(len(starts)):
+        kernels.start.py_func(m, state, xy, 0, k, seed, 0, None)
+    for t in range(1, steps + 1):
+        for k in range(len(starts)):
+            kernels.move.py_func(m, state, xy, 0, k, t, grid[0], grid[1], seed, 0, None)
+        out.append(xy[0].copy())
+    return np.array(out)
+
+
+def _tracks_axes(ax, track, title, grid=(64, 48)):
+    w, h = grid
+    ax.add_patch(Rectangle((-0.5, -0.5), w, h, fill=False, color="#888888"))
+    for k in range(track.shape[1]):
+        ax.plot(track[:, k, 0], track[:, k, 1], linewidth=1.2)
+        ax.plot(*track[0, k], "o", mfc="none", color="black", markersize=6)
+        ax.plot(*track[-1, k], **SOURCE)
+    ax.set_xlim(-2, w + 1)
+    ax.set_ylim(-2, h + 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (cells)")
+    ax.set_ylabel("y (cells)")
+    ax.set_title(title, fontsize=9)
+
+
+STARTS = [(12, 12), (32, 36), (52, 20)]
+
+
+@figure("sources", "Static", size=(4.2, 2.7))
+def draw_static(fig):
+    _tracks_axes(fig.subplots(), _track(sources.Static(), STARTS), "Static(): three sources stay put")
+
+
+@figure("sources", "Drift", size=(4.2, 2.7))
+def draw_drift(fig):
+    motion = sources.Drift(velocity=(0.9, 0.35))
+    _tracks_axes(fig.subplots(), _track(motion, STARTS), "Drift(velocity=(0.9, 0.35)), 200 steps")
+
+
+@figure("sources", "RandomWalk", size=(7.0, 2.5))
+def draw_random_walk(fig):
+    for ax, persistence in zip(fig.subplots(1, 3), (1.0, 10.0, 100.0)):
+        motion = sources.RandomWalk(speed=0.5, persistence=persistence)
+        _tracks_axes(ax, _track(motion, STARTS, steps=300), f"speed 0.5, persistence {persistence:g}")
+
+
+@figure("sources", "Waypoints", size=(4.2, 2.7))
+def draw_waypoints(fig):
+    points = ((50, 40), (56, 8), (8, 8))
+    motion = sources.Waypoints(points=points, speed=0.8, loop=True)
+    ax = fig.subplots()
+    _tracks_axes(ax, _track(motion, STARTS[:2], steps=250), "Waypoints(3 points, speed=0.8, loop=True)")
+    ax.plot(*np.array(points).T, "s", color="#444444", markersize=5)
 
 
 def main(argv: list[str]) -> int:

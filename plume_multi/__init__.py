@@ -7,6 +7,7 @@ Front-ends over one engine of compiled kernels:
 * ``vector_env()`` — a Gymnasium ``VectorEnv`` of B single-agent worlds.
 * ``PlumeSearchEnv`` — the single-agent Gymnasium env, exactly as its contract says.
 * ``evaluate()`` — a policy on many seeded episodes at once (locally or on Ray): ``EvaluationResult``.
+* ``train()`` — a learned baseline (PPO with an MLP or a GRU) trained on a scenario: ``TrainingResult``.
 
 The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
 registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``; the Dict observation)
@@ -20,9 +21,10 @@ from . import _compat, errors
 from .engine.threads import choose_layer
 from .envs.registration import register_envs
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
-from .models import actions, bodies, plumes, rewards, sensors
+from .models import actions, bodies, plumes, rewards, sensors, sources
 from .scenario import Scenario
 from .simulator import Simulator
+from .units import Units
 from .world import WorldState
 
 __version__ = "0.1.0"
@@ -36,6 +38,7 @@ _LAZY = {
     "multi_agent_vector_env": "plume_multi.envs.multi_vector",
     "evaluate": "plume_multi.evaluation",
     "EvaluationResult": "plume_multi.evaluation",
+    "train": "plume_multi.training",
 }
 
 __all__ = [
@@ -44,8 +47,10 @@ __all__ = [
     "actions",
     "sensors",
     "rewards",
+    "sources",
     "Scenario",
     "Simulator",
+    "Units",
     "WorldState",
     "errors",
     "PlumeError",

@@ -10,14 +10,16 @@ import dataclasses
 import inspect
 import math
 import numbers
+import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from .errors import ValidationError
 
-__all__ = ["shown", "is_int", "is_integer", "is_real", "fail", "check_real", "check_int", "check_bool",
-           "check_choice", "check_heading", "check_seed", "check_point", "check_arguments", "CheckedArguments"]
+__all__ = ["shown", "is_int", "is_integer", "is_real", "fail", "refuse", "check_real", "check_int", "check_bool",
+           "check_choice", "check_heading", "check_seed", "check_point", "check_arguments", "CheckedArguments",
+           "available_memory", "check_memory"]
 
 
 def shown(value, limit: int = 80, typed: bool = False) -> str:
@@ -50,12 +52,19 @@ def fail(owner: str, name: str, value, expected: str):
     raise ValidationError(f"{owner}.{name}: got {shown(value, 200)}; expected {expected}")
 
 
+def refuse(owner: str, name: str, found: str, expected: str):
+    """Raise ``ValidationError("owner.name: got FOUND; expected EXPECTED")`` where ``found`` is a
+    description written for the message (a file and what is wrong in it), shown whole."""
+    raise ValidationError(f"{owner}.{name}: got {found}; expected {expected}")
+
+
 def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, low_open=False,
-               high_open=False) -> float:
-    """A finite real number in the interval; returned as a Python float."""
+               high_open=False, expected: str | None = None) -> float:
+    """A finite real number in the interval; returned as a Python float. ``expected``: the
+    message's own words (a bound that comes from another field names it)."""
     lo = "(" if low_open else "["
     hi = ")" if high_open else "]"
-    expected = f"a finite number in {lo}{low:g}, {high:g}{hi}"
+    expected = expected or f"a finite number in {lo}{low:g}, {high:g}{hi}"
     if not is_real(value):
         fail(owner, name, value, expected)
     try:
@@ -189,3 +198,27 @@ class CheckedArguments(type):
         """The signature of the class's ``__init__`` (the dataclass's fields), not this ``__call__``'s."""
         sig = inspect.signature(cls.__init__)
         return sig.replace(parameters=list(sig.parameters.values())[1:])
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable`` on Linux), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(name: str, needed: int, what: str, advice: str) -> None:
+    """Refuse, before any work, what needs more memory than is available now:
+    ``ValidationError("name: WHAT needs X GiB; Y GiB of memory is available. ADVICE")``."""
+    available = available_memory()
+    if available is not None and needed > available:
+        raise ValidationError(f"{name}: {what} needs {needed / 2**30:.1f} GiB; {available / 2**30:.1f} GiB of memory "
+                              f"is available. {advice}")

@@ -75,6 +75,8 @@ class EvaluationResult:
         scenario: the ``Scenario`` evaluated.
         seed: episode ``e`` was seeded ``seed + e``.
         until: ``"first"`` (search time = steps until the first agent arrives) or ``"all"``.
+            Search times are in steps; ``search_seconds`` and ``summary()`` give seconds too when
+            the scenario knows its ``step_duration``.
         arrival_time: ``(E, N)`` int32, the step at which each agent reached the source (in team
             mode: the step the team's first arrival ended its search), -1 if it never did.
         episode_length: ``(E,)`` int32, steps until the episode ended (every agent arrived, or
@@ -124,6 +126,13 @@ class EvaluationResult:
         t = np.where(self.arrival_time >= 0, self.arrival_time, np.iinfo(np.int32).max).astype(np.float64)
         time = t.min(axis=1) if self.until == "first" else np.where(self.arrival_time >= 0, t, np.inf).max(axis=1)
         return np.where(self.success, time, np.nan)
+
+    @property
+    def search_seconds(self) -> np.ndarray:
+        """``(E,)`` float64 seconds until success (``search_time`` times the scenario's
+        ``step_duration``); NaN where the episode failed. ``ValidationError`` when the scenario
+        does not know how long a step lasts."""
+        return self.scenario.units.seconds(self.search_time)
 
     # ---------------------------------------------------------------- statistics
     @property
@@ -177,6 +186,9 @@ class EvaluationResult:
                "mean_search_time": self.mean, "mean_search_time_ci95_low": mlo, "mean_search_time_ci95_high": mhi,
                "mean_episode_length": float(self.episode_length.mean())}
         out.update({f"p{k}_search_time": v for k, v in self.percentiles().items()})
+        if self.scenario.step_duration is not None:  # the same times in seconds
+            out.update(step_duration=self.scenario.step_duration,
+                       mean_search_seconds=self.scenario.units.seconds(self.mean))
         return out
 
     # ---------------------------------------------------------------- output

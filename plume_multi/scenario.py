@@ -25,7 +25,8 @@ from .models import bodies as _actions
 from .models import plumes as _plumes
 from .models import rewards as _rewards
 from .models import sensors as _sensors
-from .models.base import Model, is_int, is_real
+from .models.base import Model, check_real, is_int, is_real
+from .units import MAX_UNIT, MIN_UNIT, Units
 
 __all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_CELLS_3D", "MAX_AGENTS", "MAX_SENSORS",
            "DEFAULT_GOAL_RADIUS", "DEFAULT_GRID", "scenario_from_metadata", "load_scenario", "save_scenario"]
@@ -110,6 +111,12 @@ class Scenario:
         reward: a ``rewards`` model (default ``SparseGoal()``: 1.0 on arrival).
         team: ``True``: the first agent to reach the source ends the episode for all agents of
             its world, and every active agent receives the goal reward.
+        cell_size: the length of a cell (the plume's length unit), or None (unknown). Default the
+            plume's: a movie's ``pixel_to_grid``, the puff plume's cell size; a given one must
+            agree with the plume's.
+        step_duration: seconds per step, or None (unknown). Default the plume's: ``1 / fps`` of a
+            movie, ``dt`` of the puff plume; a given one must agree with the plume's.
+            ``units`` converts between cells and steps and lengths and seconds.
     """
 
     grid_size: Optional[tuple] = None
@@ -126,6 +133,8 @@ class Scenario:
     sensors: Optional[tuple] = None
     reward: object = None
     start_region: Optional[tuple] = None
+    cell_size: Optional[float] = None
+    step_duration: Optional[float] = None
 
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
@@ -178,6 +187,7 @@ class Scenario:
                 raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")) from None
             raise
         set_("plume", plume)
+        self._resolve_units(plume.units((w, h)))
         fixed = plume.fixed_source()
         set_("source_location", None if fixed is None else tuple(int(round(c)) for c in fixed))
         set_("sigma", getattr(plume, "sigma", None))
@@ -262,7 +272,26 @@ class Scenario:
             if hasattr(model, "check"):
                 model.check(ctx)
 
+    def _resolve_units(self, plumes_units: Units) -> None:
+        """``cell_size`` and ``step_duration``: given (checked against the plume's) or the plume's."""
+        for name, why in (("cell_size", "a movie's pixel_to_grid or cell_size, the puff plume's cell"),
+                          ("step_duration", "1 / a movie's fps, the puff plume's dt")):
+            given, known = getattr(self, name), getattr(plumes_units, name)
+            if given is not None:
+                given = check_real("Scenario", name, given, MIN_UNIT, MAX_UNIT)
+                if known is not None and abs(given - known) > 1e-9 * known:
+                    _fail(name, given, f"None or the plume's own {known!r} ({why})")
+            object.__setattr__(self, name, known if given is None else given)
+        object.__setattr__(self, "_units", Units(self.cell_size, self.step_duration, plumes_units.origin,
+                                                 plumes_units.length_unit))
+
     # ----------------------------------------------------------------- derived, read-only
+    @property
+    def units(self) -> Units:
+        """The physical size of a cell and duration of a step (``Units``: conversions between
+        cells, steps, lengths, seconds and speeds; None where unknown)."""
+        return self._units
+
     @property
     def width(self) -> int:
         return self.grid_size[0]
@@ -345,9 +374,7 @@ class Scenario:
         goal_radius`` does, with no float rounding at the edge; for continuous bodies, or a source
         between cells (a movie's), ``goal_radius**2``.
         """
-        fixed = self.plume.fixed_source()
-        on_cell = fixed is None or all(float(c).is_integer() for c in fixed)  # random sources are cells
-        if self.continuous or not on_cell:
+        if self.continuous or not self.plume.on_cells():
             return self.goal_radius ** 2
         limit = sum((n - 1) ** 2 for n in self.grid_size)
         if self.goal_radius >= math.sqrt(limit):
@@ -387,6 +414,8 @@ _FIELDS = {f.name for f in fields(Scenario)}
 _MODEL_KEYS = {"plume": "plume", "action_model": "action", "reward": "reward"}
 # derived from the plume / the sensors when those are given: Scenario refuses them beside them
 _DERIVED = {"source_location": "plume", "sigma": "plume", "n_neighbours": "sensors"}
+# derived from the plume when it knows them, given otherwise
+_UNITS = ("cell_size", "step_duration")
 
 
 def _meta_model(key: str, value, family: str):
@@ -443,9 +472,12 @@ def scenario_from_metadata(meta: dict) -> Scenario:
         raise ValidationError(f"scenario: got unknown key(s) {unknown}; expected some of {sorted(_FIELDS)}")
     kwargs, derived = {}, {}
     meta = _shorthand(meta)
+    units = {}
     for key, value in meta.items():
         if key in _DERIVED and meta.get(_DERIVED[key]) is not None:
             derived[key] = value
+        elif key in _UNITS and meta.get("plume") is not None:
+            units[key] = value
         elif key in _MODEL_KEYS:
             kwargs[key] = _meta_model(key, value, _MODEL_KEYS[key])
         elif key == "sensors" and value is not None:
@@ -468,7 +500,9 @@ def scenario_from_metadata(meta: dict) -> Scenario:
         if value is not None and _nested_tuples(value) != _nested_tuples(want):
             raise ValidationError(f"Scenario.{key}: got {value!r}, but the {_DERIVED[key]} gives {want!r}; expected "
                                   f"the same value or the key left out")
-    return scenario
+    # units the plume knows are derived (a replace() on another grid derives them again); others are given
+    given = {key: value for key, value in units.items() if value is not None and getattr(scenario, key) != value}
+    return scenario.replace(**given) if given else scenario
 
 
 def load_scenario(path) -> Scenario:
@@ -501,9 +535,15 @@ def load_scenario(path) -> Scenario:
 
 
 def save_scenario(scenario: Scenario, path) -> Path:
-    """Write ``scenario.metadata()`` as JSON to ``path`` (a ``Movie`` plume must come from a file)."""
+    """Write ``scenario.metadata()`` as JSON to ``path``. A ``Movie`` is written as its file's path
+    and checksum (``load_scenario`` refuses the file if it changed); a movie held only in memory
+    cannot be saved."""
     if not isinstance(scenario, Scenario):
         raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario")
+    for model in (scenario.plume, scenario.action_model, scenario.reward, *scenario.sensors):
+        problem = model.saving_problem()
+        if problem:
+            raise ValidationError(f"save_scenario: {problem}")
     p = Path(path)
     p.write_text(json.dumps(scenario.metadata(), indent=2) + "\n")
     return p

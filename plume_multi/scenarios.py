@@ -3,7 +3,8 @@
 * ``poisson_search``: the source-tracking POMDP of infotaxis (Vergassola et al. 2007) as otto
   poses it (Loisy & Eloy 2022), isotropic Poisson hits on their own domain;
 * ``otto_benchmark``: the four cases of otto-benchmark (Loisy & Heinonen 2023),
-  ``isotropic-19x19``, ``isotropic-53x53``, ``windy-medium-detections``, ``windy-low-detections``.
+  ``isotropic-19x19``, ``isotropic-53x53``, ``windy-medium-detections``, ``windy-low-detections``;
+* ``plume_following``: a Gaussian plume with a new source every episode, no position sensed.
 
 (``plume_multi.presets``, this module's former name, still imports, with a ``DeprecationWarning``.)
 """
@@ -13,12 +14,15 @@ from __future__ import annotations
 import math
 
 from .checks import check_bool, check_int, fail
+from .models.plumes.gaussian import Gaussian
 from .models.plumes.poisson_hits import PoissonHitPlume, PoissonHits, WindyPoissonHits
+from .models.sensors.antennae import Antennae
 from .models.sensors.belief import Belief
+from .models.sensors.concentration import Concentration
 from .models.sensors.hits import Hits
 from .scenario import MAX_AGENTS, Scenario
 
-__all__ = ["poisson_search", "otto_benchmark", "OTTO_BENCHMARK_CASES", "otto_benchmark_plume",
+__all__ = ["poisson_search", "otto_benchmark", "plume_following", "OTTO_BENCHMARK_CASES", "otto_benchmark_plume",
            "otto_benchmark_protocol", "otto_protocol"]
 
 # otto-benchmark's cases: the evaluate/parameters/<case>.py files (the rest is its __defaults.py).
@@ -41,7 +45,7 @@ def _search(owner: str, plume: PoissonHitPlume, n_agents, team, max_steps, senso
 
 def poisson_search(lambda_over_dx: float = 1.0, R_dt: float = 2.0, *, dims: int = 2, norm: str = "euclidean",
                    n_hits=None, grid_size=None, n_agents: int = 1, team: bool = True, max_steps: int = 1000,
-                   sensors=None, source=None) -> Scenario:
+                   sensors=None, source=None, source_motion=None) -> Scenario:
     """The olfactory search POMDP of infotaxis (Vergassola et al. 2007; Loisy & Eloy 2022):
     ``plumes.PoissonHits`` on its own ``N x N`` domain (``N x 1`` in 1-D), every agent starting at
     the centre, cardinal moves, 1.0 on finding the source, one episode per source.
@@ -59,8 +63,12 @@ def poisson_search(lambda_over_dx: float = 1.0, R_dt: float = 2.0, *, dims: int 
             pools the team's hits into one belief.
         max_steps: step cap.
         sensors: default ``(Hits(), Belief())``.
+        source_motion: how the target moves (``sources.RandomWalk(speed <= 1, persistence)``: on
+            cells; default ``sources.Static()``). The belief then follows its motion, and an agent
+            arrives when it stands on the target where it is now.
     """
-    plume = PoissonHits(lambda_over_dx, R_dt, dims=dims, norm=norm, n_hits=n_hits, grid_size=grid_size, source=source)
+    plume = PoissonHits(lambda_over_dx, R_dt, dims=dims, norm=norm, n_hits=n_hits, grid_size=grid_size, source=source,
+                        source_motion=source_motion)
     return _search("poisson_search", plume, n_agents, team, max_steps, sensors)
 
 
@@ -140,3 +148,22 @@ def otto_benchmark(case: str, n_agents: int = 1, team: bool = False, *, max_step
     team = check_bool("otto_benchmark", "team", team)
     cap = otto_benchmark_max_steps(plume) if max_steps is None else max_steps
     return _search("otto_benchmark", plume, n_agents, team, cap, sensors)
+
+
+def plume_following(grid_size=(32, 32), sigma: float = 8.0, *, n_agents: int = 1, max_steps: int = 200) -> Scenario:
+    """Plume following: a Gaussian plume whose source is drawn anew at every episode
+    (``plumes.Gaussian(source="random")``), and a searcher that senses the concentration at its
+    cell and at its four neighbouring cells (``sensors.Antennae`` at 90, 0, 270 and 180 degrees,
+    one cell away: the order of the cardinal actions UP, RIGHT, DOWN, LEFT) but not its position.
+    No map of the grid helps: the policy must follow the plume. 1.0 on reaching the source; cardinal
+    moves; ``max_steps`` per episode. The ``--task following`` setup of ``examples/train_ppo.py``.
+
+    Args:
+        grid_size: ``(width, height)`` in cells.
+        sigma: the plume's spread in cells.
+        n_agents: searchers per world.
+        max_steps: step cap.
+    """
+    return Scenario(grid_size=grid_size, n_agents=n_agents, max_steps=max_steps,
+                    plume=Gaussian(source="random", sigma=sigma),
+                    sensors=(Concentration(), Antennae(angles=(90.0, 0.0, 270.0, 180.0), distance=1.0)))

@@ -9,11 +9,11 @@ them (the PettingZoo and Gymnasium front-ends do).
 from __future__ import annotations
 
 import json
-import os
 import warnings
 
 import numpy as np
 
+from .checks import check_memory
 from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
 from .engine import api, records
@@ -65,20 +65,6 @@ def _findable_record(value):
     if isinstance(value, tuple) and hasattr(cls, "_fields") and not records.findable(cls):
         return records.stable(cls)(*value)
     return value
-
-
-def _available_memory() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 class Simulator:
@@ -146,7 +132,8 @@ class Simulator:
                 specs[f"{role}.{name}"] = spec
                 labels[f"{role}.{name}"] = f"{model.name}.{name}"
         # impossible sizes are refused here, before any allocation or compilation
-        self._check_memory(WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims))
+        needed = WorldState.nbytes_needed(B, N, sc.obs_dim, specs, autoreset == "same_step", sc.dims)
+        check_memory("num_worlds x n_agents", needed, "the state", "Use fewer worlds or agents.")
         self._check_work(B)
         self._params = {role: _findable_record(model.params(ctx)) for role, model in self._roles.items()}
         self.state = WorldState.allocate(B, N, sc.obs_dim, with_final=autoreset == "same_step", model_specs=specs,
@@ -174,6 +161,8 @@ class Simulator:
         self._cfg, self._fcfg = cfg, fcfg
         widths = [sensor.width(ctx) for sensor in sc.sensors]
         self._cols = np.array(np.cumsum([0] + widths[:-1]) if widths else [], dtype=np.int64)
+        # models whose data can change under the simulation (a memory-mapped movie) check it first
+        self._guards = tuple(g for g in (model.guard() for model in self._models()) if g is not None)
         self._layout = self._make_layout()
         self._driver = A.assemble(self._layout)
         self._args = self._args_for(self.state)
@@ -232,7 +221,7 @@ class Simulator:
         record = "kernels" if dims == 2 else "kernels_3d"
         roles = []
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
-                                                          "advance", "view", "wind_at")),
+                                                          "advance", "view", "wind_at", "reach")),
                                      ("body", sc.action_model, ("first_invalid", "move", "reset_agent", "location",
                                                                 "heading", "heading_index")),
                                      ("reward", sc.reward, ("goal", "step"))):
@@ -267,7 +256,8 @@ class Simulator:
         if dims == 3:
             label += " (3-D)"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        one_agent=sc.n_agents == 1, label=label, dims=dims)
+                        one_agent=sc.n_agents == 1, label=label, dims=dims,
+                        several_sources=sc.plume.source_count() > 1)
 
     def _models(self) -> list:
         sc = self.scenario
@@ -309,15 +299,6 @@ class Simulator:
                 f"num_worlds x n_agents: a step would take about {total:.3g} operations ({per_world:.3g} per world, "
                 f"every pair of agents for the neighbour sensor), about {minutes:.3g} minutes; expected at most "
                 f"{MAX_STEP_OPERATIONS:.3g} (2**40). Use fewer agents per world or no Neighbours sensor.")
-
-    @staticmethod
-    def _check_memory(needed: int) -> None:
-        available = _available_memory()
-        if available is not None and needed > available:
-            raise ValidationError(
-                f"num_worlds x n_agents: the state needs {needed / 2**30:.1f} GiB; "
-                f"{available / 2**30:.1f} GiB of memory is available. Use fewer worlds or agents."
-            )
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -371,6 +352,7 @@ class Simulator:
         if self._ctx.field is not None:
             return self._ctx.field
         state = self._model_state(self.state, "plume")
+        self._check_guards()
         return plume.image(self._params["plume"], state, int(world), int(self.state.world_t[world]))
 
     @property
@@ -379,6 +361,23 @@ class Simulator:
         in 3-D) in cells."""
         return self.scenario.plume.sources(self._params["plume"], self._model_state(self.state, "plume"),
                                            self.num_worlds)
+
+    @property
+    def source_positions(self) -> np.ndarray:
+        """``(B, K, 2)`` float64: every source of every world now, ``(x, y)`` in cells (``K``
+        sources per world; ``sources`` is the first of each)."""
+        return self.scenario.plume.source_positions(self._params["plume"], self._model_state(self.state, "plume"),
+                                                    self.num_worlds)
+
+    @property
+    def sources_found(self) -> np.ndarray:
+        """``(B, K)`` bool: the sources an agent of each world has reached this episode. With one
+        source: whether an agent of the world has arrived."""
+        found = self.scenario.plume.sources_found(self._params["plume"], self._model_state(self.state, "plume"),
+                                                  self.num_worlds)
+        if found is not None:
+            return found
+        return self.state.terminated.reshape(self.num_worlds, self.n_agents).any(axis=1)[:, None]
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed=None, mask=None) -> np.ndarray:
@@ -404,6 +403,7 @@ class Simulator:
             mask = np.ascontiguousarray(mask)
         if seed is None and not self._ready:
             seed = int(np.random.SeedSequence().entropy % (2**31 - self.num_worlds))
+        self._check_guards()
         if seed is not None:
             if mask is self._all_worlds:
                 self.seed = seed
@@ -436,6 +436,8 @@ class Simulator:
             actions = self._coerce_actions(actions)
         if not self._ready:
             raise StateError("Cannot step before reset(): call reset() first")
+        if self._guards:
+            self._check_guards()
         if self.parallel:
             with PARALLEL_LOCK:  # Numba's workqueue threads take one launch at a time
                 bad = self._driver.step_parallel(actions, *self._args)
@@ -445,6 +447,10 @@ class Simulator:
             self._bad_action(given, bad)
         s = self.state
         return s.obs, s.reward, s.terminated, s.truncated
+
+    def _check_guards(self) -> None:
+        for guard in self._guards:
+            guard()
 
     def _bad_action(self, given, row: int):
         body = self.scenario.action_model
@@ -651,6 +657,7 @@ class Simulator:
 
     def _problems(self, state: WorldState, seed_base: np.ndarray, started: bool = True) -> list[str]:
         sc = self.scenario
+        self._check_guards()
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
         if problems:
             return problems
@@ -716,9 +723,16 @@ class Simulator:
         return copy.obs
 
     def _distance2_to_source(self, state: WorldState) -> np.ndarray:
-        body = self.scenario.action_model
-        loc = body.locations(self._params["body"], self._model_state(state, "body"), state.pos)
-        src = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"), self.num_worlds)
+        sc = self.scenario
+        loc = sc.action_model.locations(self._params["body"], self._model_state(state, "body"), state.pos)
+        plume_state = self._model_state(state, "plume")
+        if sc.plume.source_count() > 1:  # the nearest source an arrival would count
+            from .models.sources.source_set import nearest_counted
+
+            xy = sc.plume.source_positions(self._params["plume"], plume_state, self.num_worlds)
+            found = sc.plume.sources_found(self._params["plume"], plume_state, self.num_worlds)
+            return nearest_counted(xy, found, loc, self.n_agents, sc.team)
+        src = sc.plume.sources(self._params["plume"], plume_state, self.num_worlds)
         d = loc - np.repeat(src, self.n_agents, axis=0)
         return (d * d).sum(axis=1)
 

@@ -70,13 +70,13 @@ def ray_local():
 # pytest-dev/pytest-xdist#1386). Files are named without their folder; a file not named here is a
 # group of its own, handed out after these in collection order.
 GROUPS = [  # (group, files), longest first: measured on two cores with an empty cache
-    # the documentation's Poisson and puff combinations, shared with these files
+    # the documentation's Poisson, puff and plume-following combinations, shared with these files
     ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
               "test_puffs_state.py", "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
-              "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py",
-              "test_windy_poisson_hits.py", "test_scenarios.py")),
+              "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py", "test_puffs_regimes.py",
+              "test_scene_tools.py", "test_training_tables.py", "test_windy_poisson_hits.py", "test_scenarios.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
-    ("models", ("test_reference.py", "test_properties.py", "test_movie.py")),
+    ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
     # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default)
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py")),

@@ -233,10 +233,11 @@ def test_the_readme_table_of_models_names_every_model_with_its_real_parameters()
 
     import plume_multi
     from plume_multi.models import Body, Plume, Reward, Sensor
+    from plume_multi.models.sources import SourceMotion
 
-    bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward}
+    bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward, "sources": SourceMotion}
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `(plumes|bodies|sensors|rewards)`[^|]*\| (.*) \|\s*$", readme, re.M))
+    rows = dict(re.findall(r"^\| `(plumes|bodies|sensors|rewards|sources)`[^|]*\| (.*) \|\s*$", readme, re.M))
     assert set(rows) == set(bases)
     for family, row in rows.items():
         module = getattr(plume_multi, family)

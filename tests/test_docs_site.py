@@ -45,7 +45,7 @@ INTERNAL = {
     "plume_multi.policies.belief_state": "what Infotaxis, Greedy and Team share (the beliefs of a simulator)",
 }
 INTERNAL_PREFIXES = ("plume_multi.cli.", "plume_multi.models.plumes.", "plume_multi.models.bodies.",
-                     "plume_multi.models.sensors.", "plume_multi.models.rewards.")
+                     "plume_multi.models.sensors.", "plume_multi.models.rewards.", "plume_multi.models.sources.")
 # where a name's entry belongs, by module (the first prefix that matches)
 API_PAGES = (
     ("plume_multi.models", "docs/api/models.md"),
@@ -54,13 +54,15 @@ API_PAGES = (
     ("plume_multi.evaluation", "docs/api/evaluation.md"),
     ("plume_multi.scenarios", "docs/api/evaluation.md"),
     ("plume_multi.policies", "docs/api/misc.md"),
+    ("plume_multi.training", "docs/api/training.md"),
     ("plume_multi.errors", "docs/api/misc.md"),
     ("plume_multi.viz", "docs/api/rendering.md"),
     ("plume_multi.stats", "docs/api/stats.md"),
     ("plume_multi", "docs/api/engine.md"),
 )
 FAMILY_PAGES = {"plumes": "docs/models/plumes.md", "bodies": "docs/models/actions.md",
-                "sensors": "docs/models/sensors.md", "rewards": "docs/models/rewards.md"}
+                "sensors": "docs/models/sensors.md", "rewards": "docs/models/rewards.md",
+                "sources": "docs/models/sources.md"}
 # the pages a researcher's tasks need (issue: "docs that answer"), each naming what it must explain
 TASK_PAGES = {
     "docs/turbulent-search.md": ("PoissonHits", "Infotaxis", "team=True", "poisson_search"),
@@ -69,6 +71,7 @@ TASK_PAGES = {
     "docs/ray.md": ("ppo_config", "executor=\"ray\"", "RAY_ADDRESS"),
     "docs/recorded-data.md": ("Movie", ".npy", "HDF5", "Zarr"),
     "docs/compilation.md": ("PLUME_MULTI_CACHE_DIR", "prune", "ModelError"),
+    "docs/training.md": ("plume_multi.train", "plume-multi train", "PPOConfig", "LearnedPolicy", "load_policy"),
     "docs/plume-statistics.md": ("plume_statistics", "odor_statistics", "intermittency", "Celani"),
 }
 
@@ -247,8 +250,9 @@ def models() -> list[tuple[str, type]]:
     """``(family, class)`` of every model the families export (subclasses of the family's base)."""
     import plume_multi
     from plume_multi.models import Body, Plume, Reward, Sensor
+    from plume_multi.models.sources import SourceMotion
 
-    bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward}
+    bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward, "sources": SourceMotion}
     found = []
     for family, base in bases.items():
         module = getattr(plume_multi, family)

@@ -4,6 +4,7 @@
     plume-multi bench  [...]   the engine benchmark table
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
     plume-multi eval   [...]   evaluate a policy on many seeded episodes: statistics, CSV, JSON, PNG
+    plume-multi train  [...]   train a learned baseline (PPO, MLP or GRU) on a scenario: a policy file
 
 ``plume-multi COMMAND --help`` tells each command's options. ``main(argv)`` returns the exit code
 (0 success, 2 failure, 130 interrupted) and never calls ``sys.exit`` itself. Every failure is one
@@ -13,8 +14,8 @@ Progress bars (tqdm) go to stderr, update in place on a terminal and stay quiet 
 This module holds ``main`` and what the commands share (``ArgumentParser``, ``UsageError``,
 ``check_writable``, ``progress_bar``, ``parse_model``; ``load_policy`` from ``policies``, the scenario
 flags in ``scenario_flags``); each command is a module of this package: ``demo``, ``bench`` (each
-with its own ``main(argv)``), ``render`` and ``evaluate`` (``plume-multi eval``; each with
-``add_parser(sub)`` and ``run(args)``).
+with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``) and ``train`` (each
+with ``add_parser(sub)`` and ``run(args)``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma"
                    "Neighbours.k": "--sensors"}
 
 POLICY_HELP = """\
-POLICY is a built-in name, a comma-separated list of them, or MODULE:NAME. Built-ins:
+POLICY is a built-in name, a comma-separated list of them, FILE.pt or MODULE:NAME. Built-ins:
   random                 uniform actions (in a continuous body's box); every body
   gradient               run-and-tumble on the sensed concentration; cardinal or moore bodies
   surge-cast             surge upwind on a whiff, cast crosswind without one (policies.SurgeCast):
@@ -57,6 +58,8 @@ POLICY is a built-in name, a comma-separated list of them, or MODULE:NAME. Built
 The last three need a Poisson-hit plume and a Belief sensor: --scenario poisson_search:... or otto_benchmark:...
 A list such as infotaxis,greedy is a mixed team (policies.Team): agent n of each world runs the
 (n mod k)-th of the k names; with --team (or poisson_search's default) they share one belief.
+FILE.pt: a policy trained by `plume-multi train` (PPO; greedy), on a scenario with the same
+observation columns and actions.
 MODULE:NAME: MODULE is a module importable from the current folder or the installed packages (or
 a path to a .py file) and NAME an attribute of it. What NAME is decides how it is used:
   * a factory: a class, or a function with a parameter named `scenario`. It is called once with
@@ -138,10 +141,11 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=ArgumentParser)
     for name, (_, text) in DELEGATES.items():
         sub.add_parser(name, help=text, add_help=False)  # parsed by the delegate itself
-    from . import evaluate, render
+    from . import evaluate, render, train
 
     render.add_parser(sub)
     evaluate.add_parser(sub)
+    train.add_parser(sub)
     return parser
 
 
@@ -271,9 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
               f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    from . import evaluate, render
+    from . import evaluate, render, train
 
-    run = evaluate.run if args.command == "eval" else render.run
+    run = {"eval": evaluate.run, "train": train.run}.get(args.command, render.run)
     return _one_line_errors(f"{PROG} {args.command}", lambda: run(args))
 
 

@@ -183,9 +183,35 @@ def _team_names(spec: str, scenario) -> list | None:
     return [names[n % len(names)] for n in range(scenario.n_agents)]
 
 
+def _is_policy_file(spec: str) -> bool:
+    """``spec`` names a trained policy's file (``plume-multi train`` writes ``PREFIX.pt``)."""
+    return spec.endswith(".pt")
+
+
+def _learned(spec: str, scenario):
+    """The ``LearnedPolicy`` in the file ``spec``, checked against ``scenario``'s observation and
+    actions."""
+    try:
+        from ..training import load_policy as load_learned
+    except ImportError as exc:
+        raise UsageError(f"--policy {spec}: a trained policy needs torch: pip install 'plume-multi[train]'") from exc
+    try:
+        policy = load_learned(spec)
+    except ValidationError as exc:
+        raise UsageError(f"--policy: {exc}") from None
+    if policy.observation_layout != list(scenario.observation_layout):
+        raise UsageError(f"--policy {spec}: trained on the observation {policy.observation_layout}; this scenario "
+                         f"gives {list(scenario.observation_layout)} (use the scenario it was trained on)")
+    trained_continuous = policy.network.n_actions == 0
+    if trained_continuous != scenario.continuous or (
+            not scenario.continuous and policy.network.n_actions != scenario.n_actions):
+        raise UsageError(f"--policy {spec}: its actions do not fit the body {scenario.action_model.name}")
+    return policy
+
+
 def load_policy(spec: str, scenario, seed: int = 0):
-    """The policy named by ``spec`` (a built-in name, a comma-separated team of them, or
-    ``MODULE:NAME``; see ``POLICY_HELP``), made for ``scenario``: a callable ``obs -> actions`` or
+    """The policy named by ``spec`` (a built-in name, a comma-separated team of them, a trained
+    policy's ``FILE.pt``, or ``MODULE:NAME``; see ``POLICY_HELP``), made for ``scenario``: a callable ``obs -> actions`` or
     an object with ``act(simulator)``.
 
     Raises:
@@ -194,6 +220,8 @@ def load_policy(spec: str, scenario, seed: int = 0):
     """
     from ..policies import Team
 
+    if _is_policy_file(spec):
+        return _learned(spec, scenario)
     team = _team_names(spec, scenario)
     if team is not None:
         made = {name: _made(BUILTIN[name], scenario, seed, name) for name in dict.fromkeys(team)}
@@ -207,7 +235,9 @@ def policy_for_evaluate(spec: str, scenario, seed: int = 0):
     """What ``plume_multi.evaluate`` takes for ``spec``: the factory of a built-in (made per chunk
     of worlds, with that chunk's seed), a list of them for a team, or ``MODULE:NAME``'s object.
     Checked against ``scenario`` first (``load_policy``), so that a bad spec fails before the run."""
-    load_policy(spec, scenario, seed)
+    loaded = load_policy(spec, scenario, seed)
+    if _is_policy_file(spec):
+        return loaded  # evaluate runs a copy of it in each chunk of worlds
     team = _team_names(spec, scenario)
     if team is not None:
         return [BUILTIN[name] for name in team]

@@ -17,11 +17,12 @@ __all__ = ["NAMED_SCENARIOS", "add_scenario_arguments", "scenario_from_args"]
 def _named_scenarios() -> dict:
     from .. import scenarios
 
-    return {"poisson_search": scenarios.poisson_search, "otto_benchmark": scenarios.otto_benchmark}
+    return {"poisson_search": scenarios.poisson_search, "otto_benchmark": scenarios.otto_benchmark,
+            "plume_following": scenarios.plume_following}
 
 
 # the factories of plume_multi.scenarios reachable by name
-NAMED_SCENARIOS = ("poisson_search", "otto_benchmark")
+NAMED_SCENARIOS = ("poisson_search", "otto_benchmark", "plume_following")
 
 
 def add_scenario_arguments(parser, *, agents: int, steps: int) -> None:

@@ -57,9 +57,9 @@ from .jit import njit
 
 __all__ = ["PlumeView", "InnerSensor", "AgentView", "WorldView", "AgentView3", "WorldView3", "sample_cell", "sample_at",
            "wind_at", "sample_cell3", "sample_at3", "wind_at3", "observe_inner", "register_plume", "static_flag",
-           "is_on", "plume_reset_world", "plume_advance", "plume_view", "calm", "calm3", "body_reset_agent",
-           "body_location", "body_location3", "body_heading", "body_heading_index", "body_heading_table",
-           "no_sensor", "grid_point"]
+           "is_on", "plume_reset_world", "plume_advance", "plume_view", "calm", "calm3", "plume_reach",
+           "body_reset_agent", "body_location", "body_location3", "body_heading", "body_heading_index",
+           "body_heading_table", "no_sensor", "grid_point"]
 
 PlumeView = namedtuple("PlumeView", "params state world")
 """The plume of the world being stepped, as sensors receive it (see the module's documentation)."""
@@ -224,6 +224,13 @@ def calm(P, S, pw, x, y):
 def calm3(P, S, pw, x, y, z):
     """No wind (3-D)."""
     return 0.0, 0.0, 0.0
+
+
+@njit(inline="always")
+def plume_reach(P, S, b, x, y, goal_d2, team):
+    """A plume of one source: the step compares the agent's distance to ``source`` itself and
+    never calls this."""
+    return False, False
 
 
 @njit(inline="always")

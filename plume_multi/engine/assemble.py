@@ -83,7 +83,10 @@ class Layout:
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
     ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``one_agent``:
     worlds hold one agent. ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
-    and the driver passes the third coordinate). ``label``: the models' names, for messages.
+    and the driver passes the third coordinate). ``several_sources``: the plume has several
+    sources per world (2-D), so an arrival is its ``reach`` role's answer (else the distance to its
+    ``source``, and ``reach`` is not imported: such a driver is the one-source driver, byte for
+    byte). ``label``: the models' names, for messages.
     """
 
     plume: tuple
@@ -93,6 +96,11 @@ class Layout:
     one_agent: bool
     label: str = field(default="", compare=False)  # for messages only: models of one kind share a driver
     dims: int = 2
+    several_sources: bool = False
+
+    def __post_init__(self):
+        if not self.several_sources:  # reach is never called: not part of the driver
+            object.__setattr__(self, "plume", tuple((r, ref) for r, ref in self.plume if r != "reach"))
 
     def args(self) -> str:
         sensor_args = "".join(f"SP{k}, SS{k}, IP{k}, " for k in range(len(self.sensors)))
@@ -198,11 +206,11 @@ def advance(b_start, b_stop, actions, {args}):
                 body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
                 ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
 {distance}
-                if {d2} <= goal_d2:
+                if {arrival}:
                     reward[i] = reward_goal(RP)
                     active[i] = False
                     terminated[i] = True
-                    arrived = True
+                    arrived = {arrived}
                 else:
                     reward[i] = reward_step(RP)
                     terminated[i] = False
@@ -336,6 +344,21 @@ def _dimension(dims: int) -> dict:
     )
 
 
+def _arrival(layout: Layout, dimension: dict) -> dict:
+    """How an agent that moved arrives. One source: its distance to the world's source; the first
+    arrival is the one that counts for a team. Several (2-D): the plume's ``reach`` says whether it
+    reached one (and marks it found), and a team's search ends when every source is found."""
+    d2 = dimension.pop("d2")
+    if not layout.several_sources:
+        return dict(arrival=f"{d2} <= goal_d2", arrived="True")
+    if layout.dims != 2:
+        raise ValidationError(f"{layout.label}: several sources per world are 2-D; the scenario is {layout.dims}-D")
+    lines = ("ax, ay = body_location(AP, AS, i, pos)",
+             "reached, everything = plume_reach(PP, PS, b, ax, ay, goal_d2, team)")
+    return dict(distance="\n".join(" " * 16 + line for line in lines), arrival="reached",
+                arrived="arrived or everything")
+
+
 def source(layout: Layout) -> str:
     """The driver module's text for ``layout``."""
     imports = []
@@ -354,6 +377,7 @@ def source(layout: Layout) -> str:
             imports.append(f"from {world.module} import {world.name} as s{k}_world")
             world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
     dimension = _dimension(layout.dims)
+    dimension.update(_arrival(layout, dimension))
     agent_block = "\n".join(dimension.pop("agent_view") + agent_calls) if agent_calls else "pass"
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))

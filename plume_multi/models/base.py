@@ -32,6 +32,7 @@ from ..checks import (CheckedArguments, check_bool, check_choice, check_heading,
                       fail, is_int, is_real)
 from ..engine import api
 from ..world import rows_where as _rows_where
+from ..units import Units
 
 __all__ = ["Model", "StateArray", "StateWorld", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
            "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",
@@ -112,6 +113,12 @@ class PlumeKernels:
         view(P, S, b, t) -> pw: what the samplers need to find world ``b`` at step ``t`` (a frame
             index, ...). Default: ``b``.
         wind_at(P, S, pw, x, y) -> (u, v): wind in cells per step. Default: calm.
+        reach(P, S, b, x, y, goal_d2, team) -> (reached, all_found): for a plume of several
+            sources (``Plume.source_count() > 1``), called instead of comparing with ``source``
+            after each agent's move: whether the agent at ``(x, y)`` reaches a source (within
+            ``goal_d2`` squared cells; with ``team``, one no agent of its world has found yet),
+            marked found by the plume, and whether every source of the world is found now.
+            Default: never called (one source).
     """
 
     source: Any
@@ -121,6 +128,7 @@ class PlumeKernels:
     advance: Any = api.plume_advance
     view: Any = api.plume_view
     wind_at: Any = api.calm
+    reach: Any = api.plume_reach
 
 
 @dataclass(frozen=True)
@@ -298,6 +306,17 @@ class Model(metaclass=CheckedArguments):
         (``Neighbours``: every pair of agents), for ``Simulator``'s refusal of impossible sizes."""
         return 0
 
+    def guard(self):
+        """None, or a function of no arguments the simulator calls before every reset and step,
+        which raises (``StateError``) when data the kernels read changed under the running
+        simulation (a memory-mapped file that was truncated or rewritten)."""
+        return None
+
+    def saving_problem(self) -> str | None:
+        """Why ``metadata()`` cannot rebuild this model from JSON (frames held only in memory),
+        or None; ``save_scenario`` refuses such a scenario with this message."""
+        return None
+
 
 @dataclass(frozen=True)
 class Plume(Model):
@@ -323,6 +342,11 @@ class Plume(Model):
         """``(low, high)`` of what ``sample_*`` return (the observation space's bounds)."""
         return 0.0, 1.0
 
+    def units(self, grid_size) -> Units:
+        """The physical size of a cell and duration of a step on a ``(width, height)`` grid, where
+        the plume knows them (a movie's ``fps`` and ``pixel_to_grid``); default: unknown."""
+        return Units()
+
     def field(self, grid_size) -> np.ndarray | None:
         """A static ``(H, W)`` float32 field shared by every world (``(D, H, W)`` in 3-D), or None."""
         return None
@@ -333,8 +357,27 @@ class Plume(Model):
         raise NotImplementedError(f"{self.name}.image: this plume draws no picture")
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
-        """``(B, dims)`` float64: every world's source."""
+        """``(B, dims)`` float64: every world's source (its first, when it has several)."""
         raise NotImplementedError(f"{self.name}.sources")
+
+    def source_count(self) -> int:
+        """Sources per world, ``K`` (more than one: the step calls ``PlumeKernels.reach``)."""
+        return 1
+
+    def source_positions(self, params, state, num_worlds: int) -> np.ndarray:
+        """``(B, K, dims)`` float64: every source of every world now."""
+        return self.sources(params, state, num_worlds)[:, None, :]
+
+    def sources_found(self, params, state, num_worlds: int) -> np.ndarray | None:
+        """``(B, K)`` bool: the sources an agent of each world has reached this episode, or None
+        when the plume keeps no such record (one source: an arrival ends the search for it)."""
+        return None
+
+    def on_cells(self) -> bool:
+        """True when every source sits on a cell (integer coordinates) at every step: the goal
+        test then compares integer squared distances (``Scenario.goal_d2``)."""
+        fixed = self.fixed_source()
+        return fixed is None or all(float(c).is_integer() for c in fixed)  # drawn sources are cells
 
 
 @dataclass(frozen=True)

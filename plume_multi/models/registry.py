@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import ValidationError
-from . import bodies, plumes, rewards, sensors
+from . import bodies, plumes, rewards, sensors, sources
 from .base import Model
 
 __all__ = ["FAMILIES", "model_class", "model_names", "from_metadata", "field_value"]
 
-FAMILIES = {"plume": plumes, "action": bodies, "sensor": sensors, "reward": rewards}
+FAMILIES = {"plume": plumes, "action": bodies, "sensor": sensors, "reward": rewards, "source_motion": sources}
 
 
 def _key(name: str) -> str:
@@ -64,7 +64,8 @@ _value = field_value
 def from_metadata(meta: dict, family: str | None = None) -> Model:
     """The model described by ``meta`` (``Model.metadata()``'s shape: ``{"model": "Gaussian",
     "sigma": 8, ...}``; ``"family"`` optional when ``family`` is given). Fields left out take their
-    defaults. A ``Movie`` needs ``frames`` as a path (an array's metadata cannot rebuild it).
+    defaults. A ``Movie`` needs ``frames`` as a path (an array's metadata cannot rebuild it); its
+    ``checksum``, when given, must be the file's.
 
     Raises:
         ValidationError: not a dict, an unknown family, model or field, or a bad field value
@@ -98,10 +99,4 @@ def _movie(kwargs: dict) -> Model:
     if not isinstance(kwargs.get("frames"), str):
         raise ValidationError(f"Movie.frames: got {kwargs.get('frames')!r}; expected a path to a movie file "
                               "(.npy, .npz, .h5, .zarr) in metadata")
-    kwargs = {k: _value(v) for k, v in kwargs.items()}
-    scale = kwargs.pop("scale", None)
-    movie = plumes.Movie(**kwargs)
-    # metadata always holds the scale in use; pass it on only where it is not the default
-    if scale is not None and abs(float(scale) - float(movie._scale)) > 1e-7 * abs(float(movie._scale)):
-        movie = plumes.Movie(**kwargs, scale=scale)
-    return movie
+    return plumes.Movie(**{k: _value(v) for k, v in kwargs.items()})

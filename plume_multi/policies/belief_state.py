@@ -17,6 +17,7 @@ import numpy as np
 from ..checks import is_int
 from ..errors import StateError, ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
+from ..models.plumes.poisson_hits.moving import predicted
 
 __all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionInputs", "decision_inputs",
            "checked_moves"]
@@ -48,7 +49,8 @@ def shaped_for(target, actions: np.ndarray):
 
 @dataclass(frozen=True)
 class BeliefView:
-    """The beliefs of a simulator's state (views, valid until its next step) and their layout.
+    """The beliefs of a simulator's state (views, valid until its next step; for a moving target
+    the beliefs one step ahead, a new array) and their layout.
 
     Attributes:
         beliefs: ``(G, H, W)`` float64: one per world (shared, ``G = B``) or per agent (``G = B*N``).
@@ -84,6 +86,8 @@ def belief_view(sim, who: str) -> BeliefView:
                               "body with one (cardinal, moore)")
     beliefs = sim.state.models[f"sensor{ks[0]}.belief"]
     shared = beliefs.shape[0] != sim.state.pos.shape[0]
+    # a moving target: decide on where it will be when the move is made (the belief one step ahead)
+    beliefs = predicted(sc.plume, beliefs)
     return BeliefView(beliefs, sc.n_agents if shared else None, sc.plume, sc.moves(), sim.state.pos,
                       sim.state.active)
 

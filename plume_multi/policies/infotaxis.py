@@ -251,6 +251,10 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     if stuck_after and protocol != "bayesian":
         raise ValidationError(f"run_search: stuck_after={stuck_after}; expected 0 with protocol={protocol!r} (the rule "
                               "belongs to the Bayesian protocol)")
+    if plume.motion.moves:
+        raise ValidationError(f"run_search: plume.source_motion={plume.motion!r}; expected a target that stays (the "
+                              "protocol runner plays a source that stays; a moving target runs in the engine: a "
+                              "Simulator with Infotaxis.act)")
     if protocol == "bayesian" and (team_size != 1 or plume.source is not None):
         raise ValidationError(f"run_search: protocol='bayesian' with team_size={team_size!r} and plume.source="
                               f"{plume.source!r}; expected one searcher and a drawn source (the protocol has no source)")

@@ -497,6 +497,6 @@ def render_puffs(plume, b: int = 0, positions=None, *, scale: int = 1,
     else:
         img = np.zeros_like(field)
     w, h = plume.grid_size
-    sx, sy = plume.config.source
+    sx, sy = plume.config.cells()[0]  # the first source (a plume may have several)
     source = (min(max(int(round(sx)), 0), w - 1), min(max(int(round(sy)), 0), h - 1))
     return render_frame(np.clip(img, 0.0, 1.0), positions, source=source, scale=scale)

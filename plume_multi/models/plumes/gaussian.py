@@ -4,7 +4,8 @@ Computed in float64, stored as float32, 1.0 at the source. With a fixed source t
 computed once, ``(H, W)``, shared by every world. With ``source="random"`` each world draws its
 source cell uniformly over the grid at every reset and the concentration is evaluated where
 sensors read it (no field per world). An optional constant wind ``(u, v)`` (cells per step) is
-what ``sensors.Wind`` reads.
+what ``sensors.Wind`` reads. Several sources, drawn ones (``n_sources``) and moving ones
+(``source_motion``) are ``gaussian_sources.py``'s (2-D).
 
 In 3-D (``grid_size=(W, H, D)``) the same plume in a volume: ``C(r) = exp(-|r - r_s|^2 / (2 sigma^2))``
 with ``r = (x, y, z)``; a fixed source's field is ``(D, H, W)``, read trilinearly at float
@@ -15,7 +16,7 @@ sensor reads through ``wind_at3`` (``w`` = 0 when a pair is given).
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from ...engine import rng
 from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
-from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_point, check_real, dims_of, fail, grid_high
+from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_int, check_point, check_real, dims_of, fail, grid_high
 
 STREAM = 0x6A09E667  # this model's random stream
 # |u|, |v| at most this (cells per step): a Wind reading (float32, rotated, with noise) stays finite
@@ -113,15 +114,19 @@ def wind_at(P, S, pw, x, y):
 
 
 @njit(inline="always")
+def bilinear_cells(h, w, x, y):
+    """For ``(x, y)`` inside ``[0, w-1] x [0, h-1]``: the cell ``(x0, y0)`` at or below it, the next
+    one ``(x1, y1)`` (the same at the last row or column) and the fractions ``(fx, fy)``."""
+    x0 = min(int(x), w - 1)
+    y0 = min(int(y), h - 1)
+    return x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), x - x0, y - y0
+
+
+@njit(inline="always")
 def bilinear(field, x, y):
     """Bilinear interpolation of a ``(H, W)`` field at ``(x, y)`` inside ``[0, W-1] x [0, H-1]``."""
     h, w = field.shape
-    x0 = min(int(x), w - 1)
-    y0 = min(int(y), h - 1)
-    x1 = min(x0 + 1, w - 1)
-    y1 = min(y0 + 1, h - 1)
-    fx = x - x0
-    fy = y - y0
+    x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, x, y)
     top = (1.0 - fx) * field[y0, x0] + fx * field[y0, x1]
     bottom = (1.0 - fx) * field[y1, x0] + fx * field[y1, x1]
     return np.float32((1.0 - fy) * top + fy * bottom)
@@ -214,32 +219,76 @@ class Gaussian(Plume):
     Args:
         source: ``(x, y)`` cell of the source (default: the grid's centre ``(W // 2, H // 2)``), or
             ``"random"``: each world draws its source uniformly over the grid at every reset. In
-            3-D: ``(x, y, z)`` (default ``(W // 2, H // 2, D // 2)``).
+            3-D: ``(x, y, z)`` (default ``(W // 2, H // 2, D // 2)``). In 2-D also a list of up to
+            16 ``(x, y)`` cells: several sources, the concentration the sum of their plumes
+            clipped to 1 (``gaussian_sources.py``).
         sigma: spread in cells, 0.1..100.
         wind: constant wind ``(u, v)`` in cells per step, each within +-1e6, read by ``sensors.Wind``
             (default calm); in 3-D also ``(u, v, w)``.
+        n_sources: with ``source="random"``, how many sources each world draws (1..16; default 1;
+            2-D).
+        source_motion: how the sources move, a ``plume_multi.sources`` model (default
+            ``sources.Static()``: they stay where they start; others 2-D).
     """
 
     source: object = None
     sigma: float = 12.0
     wind: tuple = (0.0, 0.0)
+    n_sources: object = None
+    source_motion: object = None
 
-    kernels: ClassVar = KERNELS
     kernels_3d: ClassVar = KERNELS_3D
 
     def __post_init__(self):
-        if not (self.source is None or (isinstance(self.source, str) and self.source == "random")):
+        from ..sources.source_set import MAX_SOURCES, motion_of, parse_source
+
+        several = (isinstance(self.source, (list, tuple)) and bool(self.source) and
+                   isinstance(self.source[0], (list, tuple, np.ndarray))) or \
+            (isinstance(self.source, np.ndarray) and self.source.ndim == 2)
+        if several:  # a list of (x, y): several sources (a list of one is that one)
+            self._set("source", parse_source("Gaussian", self.source, allow_random=False, integer=True))
+        elif not (self.source is None or (isinstance(self.source, str) and self.source == "random")):
             self._set("source", check_point("Gaussian", "source", self.source, integer=True, length=(2, 3),
                                             expected="None, 'random' or (x, y) integer cells ((x, y, z) in 3-D)"))
         self._set("sigma", check_real("Gaussian", "sigma", self.sigma, 0.1, 100.0))
         self._set("wind", check_point("Gaussian", "wind", self.wind, limit=MAX_WIND, length=(2, 3),
                                       expected=f"(u, v) or, in 3-D, (u, v, w): finite numbers in cells per step "
                                                f"within +-{MAX_WIND:g}"))
+        if self.n_sources is not None:
+            if not self.random_source:
+                fail("Gaussian", "n_sources", self.n_sources,
+                     "None unless source='random' (several fixed sources: source=[(x1, y1), (x2, y2), ...])")
+            self._set("n_sources", check_int("Gaussian", "n_sources", self.n_sources, 1, MAX_SOURCES))
+        self._set("source_motion", motion_of("Gaussian", self.source_motion))
 
     # ----------------------------------------------------------------- engine interface
     @property
     def random_source(self) -> bool:
         return self.source == "random"
+
+    @property
+    def several(self) -> bool:
+        """Several, or moving, sources: ``gaussian_sources.py``'s compiled functions."""
+        return self.source_count() > 1 or self.source_motion.moves
+
+    @property
+    def kernels(self):
+        if self.several:
+            from .gaussian_sources import KERNELS as SOURCES_KERNELS
+
+            return SOURCES_KERNELS
+        return KERNELS
+
+    def source_count(self) -> int:
+        if self.random_source:
+            return self.n_sources or 1
+        return max(1, len(self._cells()))
+
+    def _cells(self) -> list:
+        # imported here: the one-source plume's compiled code (its cache key) owes nothing to sources/
+        from ..sources.source_set import source_cells
+
+        return source_cells(self.source)
 
     def bind(self, grid_size) -> "Gaussian":
         """This plume on a grid: the default source becomes the centre; a given one must fit (a
@@ -249,7 +298,18 @@ class Gaussian(Plume):
         if len(self.wind) > dims:
             fail("Gaussian", "wind", self.wind, f"(u, v) on the 2-D {grid} grid ((u, v, w) needs a 3-D grid)")
         if self.source is None:
-            return Gaussian(source=tuple(c // 2 for c in grid_size), sigma=self.sigma, wind=self.wind)
+            return replace(self, source=tuple(c // 2 for c in grid_size)).bind(grid_size)
+        if self.several:
+            if dims == 3:
+                what = "n_sources" if self.n_sources is not None else \
+                    ("source" if self.source_count() > 1 else "source_motion")
+                fail("Gaussian", what, getattr(self, what), f"one source that stays on the 3-D {grid} grid (several "
+                     "or moving sources are 2-D)")
+            for x, y in self._cells():
+                if not (0 <= x < grid_size[0] and 0 <= y < grid_size[1]):
+                    fail("Gaussian", "source", self.source, f"cells inside the {grid} grid")
+            self.source_motion.check_grid(grid_size, "Gaussian")
+            return self
         if not self.random_source:
             cell = "(x, y)" if dims == 2 else "(x, y, z)"
             if len(self.source) != dims or not all(0 <= c < n for c, n in zip(self.source, grid_size)):
@@ -257,18 +317,34 @@ class Gaussian(Plume):
         return self
 
     def fixed_source(self):
-        return None if self.random_source else self.source
+        return None if self.random_source or self.several else self.source
+
+    def on_cells(self) -> bool:
+        return not self.source_motion.moves
 
     def concentration_bounds(self) -> tuple:
         return 0.0, 1.0
 
     def field(self, grid_size) -> np.ndarray | None:
-        """The shared field, or None when each world has its own source."""
-        if self.random_source:
+        """The shared field, or None when each world has its own sources (drawn or moving), or
+        several (their summed field is in the parameters)."""
+        if self.random_source or self.several:
             return None
         return gaussian_field(grid_size, self.source, self.sigma)
 
+    def metadata(self) -> dict:
+        out = super().metadata()
+        if self.n_sources is None:
+            del out["n_sources"]
+        if not self.source_motion.moves:
+            del out["source_motion"]
+        return out
+
     def params(self, scenario) -> tuple:
+        if self.several:
+            from .gaussian_sources import sources_params
+
+            return sources_params(self, scenario.grid_size, self._cells())
         if dims_of(scenario) == 3:
             return self._params3(scenario)
         w, h = scenario.grid_size
@@ -294,25 +370,47 @@ class Gaussian(Plume):
                                int(w), int(h), int(d), static_flag(self.random_source))
 
     def state_spec(self, scenario) -> dict:
+        if self.several:
+            from ..sources.source_set import source_state_spec
+
+            return source_state_spec(self.source_count(), self.source_motion, scenario.grid_size)
         if not self.random_source:
             return {}
         high = grid_high(scenario)  # a cell of the grid (drawn by reset_world)
         return {"source": StateArray(np.float64, "world", (len(high),), 0.0, high, integral=True)}
 
     def state_tuple(self, arrays: dict) -> tuple:
+        if self.several:
+            return (arrays["source"], arrays["found"], arrays["motion"])
         if self.random_source:
             return (arrays["source"],)
         return (np.zeros((0, 3 if self.source is not None and len(self.source) == 3 else 2)),)
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
         """``(H, W)`` float32 concentration of world ``b`` (``(D, H, W)`` in 3-D), for pictures."""
+        if self.several:
+            if params.shared_field:
+                return params.field
+            from .gaussian_sources import summed_field
+
+            return summed_field((params.width, params.height), state[0][b], self.sigma)
         if not self.random_source:
             return params.field
         size = (params.width, params.height) + ((params.depth,) if hasattr(params, "depth") else ())
         return gaussian_field(size, state[0][b], self.sigma)
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
+        if self.several:
+            return state[0][:, 0].copy()
         if self.random_source:
             return state[0].copy()
         cell = [params.source_x, params.source_y] + ([params.source_z] if hasattr(params, "source_z") else [])
         return np.tile(np.array(cell), (num_worlds, 1))
+
+    def source_positions(self, params, state, num_worlds: int) -> np.ndarray:
+        if self.several:
+            return state[0].copy()
+        return super().source_positions(params, state, num_worlds)
+
+    def sources_found(self, params, state, num_worlds: int):
+        return state[1].copy() if self.source_count() > 1 else None

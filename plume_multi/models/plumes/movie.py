@@ -1,16 +1,16 @@
 """``Movie(frames_or_path, ...)``: a recorded plume, one frame per step, shared by every world.
 
-The frames ``(T, H, W)`` are stored once, read-only, as float32, uint16 or uint8 (integer frames
-with the scale that maps them to [0, 1]); every world runs its own frame clock over them, so
-4096 worlds over a 262 MB movie add no memory per world. Loaders: NumPy ``.npy`` (memory-mapped),
-``.npz``, HDF5 (``h5py``) and Zarr (``xarray`` + ``zarr``, the ``plume-multi[data]`` extra) in the
-layout plume data zoos write: a variable ``concentration`` with dims ``(t, y, x)`` and attributes
-``fps``, ``source_dtype``, ``pixel_to_grid``, ``origin``, ``extent``, ``schema_version`` (and
-``source_location`` when known); ``u`` / ``v`` variables give the wind.
+The frames ``(T, H, W)`` are stored once, read-only, as float32, uint16 or uint8; every world runs
+its own frame clock over them, so 4096 worlds over a 262 MB movie add no memory per world. A
+stored value ``v`` reads ``clip((v - offset) * scale, 0, 1)`` (``movie_values.py``: the
+normalisation and NaN policy); files are read by ``movie_files.py`` (formats, layout, safety),
+described for users in docs/recorded-data.md.
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections import namedtuple
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,64 +18,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...errors import ValidationError
+from ...checks import check_bool, check_point, check_real, refuse
 from ...engine import rng
-from ...engine.jit import njit
 from ...engine.api import grid_point
-from ..base import Plume, PlumeKernels, StateArray, check_int, check_real, fail
-from .gaussian import bilinear
+from ...engine.jit import njit
+from ...errors import StateError
+from ...units import Units
+from ..base import Plume, PlumeKernels, StateArray, check_int, fail
+from . import movie_files as files
+from .gaussian import bilinear_cells
+from .movie_values import resolve, scan
 
 STREAM = 0xBB67AE85
-# frames (T, H, W); scale float32 (stored value -> concentration); n_frames T; wrap (else clamp);
-# start: the fixed first frame, < 0 for a random one; wind (Tw, Hw, Ww, 2); the source cell
-MovieParams = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y")
-_DTYPES = (np.float32, np.uint16, np.uint8)
-
-
-def load_frames(path, key: str | None = None):
-    """``(frames, attrs, wind)`` read from a ``.npy``, ``.npz``, ``.h5``/``.hdf5`` or ``.zarr`` path."""
-    p = Path(path)
-    if not p.exists():
-        raise ValidationError(f"Movie.frames: got the path {str(path)!r}, which does not exist; expected a "
-                              ".npy, .npz, .h5 or .zarr movie")
-    suffix = p.suffix.lower()
-    name = key or "concentration"
-    attrs, wind = {}, None
-    if suffix == ".npy":
-        frames = np.load(p, mmap_mode="r")
-    elif suffix == ".npz":
-        with np.load(p) as data:
-            if name not in data.files:
-                raise ValidationError(f"Movie.key: {str(path)!r} has arrays {data.files}; expected {name!r}")
-            frames = data[name]
-    elif suffix in (".h5", ".hdf5"):
-        try:
-            import h5py
-        except ImportError:
-            raise ValidationError("Movie: reading HDF5 needs h5py: pip install 'plume-multi[data]'") from None
-        with h5py.File(p, "r") as f:
-            if name not in f:
-                raise ValidationError(f"Movie.key: {str(path)!r} has datasets {list(f)}; expected {name!r}")
-            frames = f[name][...]
-            attrs = dict(f[name].attrs)
-    elif suffix == ".zarr":
-        try:
-            import xarray as xr
-        except ImportError:
-            raise ValidationError("Movie: reading Zarr needs xarray and zarr: pip install 'plume-multi[data]'") from None
-        ds = xr.open_zarr(p)
-        if name not in ds:
-            raise ValidationError(f"Movie.key: {str(path)!r} has variables {list(ds.data_vars)}; expected {name!r}")
-        var = ds[name]
-        if tuple(var.dims) != ("t", "y", "x"):
-            raise ValidationError(f"Movie: {name!r} has dims {var.dims}; expected ('t', 'y', 'x')")
-        frames = var.values
-        attrs = {**ds.attrs, **var.attrs}
-        if "u" in ds and "v" in ds:
-            wind = np.stack([ds["u"].values, ds["v"].values], axis=-1)
-    else:
-        raise ValidationError(f"Movie.frames: got {str(path)!r}; expected a .npy, .npz, .h5/.hdf5 or .zarr path")
-    return frames, attrs, wind
+MAX_WIND = 1e6  # cells per step: a wind reading stays finite in float32, noise included
+# frames (T, H, W); n_frames T; wrap (else clamp); start: the fixed first frame, < 0 for a random
+# one; wind (Tw, Hw, Ww, 2); the source cell; a stored value v reads clip((v - offset) * scale, 0, 1),
+# or fill when v is not finite (fill_raw: the stored value that reads fill, for interpolation)
+MovieParams = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y offset fill fill_raw")
 
 
 # --------------------------------------------------------------------- compiled functions
@@ -108,18 +67,42 @@ def source(P, S, b):
 
 
 @njit(inline="always")
+def concentration(P, v):
+    """The float32 concentration of a stored value (the rule of the module docstring): every
+    read, so a value written into the frames after loading still reads a number in [0, 1]."""
+    if math.isnan(v) or math.isinf(v):  # float frames only: for integer frames Numba compiles False
+        return P.fill
+    c = (np.float32(v) - P.offset) * P.scale
+    return min(max(c, np.float32(0.0)), np.float32(1.0))
+
+
+@njit(inline="always")
+def stored(P, frame, iy, ix):
+    """A stored value as float64; ``fill_raw`` where it is not finite."""
+    v = frame[iy, ix]
+    if math.isnan(v) or math.isinf(v):
+        return P.fill_raw
+    return np.float64(v)
+
+
+@njit(inline="always")
 def sample_cell(P, S, pw, ix, iy):
-    return np.float32(P.frames[pw, iy, ix]) * P.scale
+    return concentration(P, P.frames[pw, iy, ix])
 
 
 @njit(inline="always")
 def sample_at(P, S, pw, x, y):
+    """Bilinear between the four stored values around ``(x, y)``, then the rule; within half a
+    cell of the grid its nearest point (``engine.api.grid_point``); 0 farther out."""
     frame = P.frames[pw]
     h, w = frame.shape
-    inside, x, y = grid_point(x, y, w, h)  # within half a cell of the grid: its nearest point
+    inside, x, y = grid_point(x, y, w, h)
     if not inside:
         return np.float32(0.0)
-    return np.float32(bilinear(frame, x, y) * P.scale)
+    x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, x, y)
+    top = (1.0 - fx) * stored(P, frame, y0, x0) + fx * stored(P, frame, y0, x1)
+    bottom = (1.0 - fx) * stored(P, frame, y1, x0) + fx * stored(P, frame, y1, x1)
+    return concentration(P, np.float32((1.0 - fy) * top + fy * bottom))
 
 
 @njit(inline="always")
@@ -140,19 +123,40 @@ class Movie(Plume):
     """A recorded plume.
 
     Args:
-        frames: an array ``(T, H, W)`` (float in [0, 1], uint8 or uint16) or a path (see module doc).
-        source: ``(x, y)`` of the source in cells; default the dataset's ``source_location``
-            attribute (an error when neither is there).
+        frames: an array ``(T, H, W)`` (float, uint8 or uint16) or the path of a movie file:
+            ``.npy``, ``.npz``, HDF5 or a Zarr store (the layout: docs/recorded-data.md).
+        source: ``(x, y)`` of the source in cells; default the file's ``source_location`` (cells)
+            or ``source_location_px`` (pixels), an error when none is there.
         start: ``"random"`` (each world draws its first frame per episode from its stream) or a frame.
         end: ``"wrap"`` (frame ``(start + t) % T``) or ``"clamp"`` (the last frame repeats).
-        wind: ``None`` (calm, or the dataset's ``u``/``v``), a constant ``(u, v)``, per frame
-            ``(T, 2)`` or per cell ``(T, H, W, 2)``, in cells per step.
-        fps: frames per second of the recording (metadata only: one frame per step).
-        scale: the factor from stored integers to concentration (default ``1 / dtype max``).
+        wind: ``None`` (calm, or the file's ``u``/``v``), a constant ``(u, v)``, per frame
+            ``(T, 2)`` or per cell ``(T, H, W, 2)``, in cells per step, ``|u|, |v| <= 1e6``.
+        fps: frames per second of the recording (default the file's ``fps``): one frame per step,
+            so a step lasts ``1 / fps`` seconds (``units()``).
+        scale: with ``normalize=None``, the factor from stored values to concentration, in
+            ``[1e-30, 1e30]`` (default 1 for float frames, ``1 / dtype max`` for integer frames);
+            every stored value times ``scale`` must lie in [0, 1].
         key: the array / dataset / variable name in a file (default ``"concentration"``).
+        nan: None (refuse values that are not finite: NaN, infinities) or the concentration in
+            [0, 1] they read (``nan=0.0`` for masked pixels).
+        normalize: None (the values are concentrations, times ``scale``), ``"minmax"`` (the
+            smallest finite value reads 0, the largest 1), ``"robust"`` (the 5th and 95th
+            percentiles read 0 and 1, values beyond are clipped: the data zoo's rule) or a pair
+            ``(lo, hi)`` of percentiles.
+        origin: ``"lower"`` (row 0 is the bottom: y up, the simulation's convention) or ``"upper"``
+            (row 0 is the top, as in images: the rows are flipped on load). Default the file's
+            ``origin`` when it is one of these words, else ``"lower"``.
+        cell_size: the length of a cell (the file's length unit); default from its
+            ``pixel_to_grid`` or ``extent`` (square pixels only: give this for others).
+        mmap: how a ``.npy`` file is read: None (into memory up to 256 MiB, memory-mapped above),
+            True (memory-mapped: the file is checked before every step and must not change), False
+            (into memory). Other formats are always read into memory.
+        checksum: ``"sha256:<hex>"`` the file must have (a saved scenario's), or None.
 
     Conventions: after a reset a world shows frame ``start``, after k steps frame ``start + k``.
-    ``Scenario.grid_size`` defaults to the movie's ``(W, H)``; a given one must equal it.
+    ``Scenario.grid_size`` defaults to the movie's ``(W, H)``; a given one must equal it. Cell
+    ``(x, y)`` is ``frames[t, y, x]`` after any flip of ``origin`` / ``extent``; the file's wind
+    and source follow the flip, ``source=`` and ``wind=`` are the simulation's.
     """
 
     frames: object = None
@@ -163,52 +167,69 @@ class Movie(Plume):
     fps: float | None = None
     scale: float | None = None
     key: str | None = None
+    nan: float | None = None
+    normalize: object = None
+    origin: str | None = None
+    cell_size: float | None = None
+    mmap: bool | None = None
+    checksum: str | None = None
 
     kernels: ClassVar = KERNELS
 
     def __post_init__(self):
-        attrs, file_wind, path = {}, None, None
-        frames = self.frames
-        if isinstance(frames, (str, Path)):
-            path = str(frames)
-            frames, attrs, file_wind = load_frames(frames, self.key)
-        if not isinstance(frames, np.ndarray):
-            fail("Movie", "frames", type(frames).__name__, "an array (T, H, W) or a path to a movie file")
-        if frames.ndim != 3 or min(frames.shape) < 1:
-            fail("Movie", "frames", f"array of shape {frames.shape}", "shape (T, H, W) with T, H, W >= 1")
-        if frames.dtype.kind == "f":
-            frames = np.asarray(frames, dtype=np.float32)
-            if frames.size <= 50_000_000 and (not np.isfinite(frames).all() or frames.min() < 0 or frames.max() > 1):
-                fail("Movie", "frames", "float frames with values outside [0, 1] or not finite",
-                     "finite values in [0, 1] (or integer frames with a scale)")
-            scale = 1.0
-        elif frames.dtype in (np.uint8, np.uint16):
-            scale = 1.0 / np.iinfo(frames.dtype).max
+        if self.mmap is not None:
+            self._set("mmap", check_bool("Movie", "mmap", self.mmap))
+        recording = None
+        if isinstance(self.frames, (str, os.PathLike)):
+            recording = files.read_recording(self.frames, self.key, self.mmap)
+            frames, attrs, where = recording.frames, recording.attrs, f"the file {str(recording.path)!r}"
         else:
-            fail("Movie", "frames", f"dtype {frames.dtype}", "float32/float64 in [0, 1], uint8 or uint16")
-        if self.scale is not None:
-            if frames.dtype.kind == "f":
-                fail("Movie", "scale", self.scale, "None for float frames (they are already in [0, 1])")
-            scale = check_real("Movie", "scale", self.scale, 0.0, 1.0 / np.iinfo(frames.dtype).max, low_open=True)
-        frames = np.ascontiguousarray(frames)
+            for name in ("key", "mmap", "checksum"):
+                if getattr(self, name) is not None:
+                    fail("Movie", name, getattr(self, name), "None for frames given as an array (it is for files)")
+            frames, attrs, where = self._array(self.frames), {}, "the frames"
+        geo = files.geometry(attrs, frames.shape, where, origin=self.origin, cell_size=self.cell_size)
+        if geo.flip_rows or geo.flip_cols:
+            frames = np.ascontiguousarray(frames[:, ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1])
+        mapped = recording is not None and recording.mapped and not (geo.flip_rows or geo.flip_cols)
+        offset, scale, fill = resolve(frames, scan(frames), where, nan=self.nan, normalize=self.normalize,
+                                      scale=self.scale)
         if frames.flags.writeable:
             frames = frames.view()
             frames.flags.writeable = False
         self._set("frames", frames)
-        self._set("_scale", np.float32(scale))
-        self._set("_path", path)
+        self._set("_scale", scale)
+        self._set("_offset", offset)
+        self._set("_fill", fill)
+        self._set("_geometry", geo)
+        # the file's identity (not its Recording: a flipped movie would keep both copies of the frames)
+        self._set("_file", None if recording is None else files.FileIdentity(recording.path, recording.signature))
+        self._set("_mapped", mapped)
+        self._set("_checksum", None)
+        if isinstance(self.normalize, (list, tuple)):
+            self._set("normalize", tuple(float(q) for q in self.normalize))
+        if self.nan is not None:
+            self._set("nan", float(self.nan))
+        if self.scale is not None:
+            self._set("scale", float(self.scale))
+        if self.origin is not None:
+            self._set("origin", str(self.origin))
+        if self.cell_size is not None:
+            self._set("cell_size", geo.cell_size)
         T, H, W = frames.shape
 
-        source = self.source if self.source is not None else attrs.get("source_location")
-        if source is None:
-            fail("Movie", "source", None, "(x, y) in cells (the movie's file names none)")
-        try:
-            sx, sy = (float(c) for c in source)
-        except (TypeError, ValueError):
-            fail("Movie", "source", source, "(x, y) numbers in cells")
-        if not (0 <= sx <= W - 1 and 0 <= sy <= H - 1):
-            fail("Movie", "source", source, f"a point inside the {W}x{H} frames")
-        self._set("source", (sx, sy))
+        if self.source is not None:
+            inside = f"(x, y) in cells, two finite numbers inside the {W}x{H} frames: [0, {W - 1}] x [0, {H - 1}]"
+            src = check_point("Movie", "source", self.source, expected=inside)
+            if not (0 <= src[0] <= W - 1 and 0 <= src[1] <= H - 1):
+                fail("Movie", "source", self.source, inside)
+        else:
+            src = files.source_in_cells(attrs, frames.shape, geo, where)
+            if src is None:
+                fail("Movie", "source", None, f"(x, y) in cells ({where} names no source_location)")
+            if not (0 <= src[0] <= W - 1 and 0 <= src[1] <= H - 1):
+                refuse("Movie", "source", f"{src} from {where}", f"a point inside the {W}x{H} frames")
+        self._set("source", src)
         if isinstance(self.start, str):
             if self.start != "random":
                 fail("Movie", "start", self.start, "'random' or a frame index")
@@ -216,46 +237,155 @@ class Movie(Plume):
             self._set("start", check_int("Movie", "start", self.start, 0, T - 1))
         if self.end not in ("wrap", "clamp"):
             fail("Movie", "end", self.end, "'wrap' or 'clamp'")
-        wind = self.wind if self.wind is not None else file_wind
-        self._set("_wind", self._check_wind(wind, T, H, W))
-        if self.wind is not None and not isinstance(self.wind, np.ndarray):
-            self._set("wind", tuple(float(v) for v in np.ravel(self.wind)))
+        self._set_wind(recording, geo, T, H, W)
         fps = self.fps if self.fps is not None else attrs.get("fps")
         if fps is not None:
-            fps = check_real("Movie", "fps", fps, 0.0, 1e6, low_open=True)
+            fps = check_real("Movie", "fps", fps, 1e-6, 1e6)
         self._set("fps", fps)
+        if self.checksum is not None:
+            if not isinstance(self.checksum, str) or not self.checksum.startswith("sha256:"):
+                fail("Movie", "checksum", self.checksum, "None or 'sha256:<hex>' (a saved scenario's)")
+            found = self.file_checksum()
+            if found != self.checksum:
+                fail("Movie", "checksum", self.checksum, f"the checksum of {where}, which is {found}: the file "
+                     "changed since the scenario was saved")
 
     @staticmethod
-    def _check_wind(wind, T, H, W) -> np.ndarray:
+    def _array(frames) -> np.ndarray:
+        """Frames given as an array: float32, uint8 and uint16 kept (not copied), other floats
+        converted to float32."""
+        if not isinstance(frames, np.ndarray):
+            fail("Movie", "frames", frames, "an array (T, H, W) or the path of a movie file")
+        if frames.ndim != 3 or min(frames.shape) < 1:
+            refuse("Movie", "frames", f"array of shape {frames.shape}", "shape (T, H, W) with T, H, W >= 1")
+        if frames.dtype.kind == "f":
+            return np.ascontiguousarray(frames, dtype=np.float32)
+        if frames.dtype in (np.uint8, np.uint16):
+            return np.ascontiguousarray(frames, dtype=frames.dtype.newbyteorder("="))
+        refuse("Movie", "frames", f"dtype {frames.dtype}", "float16/32/64, uint8 or uint16 frames")
+
+    def _set_wind(self, recording, geo, T, H, W) -> None:
+        """``_wind`` ``(Tw, Hw, Ww, 2)`` float32 (each of Tw, Hw, Ww 1 or the movie's), and the
+        ``wind`` field in a form that compares and writes to JSON: a pair, T pairs, or an array."""
+        given = self.wind
+        if given is None and recording is not None and recording.wind is not None:
+            arr = recording.wind  # u, v of shapes (T, H, W), (T,) or ()
+            arr = {(T, H, W, 2): arr, (T, 2): arr, (2,): arr}.get(arr.shape)
+            if arr is None:
+                refuse("Movie", "wind", f"u and v of shape {recording.wind.shape[:-1]} in {str(recording.path)!r}",
+                       f"u and v of shape ({T}, {H}, {W}) (per cell), ({T},) (per frame) or () (constant)")
+            if arr.ndim == 4:
+                arr = arr[:, ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1]
+            self._set("_wind", self._check_wind(arr, T, H, W, f"in {str(recording.path)!r}"))
+            return
+        wind = self._check_wind(given, T, H, W, "")
+        self._set("_wind", wind)
+        if given is None:
+            return
+        values = np.asarray(given, dtype=np.float64)
+        if values.shape == (2,):  # a pair, T pairs (JSON lists of numbers), or the array
+            self._set("wind", tuple(float(c) for c in values))
+        elif values.shape == (T, 2):
+            self._set("wind", tuple((float(u), float(v)) for u, v in values))
+        else:
+            self._set("wind", wind)
+
+    @staticmethod
+    def _check_wind(wind, T, H, W, where) -> np.ndarray:
         """Wind as ``(Tw, Hw, Ww, 2)`` float32 with each of Tw, Hw, Ww either 1 or the movie's."""
         if wind is None:
             return np.zeros((1, 1, 1, 2), np.float32)
+        rule = f"None, (u, v), ({T}, 2) or ({T}, {H}, {W}, 2) finite numbers with |u|, |v| <= {MAX_WIND:g}"
+        if isinstance(wind, (str, bytes, set, dict)):
+            fail("Movie", "wind", wind, rule)
         try:
-            arr = np.asarray(wind, dtype=np.float64)
+            arr = np.asarray(wind)
         except (TypeError, ValueError):
-            fail("Movie", "wind", wind, "None, (u, v), (T, 2) or (T, H, W, 2) numbers")
+            fail("Movie", "wind", wind, rule)
+        if arr.dtype.kind not in "iuf":
+            refuse("Movie", "wind", f"{wind!r}{' ' + where if where else ''}", rule)
+        arr = arr.astype(np.float64)
         shapes = {(2,): (1, 1, 1, 2), (T, 2): (T, 1, 1, 2), (T, H, W, 2): (T, H, W, 2)}
-        if arr.shape not in shapes or not np.isfinite(arr).all():
-            fail("Movie", "wind", f"shape {arr.shape}", f"finite (2,), ({T}, 2) or ({T}, {H}, {W}, 2)")
-        return np.ascontiguousarray(arr.reshape(shapes[arr.shape]), dtype=np.float32)
+        if arr.shape not in shapes:
+            refuse("Movie", "wind", f"shape {arr.shape}{' ' + where if where else ''}", rule)
+        if not np.isfinite(arr).all() or np.abs(arr).max() > MAX_WIND:
+            refuse("Movie", "wind", f"values up to {np.nanmax(np.abs(arr))!r}{' ' + where if where else ''}", rule)
+        out = np.ascontiguousarray(arr.reshape(shapes[arr.shape]), dtype=np.float32)
+        out.flags.writeable = False
+        return out
+
+    # ----------------------------------------------------------------- the file
+    @property
+    def path(self) -> Path | None:
+        """The movie's file (absolute), or None for frames given as an array."""
+        return None if self._file is None else self._file.path.resolve()
+
+    def file_checksum(self) -> str | None:
+        """``"sha256:<hex>"`` of the movie's file (computed once), or None for an array. Raises
+        ``StateError`` when the file changed since it was loaded."""
+        if self._file is None:
+            return None
+        if self._checksum is None:
+            rec = self._file
+            try:
+                unchanged = files.file_signature(rec.path) == rec.signature
+            except OSError:
+                unchanged = False
+            if not unchanged:
+                raise StateError(f"Movie.frames: the file {str(rec.path)!r} changed (or went) since it was loaded: its "
+                                 f"checksum would not describe the frames in use. Load the movie again")
+            self._set("_checksum", files.checksum(rec.path))
+        return self._checksum
+
+    def saving_problem(self) -> str | None:
+        if self._file is None:
+            return ("Movie.frames: frames given as an array cannot be written to JSON; save them to a file "
+                    "(np.save('movie.npy', frames)) and pass its path")
+        if isinstance(self.wind, np.ndarray):
+            return ("Movie.wind: a per-cell wind array cannot be written to JSON; store it in the movie's file as "
+                    "u and v (docs/recorded-data.md)")
+        return None
+
+    def guard(self):
+        return files.FileGuard(self._file.path, self._file.signature) if self._mapped else None
+
+    def units(self, grid_size=None) -> Units:
+        geo = self._geometry
+        return Units(cell_size=geo.cell_size, step_duration=None if self.fps is None else 1.0 / self.fps,
+                     origin=geo.origin, length_unit=geo.length_unit)
+
+    # ----------------------------------------------------------------- identity
+    def _identity(self) -> tuple:
+        data = (str(self.path), self._file.signature) if self._file is not None else id(self.frames)
+        wind = id(self.wind) if isinstance(self.wind, np.ndarray) else self.wind
+        return (data, self.source, self.start, self.end, wind, self.fps, self.scale, self.key, self.nan,
+                self.normalize, self.origin, self.cell_size)
+
+    def __eq__(self, other):
+        return self is other or (type(other) is type(self) and self._identity() == other._identity())
+
+    def __hash__(self):
+        return hash(self._identity())
 
     def __repr__(self) -> str:
-        what = self._path or f"array{self.frames.shape} {self.frames.dtype}"
+        what = repr(str(self._file.path)) if self._file is not None else \
+            f"array{self.frames.shape} {self.frames.dtype}"
         return f"Movie({what}, source={self.source}, start={self.start!r}, end={self.end!r})"
 
     def metadata(self) -> dict:
         T, H, W = self.frames.shape
-        return {"family": "plume", "model": "Movie", "frames": self._path or {"shape": [T, H, W],
-                "dtype": str(self.frames.dtype)}, "source": list(self.source), "start": self.start,
-                "end": self.end, "wind": None if self.wind is None else (
-                    list(self.wind) if isinstance(self.wind, tuple) else {"shape": list(np.shape(self.wind))}),
-                "fps": self.fps, "scale": float(self._scale), "key": self.key}
-
-    def __eq__(self, other):
-        return self is other
-
-    def __hash__(self):
-        return id(self)
+        wind = self.wind
+        if isinstance(wind, np.ndarray):
+            wind = {"shape": list(wind.shape)}
+        elif isinstance(wind, tuple):
+            wind = [list(w) if isinstance(w, tuple) else w for w in wind]
+        return {"family": "plume", "model": "Movie",
+                "frames": str(self.path) if self._file is not None else {"shape": [T, H, W],
+                                                                              "dtype": str(self.frames.dtype)},
+                "checksum": self.file_checksum(), "source": list(self.source), "start": self.start,
+                "end": self.end, "wind": wind, "fps": self.fps, "scale": self.scale, "key": self.key,
+                "nan": self.nan, "normalize": list(self.normalize) if isinstance(self.normalize, tuple) else
+                self.normalize, "origin": self.origin, "cell_size": self.cell_size, "mmap": self.mmap}
 
     # ----------------------------------------------------------------- engine interface
     def natural_grid_size(self) -> tuple:
@@ -273,14 +403,23 @@ class Movie(Plume):
     def params(self, ctx) -> tuple:
         T = self.frames.shape[0]
         start = -1 if self.start == "random" else int(self.start)
-        return MovieParams(self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0], self.source[1])
+        fill_raw = float(self._offset) + float(self._fill) / float(self._scale)
+        return MovieParams(self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0],
+                           self.source[1], self._offset, self._fill, fill_raw)
 
     def state_spec(self, ctx) -> dict:
         return {"start": StateArray(np.int64, "world", (), 0, self.frames.shape[0] - 1)}
 
     def image(self, params, state, b: int, t: int) -> np.ndarray:
-        f = frame_index(params, state, b, t)
-        return self.frames[f].astype(np.float32) * self._scale
+        return self.concentration(self.frames[frame_index(params, state, b, t)])
+
+    def concentration(self, stored_values) -> np.ndarray:
+        """What stored values read (float32, the kernels' rule, in NumPy)."""
+        v = np.asarray(stored_values).astype(np.float32)
+        with np.errstate(invalid="ignore", over="ignore"):
+            c = np.clip((v - self._offset) * self._scale, np.float32(0.0), np.float32(1.0))
+        return np.where(np.isfinite(v), c, self._fill).astype(np.float32)
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
         return np.tile(np.array(self.source, dtype=np.float64), (num_worlds, 1))
+

@@ -9,18 +9,26 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
 from ..plumes.poisson_hits import kernels_3d as _k3
+from ..plumes.poisson_hits.moving import predict
 from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
 from ..plumes.poisson_hits.plume_3d import first_hit3, hit3, likelihood3
 
-BeliefParams = namedtuple("BeliefParams", "shared")
+# moving: a compile-time flag (the plume's target moves: predict before each step's updates)
+BeliefParams = namedtuple("BeliefParams", "shared moving")
 
 
 @njit(inline="always")
 def observe_agent(P, S, obs, col, plume, agent, inner):
+    # a moving target: the belief first follows its motion, once per step (before the world's
+    # first update for a shared belief, before the agent's own otherwise)
+    if is_on(P.moving) and not agent.first and (agent.n == 0 if P.shared else agent.active):
+        g = agent.b if P.shared else agent.i
+        predict(plume.params, S[0][g], S[1][g])
     # each active agent's hit updates its belief (or its world's shared one)
     if not agent.first and agent.active:
         g = agent.b if P.shared else agent.i
@@ -50,6 +58,9 @@ def observe_world3(P, S, obs, col, plume, world, inner):
                          world.was_done, first_hit3(plume.params, plume.state, world.b), world.pos, obs, col)
 
 
+_NO_SCRATCH = np.zeros((1, 1, 1))
+
+
 @dataclass(frozen=True)
 class Belief(Sensor):
     """``(2H-1) * (2W-1)`` columns: the Bayesian posterior of the source cell given the hits
@@ -65,6 +76,10 @@ class Belief(Sensor):
 
     In 3-D (``PoissonHits(dims=3)``): ``(2D-1) * (2H-1) * (2W-1)`` columns, the posterior volume
     centred on the agent (row-major ``(2D-1, 2H-1, 2W-1)``); the beliefs ``(B or B*N, D, H, W)``.
+
+    A target that moves (``PoissonHits(source_motion=...)``): before each step's updates the belief
+    follows the target's motion (the Bayes filter's prediction, ``MotionKernels.predict``), so
+    that it is the posterior of where the target is now (``scratch`` is its work space).
     """
 
     shared: object = None
@@ -94,11 +109,23 @@ class Belief(Sensor):
         return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
 
     def params(self, ctx) -> tuple:
-        return BeliefParams(self.is_shared(ctx))
+        return BeliefParams(self.is_shared(ctx), static_flag(self._moving(ctx)))
+
+    @staticmethod
+    def _moving(ctx) -> bool:
+        motion = getattr(ctx.plume, "source_motion", None)
+        return motion is not None and motion.moves
 
     def state_spec(self, ctx) -> dict:
-        return {"belief": StateArray(np.float64, "world" if self.is_shared(ctx) else "agent",
-                                     tuple(ctx.grid_size[::-1]), 0.0, 1.0)}
+        per = "world" if self.is_shared(ctx) else "agent"
+        spec = {"belief": StateArray(np.float64, per, tuple(ctx.grid_size[::-1]), 0.0, 1.0)}
+        if self._moving(ctx):  # the prediction's scratch, one per belief (worlds never share one)
+            spec["scratch"] = StateArray(np.float64, per, tuple(ctx.grid_size[::-1]), 0.0, 1.0)
+        return spec
+
+    def state_tuple(self, arrays: dict) -> tuple:
+        # a placeholder of the scratch's type without a moving target: one compiled type for both
+        return (arrays["belief"], arrays.get("scratch", _NO_SCRATCH))
 
     def check_state(self, ctx, arrays: dict, world=None) -> list:
         """Once reset, a belief is the posterior of the hits received: a probability distribution

@@ -33,7 +33,7 @@ def test_a_long_movie_shared_by_4096_worlds_adds_no_memory_per_world(tmp_path):
     mm[:, 256, 256] = 255
     mm.flush()
     del mm
-    movie = plumes.Movie(str(path), source=(256.0, 256.0))
+    movie = plumes.Movie(str(path), source=(256.0, 256.0), mmap=True)
     assert isinstance(movie.frames, np.memmap) or isinstance(movie.frames.base, np.memmap)
     assert not movie.frames.flags.writeable
     sim = Simulator(movie_scenario(movie), num_worlds=4096)
@@ -85,15 +85,22 @@ def _check_loaded(movie, frames, source=(3.0, 2.0)):
     return sim
 
 
-def test_npy_is_memory_mapped(tmp_path, movie_data):
-    frames = movie_data[0]
-    np.save(tmp_path / "m.npy", frames)
-    movie = plumes.Movie(tmp_path / "m.npy", source=(3, 2))
+def _mapped(movie) -> bool:
     base = movie.frames
     while not isinstance(base, np.memmap) and getattr(base, "base", None) is not None:
         base = base.base
-    assert isinstance(base, np.memmap)
+    return isinstance(base, np.memmap)
+
+
+def test_npy_small_files_are_read_into_memory_and_mmap_true_maps_them(tmp_path, movie_data):
+    frames = movie_data[0]
+    np.save(tmp_path / "m.npy", frames)
+    movie = plumes.Movie(tmp_path / "m.npy", source=(3, 2))
+    assert not _mapped(movie) and movie.guard() is None  # a private copy: nothing to guard
     _check_loaded(movie, frames)
+    mapped = plumes.Movie(tmp_path / "m.npy", source=(3, 2), mmap=True)
+    assert _mapped(mapped) and mapped.guard() is not None
+    _check_loaded(mapped, frames)
 
 
 def test_npz(tmp_path, movie_data):
@@ -129,7 +136,7 @@ def test_zarr_written_by_xarray_in_the_data_zoo_layout(tmp_path, movie_data):
     ds = xr.Dataset(
         {"concentration": (("t", "y", "x"), frames), "u": (("t", "y", "x"), u), "v": (("t", "y", "x"), v)},
         attrs={"fps": 30.0, "source_location": [3.0, 2.0], "source_dtype": "uint8", "pixel_to_grid": [1.0, 1.0],
-               "origin": [0.0, 0.0], "extent": [9.0, 5.0], "schema_version": "1.0"},
+               "origin": [0.0, 0.0], "extent": [5.0, 9.0], "schema_version": "1.0.0"},
     )
     ds.to_zarr(tmp_path / "m.zarr")
     movie = plumes.Movie(str(tmp_path / "m.zarr"))

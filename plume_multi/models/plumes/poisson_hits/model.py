@@ -111,6 +111,10 @@ class PoissonHits(PoissonHitPlume):
             hit, the protocol) or a fixed cell ``(x, y)``: every episode has its source there and
             the first hit is drawn from ``Pr(h | distance from the first agent, h >= 1)`` (the
             scenario needs fixed ``start_positions``, the first agent's at least one cell away).
+        source_motion: how the target moves, on cells (``moving.py``): ``sources.Static()``
+            (default) or ``sources.RandomWalk(speed <= 1, persistence)``, in 1-D and 2-D with a
+            drawn source; ``sensors.Belief`` then predicts its motion at every step, so that
+            infotaxis pursues it.
 
     Example:
         >>> PoissonHits(lambda_over_dx=1.0, R_dt=2.0).grid_size
@@ -124,6 +128,7 @@ class PoissonHits(PoissonHitPlume):
     n_hits: int | None = None
     grid_size: int | None = None
     source: tuple | None = None
+    source_motion: object = None
 
     kernels_3d: ClassVar = KERNELS_3D  # in 3-D scenarios (dims=3): plume_3d.py
 
@@ -163,6 +168,32 @@ class PoissonHits(PoissonHitPlume):
         object.__setattr__(self, "source", check_source("PoissonHits", self.source, self.shape))
         if self.source is not None and not self.first_hit_possible(*self.start):
             fail("PoissonHits", "source", self.source, f"a cell from which the start {self.start} can receive a first hit >= 1")
+        from ...sources.source_set import motion_of
+
+        motion = motion_of("PoissonHits", self.source_motion, lattice=True)
+        if motion.moves:
+            if motion.speed > 1.0:
+                fail("PoissonHits", "source_motion", motion, "a RandomWalk with speed <= 1 (on cells: the probability "
+                     "of a move)")
+            if self.dims == 3 or self.source is not None:
+                fail("PoissonHits", "source_motion", motion, f"sources.Static() with dims={self.dims} and source="
+                     f"{self.source} (a target moves on 1-D and 2-D domains, from a source drawn at each reset)")
+        object.__setattr__(self, "source_motion", motion)
+
+    @property
+    def kernels(self):
+        """The compiled roles: a target that stays (``plume.py``) or moves (``moving.py``)."""
+        if self.source_motion.moves:
+            from .moving import KERNELS as MOVING
+
+            return MOVING
+        return KERNELS
+
+    def metadata(self) -> dict:
+        out = super().metadata()
+        if not self.source_motion.moves:  # as before motions existed
+            del out["source_motion"]
+        return out
 
     # -- the model's formulas ---------------------------------------------------------------
     def mean_hits(self, d) -> np.ndarray:

@@ -39,8 +39,10 @@ __all__ = ["PoissonHitPlume", "PoissonHitsParams", "KERNELS", "MOVES_1D", "MOVES
            "centre", "check_source", "window", "log_where_positive"]
 
 # likelihood (n_hits, 2H-1, 2W-1) float64 centred; first_hit_cdf (n_hits,); mean_hits (2H-1, 2W-1)
-# float32 centred on the source; the grid's width and height; a fixed source (-1, -1 when drawn)
-PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height source_x source_y")
+# float32 centred on the source; the grid's width and height; a fixed source (-1, -1 when drawn);
+# the target's motion record (sources.Static's when it stays)
+PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height source_x source_y "
+                                                    "motion")
 
 # The 2*dims unit moves as (dx, dy). 2-D follows the engine's "cardinal" order (UP, RIGHT, DOWN,
 # LEFT) so the same action indices mean the same moves everywhere; 1-D is (RIGHT, LEFT); 3-D adds
@@ -318,6 +320,15 @@ class PoissonHitPlume(Plume):
     def field(self, grid_size):
         return None
 
+    @property
+    def motion(self):
+        """How the target moves (``sources``): ``source_motion`` where the model has one, else
+        ``sources.Static()``."""
+        from ...sources.static import Static
+
+        motion = getattr(self, "source_motion", None)
+        return Static() if motion is None else motion
+
     def params(self, scenario) -> tuple:
         sides = self.shape[::-1]
         fixed = (-1,) * len(sides) if self.source is None else self.source
@@ -326,17 +337,25 @@ class PoissonHitPlume(Plume):
 
             return PoissonHits3Params(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
                                       *(int(n) for n in sides), *(int(c) for c in fixed))
-        return PoissonHitsParams(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
-                                 *(int(n) for n in sides), *(int(c) for c in fixed))
+        record = PoissonHitsParams
+        if self.motion.moves:
+            from .moving import MovingPoissonHitsParams as record
+        return record(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
+                      *(int(n) for n in sides), *(int(c) for c in fixed), self.motion.record())
 
     def state_spec(self, scenario) -> dict:
         sides = self.shape[::-1]
         # sources on cells within the domain's own sides (a 1-D domain's y is 0: its table has one row)
-        return {"source": StateArray(np.float64, "world", (len(sides),), 0.0, tuple(float(n - 1) for n in sides),
+        spec = {"source": StateArray(np.float64, "world", (len(sides),), 0.0, tuple(float(n - 1) for n in sides),
                                      integral=True),
                 "first_hit": StateArray(np.int64, "world", (), 0, self.n_hits - 1)}
+        if self.motion.moves:  # the motion's state columns (moving.py)
+            spec["motion"] = StateArray(np.float64, "world", (1, self.motion.state_width()))
+        return spec
 
     def state_tuple(self, arrays: dict) -> tuple:
+        if self.motion.moves:
+            return (arrays["source"], arrays["first_hit"], arrays["motion"])
         return (arrays["source"], arrays["first_hit"])
 
     def check_state(self, ctx, arrays: dict, world=None) -> list:

@@ -167,7 +167,7 @@ def state_ranges(puffs, kinds: dict) -> dict:
     (x0, x1), (y0, y1) = puffs.region
     extent = np.array([x1 - x0, y1 - y0])
     speed = wind_limit(puffs)
-    noise = 0.0 if speed == 0.0 else 2.0 * MEANDER_LIMIT * meander_std(puffs.wind) * max(1.0, puffs.wind.noise_bandwidth)
+    noise = 0.0 if speed == 0.0 or not hasattr(puffs.wind, "noise_gain") else 2.0 * MEANDER_LIMIT * meander_std(puffs.wind) * max(1.0, puffs.wind.noise_bandwidth)
     coef = speed
     if "coef" in kinds and kinds["coef"][1][1] > 1:  # a spline: coefficients of the interpolating cubic
         nx, ny = puffs.wind.grid
@@ -181,6 +181,11 @@ def state_ranges(puffs, kinds: dict) -> dict:
         "sorted": (-HUGE, HUGE, False), "bin_start": (0, cap, False), "bin_dims": (1, K.BIN_CAP, False),
         "bin_size": (tuple(extent / K.BIN_CAP / slack), tuple(extent * slack), False),
         "coef": (-coef * slack, coef * slack, False),
+        # the sources (region coordinates), which were found, their motions' own numbers, the
+        # wind regime's turn and switch clock (plume_multi.sources, puffs/regimes.py)
+        "source": (None, None, False), "found": (None, None, False), "motion": (None, None, False),
+        "turn": (None, None, False), "next_switch": (None, None, False), "switches": (0, 2**62, False),
+        "regime_key": (None, None, False),
     }
 
 

@@ -16,6 +16,7 @@ concentration is read at height 0, times ``conc_scale``; the wind is reported in
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass, replace
 from typing import ClassVar, Optional, Tuple, Union
 
@@ -27,9 +28,13 @@ from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
+from ....units import Units
 from ...base import Plume, PlumeKernels, StateArray
 from . import limits as L
+from ...sources.source_set import (motion_of, move_sources, parse_source, place_sources, reach_source,
+                                   source_cells)
 from . import physics as K
+from .regimes import check_regime, regime_scalars
 
 __all__ = ["Wind", "Puffs", "PuffPlume", "REACH_RADII"]
 
@@ -53,6 +58,14 @@ class Wind(metaclass=CheckedArguments):
         interpolation: velocity between grid points: ``"bilinear"`` (fast; the plume statistics
             match pompy's) or ``"spline"``, pompy's bicubic interpolating spline (SciPy's
             ``RectBivariateSpline``; grid >= 4 x 4; about 1.6x the cost of a step).
+        regime: how the wind's direction changes, the four plume regimes of Singh et al. (2023),
+            drawn per world and episode from the world's stream (``puffs/regimes.py``):
+            ``"constant"`` (default), ``"switch-once"`` (turns by ``switch_degrees`` once, at a
+            time drawn in ``switch_after``), ``"switch-many"`` (a new direction drawn from
+            N(0, ``direction_std``) clipped to +-``direction_max`` degrees every ``switch_every``
+            +- ``switch_jitter`` seconds), ``"sparse"`` (constant, puffs released at ``sparsity``
+            times the rate). The defaults are theirs: 45 degrees; 0-30 s after the reset; every
+            3 +- 0.3 s, 30 degrees, clipped at 60; 0.4.
     """
 
     u: float = 1.0
@@ -64,9 +77,18 @@ class Wind(metaclass=CheckedArguments):
     noise_bandwidth: float = 0.2
     grid: Tuple[int, int] = (21, 21)
     interpolation: str = "bilinear"
+    regime: str = "constant"
+    switch_degrees: float = 45.0
+    switch_after: Tuple[float, float] = (0.0, 30.0)
+    switch_every: float = 3.0
+    switch_jitter: float = 0.3
+    direction_std: float = 30.0
+    direction_max: float = 60.0
+    sparsity: float = 0.4
 
     def __post_init__(self):
         L.check_wind_fields(self)
+        check_regime(self)
         for name in ("u", "v", "k_x", "k_y", "noise_gain", "noise_damp", "noise_bandwidth"):
             object.__setattr__(self, name, float(getattr(self, name)))
         rule = f"(n_x, n_y), two integers in 2..{MAX_WIND_GRID}"
@@ -83,34 +105,59 @@ class Wind(metaclass=CheckedArguments):
         return {"model": "wind", "u": self.u, "v": self.v, "k_x": self.k_x, "k_y": self.k_y,
                 "noise_gain": self.noise_gain, "noise_damp": self.noise_damp,
                 "noise_bandwidth": self.noise_bandwidth, "grid": list(self.grid),
-                "interpolation": self.interpolation}
+                "interpolation": self.interpolation, **self._regime_metadata()}
+
+    def _regime_metadata(self) -> dict:
+        if self.regime == "constant":  # as before regimes existed
+            return {}
+        return {"regime": self.regime, "switch_degrees": self.switch_degrees, "switch_after": list(self.switch_after),
+                "switch_every": self.switch_every, "switch_jitter": self.switch_jitter,
+                "direction_std": self.direction_std, "direction_max": self.direction_max, "sparsity": self.sparsity}
 
 
 # ---------------------------------------------------------------------------------------------
-# The compiled functions of the plume (PlumeKernels): P = PuffParams, S = PuffState, the world
-# view is the world's index. Positions are cells; the wind is in cells per step. The samplers call
-# compiled functions of their own: inlined, the puff loop and the wind's spline made every step
-# driver take 20 s more to compile, for no measurable speed (a sample sums many puffs).
+# The compiled functions of the plume (PlumeKernels): P = PuffsParams (the physics' PuffParams and
+# the source motion's record), S = PuffState, the world view is the world's index. Positions are
+# cells; the wind is in cells per step. The physics gets ``physics(P)``, the same type whatever the
+# motion, so it compiles once. The samplers call compiled functions of their own: inlined, the
+# puff loop and the wind's spline made every step driver take 20 s more to compile, for no
+# measurable speed (a sample sums many puffs).
+PuffsParams = namedtuple("PuffsParams", K.PuffParams._fields + ("motion",))
+N_PHYSICS = len(K.PuffParams._fields)
+
+
+@njit(inline="always")
+def physics(P):
+    return K.PuffParams(*P[:N_PHYSICS])
 
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
-    K.reset_world(b, seed, episode, P.spin_up, P, S)
+    K.reset_world(b, seed, episode, P.spin_up, physics(P), S)
+    # the sources moved by the motion from the first step (the spin-up releases at their starts)
+    place_sources(P.sources, None, P.motion, S.motion, S.source, S.found, b, seed, episode, P.width, P.height,
+                  K.STREAM_PUFFS, None)
 
 
 @njit(inline="always")
 def advance(P, S, b, t, seed, episode):
-    K.advance_world(b, P, S)
+    move_sources(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None)
+    K.advance_world(b, physics(P), S)
 
 
 @njit(inline="always")
 def source(P, S, b):
-    return P.src_cx, P.src_cy
+    return S.source[b, 0, 0], S.source[b, 0, 1]
+
+
+@njit(inline="always")
+def reach(P, S, b, x, y, goal_d2, team):
+    return reach_source(S.source, S.found, b, x, y, goal_d2, team)
 
 
 @njit(inline="always")
 def sample_cell(P, S, pw, ix, iy):
-    return np.float32(K.concentration_at_cell_fn(pw, np.float64(ix), np.float64(iy), P, S))
+    return np.float32(K.concentration_at_cell_fn(pw, np.float64(ix), np.float64(iy), physics(P), S))
 
 
 @njit(inline="always")
@@ -120,16 +167,16 @@ def sample_at(P, S, pw, x, y):
     inside, x, y = grid_point(x, y, P.width, P.height)
     if not inside:
         return np.float32(0.0)
-    return np.float32(K.concentration_at_cell_fn(pw, x, y, P, S))
+    return np.float32(K.concentration_at_cell_fn(pw, x, y, physics(P), S))
 
 
 @njit(inline="always")
 def wind_at(P, S, pw, x, y):
-    return K.wind_at_cell_fn(pw, x, y, P, S)
+    return K.wind_at_cell_fn(pw, x, y, physics(P), S)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
-                       advance=advance, wind_at=wind_at)
+                       advance=advance, wind_at=wind_at, reach=reach)
 
 
 @dataclass(frozen=True)
@@ -138,7 +185,10 @@ class Puffs(Plume):
 
     Args:
         source: ``(x, y)`` in cells (floats allowed); its physical point must lie in ``region``.
-        wind: a ``Wind``, or a constant ``(u, v)`` (length / time).
+            Or a list of up to 16 ``(x, y)``: several sources, each releasing its own puffs (its
+            own Poisson draws, ``init_num_puffs`` at reset each).
+        wind: a ``Wind`` (its ``regime``: winds that change), or a constant ``(u, v)``
+            (length / time).
         centre_rel_diff_scale: std of the centre-line-relative puff velocity (length / time^0.5
             in pompy's docs; applied as a velocity N(0, scale^2) per step, times dt, as pompy's
             code does): a scalar or one value per axis (x, y, and z when ``model_z_disp``).
@@ -159,6 +209,9 @@ class Puffs(Plume):
             conc_scale / (sqrt(8 pi^3) puff_init_rad^3)``, must be at most 1e30.
         spin_up_steps: steps run at reset before the episode starts, 0..10**6 (0: pompy's
             initial state, ``init_num_puffs`` at the source and a uniform wind).
+        source_motion: how the sources move, a ``plume_multi.sources`` model (default
+            ``sources.Static()``); puffs are released where a source is when they are released.
+            The sources move from the episode's first step (the spin-up releases at their starts).
 
     The wind an agent reads is at most 1e6 cells per step; with a meandering ``Wind``, pompy's
     explicit updates must stay bounded (``puffs/limits.py`` says how each bound is computed).
@@ -179,14 +232,18 @@ class Puffs(Plume):
     puff_mol_amount: float = 1.0
     conc_scale: float = 1.0
     spin_up_steps: int = 0
+    source_motion: object = None
 
     kernels: ClassVar = KERNELS
 
     def __post_init__(self):
         c = "Puffs"
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        set_("source", check_point(c, "source", self.source, limit=L.LENGTH,
-                                   expected=f"(x, y) in cells, two finite numbers within +-{L.LENGTH:g}"))
+        set_("source", parse_source(c, self.source, allow_random=False, integer=False, default_ok=False))
+        for xy in (self.source if self.source_count() > 1 else (self.source,)):
+            check_point(c, "source", xy, limit=L.LENGTH,
+                        expected=f"(x, y) in cells, or a list of them, finite numbers within +-{L.LENGTH:g}")
+        set_("source_motion", motion_of(c, self.source_motion))
         if not isinstance(self.wind, Wind):
             set_("wind", check_point(c, "wind", self.wind, limit=L.SPEED,
                                      expected=f"a plumes.Wind or a constant (u, v) of finite numbers within "
@@ -219,6 +276,9 @@ class Puffs(Plume):
         if not (x1 - x0 >= L.MIN_SIDE and y1 - y0 >= L.MIN_SIDE):
             fail(c, "region", self.region, rule)
         set_("region", ((x0, x1), (y0, y1)))
+        if self.init_num_puffs * self.source_count() > self.max_num_puffs:
+            fail(c, "init_num_puffs", self.init_num_puffs,
+                 f"at most max_num_puffs / sources = {self.max_num_puffs // self.source_count()} per source")
         if self.cell_size is not None:
             set_("cell_size", check_real(c, "cell_size", self.cell_size, 0.0, L.LENGTH, low_open=True))
             self._check_source(self.cell_size)
@@ -242,24 +302,37 @@ class Puffs(Plume):
                 f"expected it to fit the region {x1 - x0:g} x {y1 - y0:g}")
         return cell
 
-    def source_position(self, cell: float) -> Tuple[float, float]:
-        """Physical ``(x, y)`` of the source for a cell size."""
+    def cells(self) -> list:
+        """Every source's start ``(x, y)`` in cells."""
+        return source_cells(self.source)
+
+    def source_count(self) -> int:
+        return len(self.cells())
+
+    def source_position(self, cell: float, k: int = 0) -> Tuple[float, float]:
+        """Physical ``(x, y)`` of source ``k`` (at its start) for a cell size."""
         (x0, _), (y0, _) = self.region
-        return x0 + (self.source[0] + 0.5) * cell, y0 + (self.source[1] + 0.5) * cell
+        cx, cy = self.cells()[k]
+        return x0 + (cx + 0.5) * cell, y0 + (cy + 0.5) * cell
 
     def _check_source(self, cell: float) -> None:
         (x0, x1), (y0, y1) = self.region
-        px, py = self.source_position(cell)
-        if not (x0 <= px <= x1 and y0 <= py <= y1):
-            raise ValidationError(
-                f"Puffs.source: got {self.source} (cells of {cell:g}: the point ({px:g}, {py:g})); "
-                f"expected a point inside the region {self.region}")
+        for k in range(self.source_count()):
+            px, py = self.source_position(cell, k)
+            if not (x0 <= px <= x1 and y0 <= py <= y1):
+                raise ValidationError(
+                    f"Puffs.source: got {self.source} (cells of {cell:g}: the point ({px:g}, {py:g})); "
+                    f"expected points inside the region {self.region}")
 
     def wind_grid(self) -> Tuple[int, int]:
         """``(n_x, n_y)`` of the wind grid (2 x 2, unused, for a constant wind)."""
         return self.wind.grid if isinstance(self.wind, Wind) else (2, 2)
 
-    def params(self, grid_size) -> "K.PuffParams":
+    def params(self, grid_size) -> "PuffsParams":
+        """The engine's parameters: ``physics_params`` and the source motion's record."""
+        return PuffsParams(*self.physics_params(grid_size), self.source_motion.record())
+
+    def physics_params(self, grid_size) -> "K.PuffParams":
         """The kernels' scalars for a ``(width, height)`` cell grid, or the engine's context (its
         ``grid_size``); checks that the grid fits the region."""
         grid_size = getattr(grid_size, "grid_size", grid_size)
@@ -278,10 +351,13 @@ class Puffs(Plume):
         else:
             nx, ny = 2, 2
             grid_wind, (u, v), kx, ky, na, nb, nc = 0, wind, 0.0, 0.0, 0.0, 0.0, 0.0
+        starts = np.array(self.cells(), np.float64).reshape(-1, 2)
+        starts.flags.writeable = False
+        sparsity = wind.sparsity if isinstance(wind, Wind) and wind.regime == "sparse" else 1.0
         return K.PuffParams(
             dt=self.dt, x_min=x0, x_max=x1, y_min=y0, y_max=y1, cell=cell,
             src_x=sx, src_y=sy, src_z=0.0, r0_sq=self.puff_init_rad ** 2,
-            spread=self.puff_spread_rate, release_mean=self.puff_release_rate * self.dt,
+            spread=self.puff_spread_rate, release_mean=self.puff_release_rate * self.dt * sparsity,
             init_puffs=self.init_num_puffs, scale_x=sc[0], scale_y=sc[1], scale_z=sc[2],
             model_z=int(self.model_z_disp),
             amp=self.puff_mol_amount / math.sqrt(8.0 * math.pi ** 3) * self.conc_scale,
@@ -289,8 +365,9 @@ class Puffs(Plume):
             wdx=(x1 - x0) / (nx - 1), wdy=(y1 - y0) / (ny - 1),
             noise_a=na, noise_b=nb, noise_c=nc,
             spline=int(isinstance(wind, Wind) and wind.interpolation == "spline"),
-            spin_up=self.spin_up_steps, src_cx=self.source[0], src_cy=self.source[1],
-            width=int(grid_size[0]), height=int(grid_size[1]),
+            spin_up=self.spin_up_steps, src_cx=starts[0, 0], src_cy=starts[0, 1],
+            width=int(grid_size[0]), height=int(grid_size[1]), sources=starts,
+            **regime_scalars(wind if isinstance(wind, Wind) else None, self.dt),
         )
 
     # --- the engine's plume interface (docs/developing-models.md) ---------------------------------
@@ -309,10 +386,21 @@ class Puffs(Plume):
         cell = self.resolved_cell_size(grid_size)
         self._check_source(cell)
         L.check_on_grid(self, cell)
+        self.source_motion.check_grid(_grid(grid_size), "Puffs")
         return self if self.cell_size == cell else replace(self, cell_size=cell)
 
+    def units(self, grid_size) -> Units:
+        """A cell is ``cell_size`` long (the region's length unit), a step lasts ``dt`` (seconds);
+        cell ``(0, 0)`` lies at the region's corner plus half a cell."""
+        cell = self.resolved_cell_size(grid_size)
+        (x0, _), (y0, _) = self.region
+        return Units(cell_size=cell, step_duration=self.dt, origin=(x0 + cell / 2, y0 + cell / 2))
+
     def fixed_source(self):
-        return self.source
+        return self.source if self.source_count() == 1 and not self.source_motion.moves else None
+
+    def on_cells(self) -> bool:
+        return not self.source_motion.moves and all(float(c).is_integer() for xy in self.cells() for c in xy)
 
     def concentration_bounds(self) -> tuple:
         return 0.0, math.inf
@@ -322,8 +410,13 @@ class Puffs(Plume):
 
     def state_spec(self, scenario) -> dict:
         nx, ny = self.wind_grid()
-        kinds = K.world_arrays(self.max_num_puffs, nx, ny, self.spline)
+        kinds = K.world_arrays(self.max_num_puffs, nx, ny, self.spline, self.source_count(),
+                               self.source_motion.state_width())
         ranges = L.state_ranges(self, kinds)
+        if scenario is not None:  # the sources stay in the region: its extent in cells of this grid
+            cell = self.resolved_cell_size(scenario.grid_size)
+            (x0, x1), (y0, y1) = self.region
+            ranges["source"] = (-0.5, ((x1 - x0) / cell - 0.5, (y1 - y0) / cell - 0.5), False)
         return {name: StateArray(dtype, "world", tail, *ranges[name]) for name, (dtype, tail) in kinds.items()}
 
     def check_state(self, ctx, arrays: dict, world=None) -> list:
@@ -339,11 +432,17 @@ class Puffs(Plume):
         """``(H, W)`` float32 concentration of world ``b`` at every cell centre."""
         w, h = params.width, params.height
         out = np.empty((h, w))
-        K.field_image(int(b), h, w, params, state, out)
+        K.field_image(int(b), h, w, K.PuffParams(*params[:N_PHYSICS]), state, out)
         return out.astype(np.float32)
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
-        return np.tile(np.array([params.src_cx, params.src_cy]), (num_worlds, 1))
+        return state.source[:, 0].copy()
+
+    def source_positions(self, params, state, num_worlds: int) -> np.ndarray:
+        return state.source.copy()
+
+    def sources_found(self, params, state, num_worlds: int):
+        return state.found.copy() if self.source_count() > 1 else None
 
     @classmethod
     def from_fields(cls, fields: dict) -> "Puffs":
@@ -368,8 +467,10 @@ class Puffs(Plume):
         """JSON-able description (``from_fields`` reads it back)."""
         wind = self.wind.metadata() if isinstance(self.wind, Wind) else {"model": "constant", "u": self.wind[0], "v": self.wind[1]}
         scale = self.centre_rel_diff_scale
+        source = [list(c) for c in self.source] if self.source_count() > 1 else list(self.source)
+        motion = {"source_motion": self.source_motion.metadata()} if self.source_motion.moves else {}
         return {
-            "family": "plume", "model": "Puffs", "source": list(self.source), "wind": wind,
+            "family": "plume", "model": "Puffs", "source": source, "wind": wind, **motion,
             "centre_rel_diff_scale": scale if isinstance(scale, float) else list(scale),
             "puff_init_rad": self.puff_init_rad, "puff_spread_rate": self.puff_spread_rate,
             "puff_release_rate": self.puff_release_rate, "init_num_puffs": self.init_num_puffs,
@@ -395,7 +496,8 @@ class PuffPlume:
 
     ``reset(seed)`` seeds world ``b`` with ``seed + b``; ``step()`` advances every world by one
     ``dt``; ``sample(cells)`` reads the concentration and the wind at agents' cells. The state is
-    ``self.state`` (``kernels.puffs.PuffState``), the scalars ``self.params``.
+    ``self.state`` (``kernels.puffs.PuffState``), the scalars ``self.params``. Sources stay at
+    their starts here (source motions run in the engine's step).
 
     ``parallel``: run worlds on Numba's threads (a ``prange`` over worlds; results are identical
     either way); None: only from ``PARALLEL_FROM_WORLDS`` worlds, below which waking the threads
@@ -411,9 +513,10 @@ class PuffPlume:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
         self.config = config
         self.grid_size = _grid(grid_size)
-        self.params = config.params(self.grid_size)
+        self.params = config.physics_params(self.grid_size)
         nx, ny = config.wind_grid()
-        self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=config.spline)
+        self.state = K.allocate_state(int(num_worlds), config.max_num_puffs, nx, ny, spline=config.spline,
+                                      n_sources=config.source_count())
         self.num_worlds = int(num_worlds)
         if parallel is None:
             parallel = self.num_worlds >= self.PARALLEL_FROM_WORLDS

@@ -27,8 +27,13 @@ Per world:
 
 Random draws: ``rng.stream_key(world_seed, episode, STREAM_PUFFS)`` with counters
 ``(advance number since reset, index)``, one 64-bit word per draw; within an advance the indices
-are 0..7 for the eight wind-noise normals, 16 for the Poisson release, ``32 + 3 i .. 34 + 3 i``
-for the x, y, z normals of puff ``i`` (its place after this advance's release).
+are 0..7 for the eight wind-noise normals, ``16 + j`` for the Poisson release of source ``j``
+(``j < 16``), ``32 + 3 i .. 34 + 3 i`` for the x, y, z normals of puff ``i`` (its place after this
+advance's release). The wind's regime (``regimes.py``) draws from a stream of its own.
+
+Sources: ``source`` ``(B, K, 2)`` holds where each releases now (cells; the engine's source motion
+moves them), its start ``PuffParams.sources``; a regime turns every wind velocity by its angle
+(``turn``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from numba import prange
 from ....engine.jit import njit
 
 from ....engine.rng import poisson, random_u64, stream_key
+from .regimes import regime_step, start_regime, turned
 
 STREAM_PUFFS = 0x428A2F98  # this model's random stream (rng.stream_key)
 REACH_RADII = 5.0  # bins reach this many of the largest puff radius
@@ -68,6 +74,10 @@ PuffParams = namedtuple("PuffParams", [
     "spin_up",  # int: advances run at reset
     "src_cx", "src_cy",  # the source in cells (the goal of the engine's agents)
     "width", "height",  # int: the cell grid
+    "sources",  # (K, 2) float64 read-only: every source's start, cells (the first is src_cx, src_cy)
+    # the wind's regime (regimes.py): its code, the switch-once turn (degrees) and time window,
+    # the switch-many period and jitter (advances), the switch-many directions' std and clip (degrees)
+    "regime", "turn", "once_lo", "once_hi", "every", "jitter", "dir_std", "dir_max",
 ])
 
 # The arrays of B worlds (leading axis B everywhere).
@@ -86,6 +96,13 @@ PuffState = namedtuple("PuffState", [
     "bin_dims",  # (B, 2) int64 bins along x, y
     "bin_size",  # (B, 2) float64 bin width, height (length)
     "coef",  # (B, 2, nx, ny) float64 bicubic spline coefficients of u, v (spline only)
+    "source",  # (B, K, 2) float64 the sources now, cells (where puffs are released)
+    "found",  # (B, K) bool the sources an agent has reached (the engine's record)
+    "motion",  # (B, K, W) float64 the source motion's state (the engine's)
+    "turn",  # (B, 3) float64 the wind regime's angle now: degrees, its cosine and sine
+    "next_switch",  # (B,) int64 the advance at which the regime switches next (-1: never)
+    "switches",  # (B,) int64 the regime's switches since reset
+    "regime_key",  # (B,) uint64 stream key of the regime's draws (regimes.STREAM)
     "inv_colloc_x",  # (nx, nx) float64 inverse collocation matrix of the x knots (shared)
     "inv_colloc_y",  # (ny, ny) float64 the same along y
     "basis_x",  # (nx - 1, 4, 4) float64 shared: on grid interval j, B-spline a (of span_j - 3 + a)
@@ -128,7 +145,7 @@ def basis_polynomials(n: int) -> np.ndarray:
 SHARED = ("inv_colloc_x", "inv_colloc_y", "basis_x", "basis_y")  # PuffState fields not per world
 
 
-def world_arrays(max_puffs: int, nx: int, ny: int, spline: bool) -> dict:
+def world_arrays(max_puffs: int, nx: int, ny: int, spline: bool, n_sources: int = 1, motion_width: int = 0) -> dict:
     """The per-world arrays of ``PuffState``: name -> ``(dtype, shape after the world axis)``."""
     return {
         "puffs": (np.float64, (max_puffs, 4)),
@@ -145,6 +162,13 @@ def world_arrays(max_puffs: int, nx: int, ny: int, spline: bool) -> dict:
         "bin_dims": (np.int64, (2,)),
         "bin_size": (np.float64, (2,)),
         "coef": (np.float64, (2, nx, ny) if spline else (2, 1, 1)),
+        "source": (np.float64, (n_sources, 2)),
+        "found": (np.bool_, (n_sources,)),
+        "motion": (np.float64, (n_sources, motion_width)),
+        "turn": (np.float64, (3,)),
+        "next_switch": (np.int64, ()),
+        "switches": (np.int64, ()),
+        "regime_key": (np.uint64, ()),
     }
 
 
@@ -163,12 +187,13 @@ def make_state(arrays: dict, nx: int, ny: int, spline: bool) -> PuffState:
     return PuffState(**arrays, **shared_arrays(nx, ny, spline))
 
 
-def allocate_state(num_worlds: int, max_puffs: int, nx: int, ny: int, spline: bool = False) -> PuffState:
+def allocate_state(num_worlds: int, max_puffs: int, nx: int, ny: int, spline: bool = False,
+                   n_sources: int = 1) -> PuffState:
     """Zeroed state arrays for ``num_worlds`` worlds (``nx, ny`` the wind grid, >= 2 each;
-    >= 4 each with ``spline``)."""
+    >= 4 each with ``spline``; ``n_sources`` sources)."""
     b = int(num_worlds)
     arrays = {name: np.zeros((b, *tail), dtype=dtype)
-              for name, (dtype, tail) in world_arrays(max_puffs, nx, ny, spline).items()}
+              for name, (dtype, tail) in world_arrays(max_puffs, nx, ny, spline, n_sources).items()}
     return make_state(arrays, nx, ny, spline)
 
 
@@ -503,6 +528,18 @@ def _wind_at_puffs(b, n, p, st):
         _spline_at_puffs(b, n, p, st)
     else:
         _bilinear_at_puffs(b, n, p, st)
+    if st.turn[b, 0] != 0.0:
+        _turn_at_puffs(b, n, st)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _turn_at_puffs(b, n, st):
+    """The wind at the puffs turned by the regime's angle (regimes.py)."""
+    vel = st.vel
+    for i in range(n):
+        u, v = turned(b, st, vel[b, i, 0], vel[b, i, 1])
+        vel[b, i, 0] = u
+        vel[b, i, 1] = v
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -557,6 +594,20 @@ def _move(b, n, p, st):
     return kept
 
 
+@njit(cache=True, inline="always")
+def _release(b, j, n, count, p, st):
+    """``count`` new puffs at source ``j`` of world ``b`` (physical point of its cell centre), in
+    the slots from ``n``; returns the new number of live puffs."""
+    x, y = cell_to_physical(st.source[b, j, 0], st.source[b, j, 1], p)
+    puffs = st.puffs
+    for i in range(n, n + count):
+        puffs[b, i, 0] = x
+        puffs[b, i, 1] = y
+        puffs[b, i, 2] = p.src_z
+        puffs[b, i, 3] = p.r0_sq
+    return n + count
+
+
 @njit(cache=True, no_cpython_wrapper=True)
 def advance_world(b, p, st):
     """Advance world ``b`` by one ``dt``, as pompy's ``wind.update(dt); plume.update(dt)``.
@@ -565,6 +616,7 @@ def advance_world(b, p, st):
     moves by (wind at the puff + Gaussian centre-line-relative velocity) x dt, its r^2 grows by
     spread x dt, and it is removed when it leaves the region (bounds inclusive); then re-binning.
     """
+    regime_step(b, p, st)
     if p.grid_wind != 0:
         advance_wind(b, p, st)
     key = st.key[b]
@@ -572,15 +624,10 @@ def advance_world(b, p, st):
     puffs = st.puffs
     cap = puffs.shape[1]
     n = st.n_live[b]
-    if n < cap:
-        k = poisson(key, t, 16, p.release_mean)
-        k = min(k, cap - n)
-        for i in range(n, n + k):
-            puffs[b, i, 0] = p.src_x
-            puffs[b, i, 1] = p.src_y
-            puffs[b, i, 2] = p.src_z
-            puffs[b, i, 3] = p.r0_sq
-        n += k
+    for j in range(st.source.shape[1]):  # source j's releases at counter 16 + j (< 32: below the puffs')
+        if n < cap:
+            k = poisson(key, t, 16 + j, p.release_mean)
+            n = _release(b, j, n, min(k, cap - n), p, st)
     # Three simple loops, each its own function (normals, wind at the puffs, move and compact):
     # one fused loop, or the three loops inlined in one function, ran up to 20x slower (measured).
     _draw_normals(b, key, t, 3 * n, st.draws)
@@ -593,8 +640,9 @@ def advance_world(b, p, st):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def reset_world(b, seed, episode, spin_up, p, st):
-    """Start world ``b``'s episode: wind at its mean, filters at rest, ``init_puffs`` at the
-    source; then ``spin_up`` advances (0 for pompy's initial state)."""
+    """Start world ``b``'s episode: wind at its mean, filters at rest, the regime started, every
+    source at its start with ``init_puffs`` puffs; then ``spin_up`` advances (0 for pompy's
+    initial state)."""
     st.key[b] = stream_key(seed, episode, STREAM_PUFFS)
     st.clock[b] = 0
     wind = st.wind
@@ -607,12 +655,13 @@ def reset_world(b, seed, episode, spin_up, p, st):
         st.noise[b, 1, k] = 0.0
     if p.grid_wind != 0 and p.spline != 0:
         fit_spline(b, st)
-    for i in range(p.init_puffs):
-        st.puffs[b, i, 0] = p.src_x
-        st.puffs[b, i, 1] = p.src_y
-        st.puffs[b, i, 2] = p.src_z
-        st.puffs[b, i, 3] = p.r0_sq
-    st.n_live[b] = p.init_puffs
+    start_regime(b, seed, episode, p, st)
+    n = 0
+    for j in range(st.source.shape[1]):  # every source at its start, with its initial puffs
+        st.source[b, j, 0] = p.sources[j, 0]
+        st.source[b, j, 1] = p.sources[j, 1]
+        n = _release(b, j, n, p.init_puffs, p, st)
+    st.n_live[b] = n
     _rebin(b, p, st)
     for _ in range(spin_up):
         advance_world(b, p, st)
@@ -663,6 +712,7 @@ def wind_at_cell(b, cx, cy, p, st):
     """Wind ``(u, v)`` in cells per step at the centre of (possibly fractional) cell ``(cx, cy)``."""
     x, y = cell_to_physical(cx, cy, p)
     u, v = wind_velocity(b, x, y, p, st)
+    u, v = turned(b, st, u, v)
     scale = p.dt / p.cell
     return u * scale, v * scale
 

@@ -1,0 +1,99 @@
+"""``plume-multi train``: train a learned baseline (``ppo-mlp`` or ``ppo-gru``) on a scenario with a
+fixed budget and seed (``plume_multi.train``); write the policy (``PREFIX.pt``) and the run's figures
+(``PREFIX.json``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import UsageError, check_writable
+from .scenario_flags import add_scenario_arguments, scenario_from_args
+
+DEFAULT_AGENTS, DEFAULT_STEPS = 1, 200
+POLICY_NAMES = ("ppo-mlp", "ppo-gru")  # plume_multi.training.POLICIES, without importing torch for --help
+
+EPILOG = """\
+POLICY: ppo-mlp (PPO, a feed-forward actor and critic: two tanh layers of --hidden units each) or
+ppo-gru (PPO with a GRU memory of --hidden units). Every agent of every world acts through the one
+network. The budget counts agent-steps; training stops after the rollout that reaches it (or at
+--stop-at). The greedy policy is validated on held-out episodes --validations times; the figures
+(steps/s, validation success over time) go to PREFIX.json, the policy to PREFIX.pt, which
+`plume-multi eval --policy PREFIX.pt` and plume_multi.training.load_policy read.
+
+Example: the plume-following task (a new random source every episode, no position sensed):
+  plume-multi train --scenario plume_following --policy ppo-mlp --budget 3000000 --seed 0 --out runs/mlp-0
+  plume-multi eval --scenario plume_following --steps 200 --policy runs/mlp-0.pt --episodes 10000"""
+
+
+def add_parser(sub) -> None:
+    """Add the ``train`` command to the subparsers ``sub``."""
+    tr = sub.add_parser(
+        "train",
+        help="train a learned baseline (PPO with an MLP or a GRU) on a scenario: a policy file",
+        description="Train PPO (ppo-mlp or ppo-gru) on a scenario for a fixed budget of agent-steps and a seed;\n"
+                    "write the policy (PREFIX.pt) and the run's figures (PREFIX.json).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    g = tr.add_argument_group("training")
+    g.add_argument("--policy", default="ppo-mlp", choices=POLICY_NAMES, help="the learned baseline (default ppo-mlp)")
+    g.add_argument("--budget", type=float, default=2_000_000, metavar="STEPS",
+                   help="agent-steps to train for, e.g. 2e6 (default 2,000,000)")
+    g.add_argument("--seed", type=int, default=0, metavar="S", help="training seed (default 0)")
+    g.add_argument("--worlds", type=int, default=None, metavar="B",
+                   help="worlds stepped together (default: the policy's, 4096 for ppo-mlp)")
+    g.add_argument("--hidden", type=int, default=None, metavar="H", help="units per hidden layer (default 32)")
+    g.add_argument("--threads", type=int, default=None, metavar="K", help="torch threads (default 1)")
+    g.add_argument("--validations", type=int, default=10, metavar="K",
+                   help="validations of the greedy policy over the run (default 10; 0: none)")
+    g.add_argument("--validation-episodes", type=int, default=1000, metavar="E",
+                   help="held-out episodes per validation (default 1000)")
+    g.add_argument("--stop-at", type=float, default=None, metavar="P",
+                   help="stop once a validation's success rate reaches P, e.g. 0.8")
+    add_scenario_arguments(tr, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
+    g = tr.add_argument_group("output")
+    g.add_argument("--out", default="train_output/policy", metavar="PREFIX",
+                   help="writes PREFIX.pt and PREFIX.json (default train_output/policy)")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args) -> int:
+    """``plume-multi train``: ``plume_multi.train`` with a progress bar; the policy and its figures."""
+    budget = args.budget
+    if not budget >= 1 or budget != int(budget) or budget > 2**62:
+        raise UsageError(f"--budget: got {args.budget:g}; expected a whole number of agent-steps >= 1")
+    if args.validations < 0:
+        raise UsageError(f"--validations: got {args.validations}; expected an integer >= 0")
+    if args.stop_at is not None and not 0.0 < args.stop_at <= 1.0:
+        raise UsageError(f"--stop-at: got {args.stop_at}; expected a share in (0, 1]")
+    scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
+    out = Path(args.out)
+    paths = [out.with_name(out.name + suffix) for suffix in (".pt", ".json")]
+    for path in paths:
+        check_writable(path, "--out")
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise UsageError("training needs torch: pip install 'plume-multi[train]'") from exc
+    from ..training import PPOConfig, train
+
+    changes = {key: value for key, value in (("num_worlds", args.worlds), ("hidden", args.hidden),
+                                             ("threads", args.threads)) if value is not None}
+    config = PPOConfig.for_policy(args.policy, **changes)
+    budget = int(budget)
+    validate_every = 0 if args.validations <= 1 else max(1, budget // args.validations)
+    grid = "x".join(str(size) for size in scenario.grid_size)
+    print(f"{args.policy}: {budget:,} agent-steps on {config.num_worlds} worlds x {scenario.n_agents} agent(s) of a "
+          f"{grid} grid ({scenario.plume.name}, {scenario.action_model.name}; observation "
+          f"{scenario.observation_layout}), seed {args.seed}", flush=True)
+    result = train(scenario, args.policy, budget, args.seed, config=config, validate_every=validate_every,
+                   validation_episodes=args.validation_episodes if args.validations else 0,
+                   stop_at=args.stop_at, progress=not args.quiet)
+    print(f"trained {result.env_steps:,} agent-steps in {result.seconds:.1f} s ({result.steps_per_second:,.0f} "
+          f"agent-steps/s; validation excluded)")
+    for row in result.validation:
+        print(f"  {row['env_steps']:>12,} steps  {row['seconds']:7.1f} s  validation success {row['success_rate']:.1%}")
+    print(f"wrote {result.policy.save(paths[0])}")
+    print(f"wrote {result.to_json(paths[1])}")
+    return 0

@@ -1,0 +1,480 @@
+"""Recorded plumes from files, read safely: what ``plumes.Movie(path)`` opens and how.
+
+The formats and every attribute: docs/recorded-data.md. A movie file holds the frames
+``concentration`` ``(t, y, x)``, optionally the wind ``u`` and ``v`` beside it, and attributes
+(``fps``, ``pixel_to_grid``, ``origin``, ``extent``, ``source_location`` or ``source_location_px``,
+``length_unit``, ``schema_version``, ``source_dtype``) in the data zoo's schema 1.0.0 (plume_nav_sim),
+where pairs are ``(y, x)``.
+
+Safely means:
+
+* only a regular file, or a Zarr directory store, is opened; a FIFO, a device or a socket is
+  refused before anything opens it (opening a FIFO blocks until a writer comes);
+* a ``.npy`` header is read and checked (dtype, shape, and that the file holds the bytes it
+  declares) before any data is read or mapped, and so is every array of the other formats, and
+  the memory a copy needs is compared with what is available;
+* whatever a reader raises on a corrupt or hostile file (``ValueError``, ``EOFError``,
+  ``BadZipFile``, ``OSError``, ``MemoryError``, h5py's and zarr's own errors) becomes a
+  ``ValidationError`` naming the file;
+* a file is read into memory, a private copy that nothing done to the file later can reach,
+  unless it is a large ``.npy`` (more than ``COPY_LIMIT`` bytes, or ``mmap=True``): then it is
+  memory-mapped and ``FileGuard`` checks, before every reset and step, that the file has not
+  changed (a mapped file truncated under a running simulation would kill the process with
+  SIGBUS). A private copy-on-write mapping would not help: Linux removes the pages beyond a
+  truncated file's end from private mappings too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import stat
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...checks import check_memory, check_point, check_real, fail, is_real, refuse, shown
+from ...errors import PlumeError, StateError, ValidationError
+
+__all__ = ["Recording", "FileIdentity", "Geometry", "read_recording", "geometry", "file_signature", "checksum", "FileGuard",
+           "COPY_LIMIT", "KINDS", "ATTRIBUTES"]
+
+KINDS = {".npy": "npy", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5", ".zarr": "zarr"}
+EXPECTED = "a .npy, .npz, .h5/.hdf5 file or a .zarr directory store"
+LABELS = {"npy": "a .npy file", "npz": "an .npz file", "hdf5": "an HDF5 file", "zarr": "a Zarr store"}
+COPY_LIMIT = 256 * 2**20  # .npy files up to this size are read into memory (Movie(mmap=None))
+KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16), np.dtype(np.uint8))
+READABLE = "float16, float32, float64, uint8 or uint16"
+# the attributes Movie reads (the data zoo's, and ours); an .npz holds them as small arrays
+ATTRIBUTES = ("fps", "pixel_to_grid", "origin", "extent", "source_location", "source_location_px", "length_unit",
+              "spatial_unit", "schema_version", "source_dtype")
+DATA_EXTRA = "pip install 'plume-multi[data]'"
+
+
+@dataclass
+class Recording:
+    """What a movie file holds.
+
+    ``frames`` ``(T, H, W)`` C-ordered, native float32, uint16 or uint8 (float16 and float64 are
+    read as float32); ``attrs`` the file's attributes (the file's or group's, then the frames'
+    own); ``wind`` ``(..., 2)`` float64 ``(u, v)`` as stored, or None; ``mapped``: memory-mapped."""
+
+    frames: np.ndarray
+    attrs: dict
+    wind: np.ndarray | None
+    path: Path
+    mapped: bool
+    signature: tuple
+
+
+# ----------------------------------------------------------------------------- the file itself
+def check_path(path) -> tuple[Path, str]:
+    """``(path, kind)`` of an existing regular file (or Zarr directory store) of a known kind,
+    checked with ``stat`` before anything opens it."""
+    p = Path(path)
+    kind = KINDS.get(p.suffix.lower())
+    if kind is None:
+        refuse("Movie", "frames", repr(str(path)), EXPECTED)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        refuse("Movie", "frames", repr(str(path)), f"the path of an existing file (this one does not exist): {EXPECTED}")
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        refuse("Movie", "frames", repr(str(path)), f"a readable file (this one: {why}): {EXPECTED}")
+    if kind == "zarr":
+        if not stat.S_ISDIR(mode):
+            refuse("Movie", "frames", repr(str(path)), f"a Zarr directory store ({str(path)!r} is not a directory)")
+    elif not stat.S_ISREG(mode):
+        what = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        refuse("Movie", "frames", repr(str(path)), f"a regular file ({str(path)!r} is {what}, which is never opened)")
+    return p, kind
+
+
+def file_signature(p: Path) -> tuple:
+    """What tells a file (or every file of a directory store) changed: identity, size, time."""
+    if p.is_dir():
+        out = []
+        for root, dirs, files in os.walk(p):
+            dirs.sort()
+            for name in sorted(files):
+                st = os.stat(os.path.join(root, name))
+                out.append((os.path.relpath(os.path.join(root, name), p), st.st_size, st.st_mtime_ns))
+        return tuple(out)
+    st = os.stat(p)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def checksum(p: Path) -> str:
+    """``"sha256:<hex>"`` of a file's bytes, or of a directory store's files (each: its path
+    relative to the store, then its bytes), in sorted order."""
+    h = hashlib.sha256()
+    files = [p] if not p.is_dir() else sorted(
+        (Path(root) / name for root, _, names in os.walk(p) for name in names),
+        key=lambda f: f.relative_to(p).as_posix())
+    for f in files:
+        if f != p:
+            h.update(f.relative_to(p).as_posix().encode() + b"\0")
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """A file (or directory store) as it was when it was read: ``file_signature`` tells a change."""
+
+    path: Path
+    signature: tuple
+
+
+class FileGuard:
+    """Called before every reset and step of a simulator over a memory-mapped movie: raises
+    ``StateError`` when the file changed (size, time, identity) since it was mapped, before the
+    kernels read from it."""
+
+    def __init__(self, path: Path, signature: tuple):
+        self.path, self.signature = path, signature
+
+    def __call__(self) -> None:
+        try:
+            now = file_signature(self.path)
+        except OSError:
+            now = None
+        if now != self.signature:
+            raise StateError(f"Movie.frames: the memory-mapped file {str(self.path)!r} changed (or went) under the "
+                             f"running simulation; nothing was read from it. Load the movie again, or let Movie "
+                             f"read the file into memory (mmap=False) so that later changes cannot reach it")
+
+
+# ----------------------------------------------------------------------------- reading
+def read_recording(path, key=None, mmap=None) -> Recording:
+    """The frames, attributes and wind of a movie file (``ValidationError`` naming the file for
+    whatever cannot be read)."""
+    p, kind = check_path(path)
+    if mmap is True and kind != "npy":
+        fail("Movie", "mmap", mmap, f"None or False for a {kind} file (only .npy files are memory-mapped)")
+    if key is not None and (not isinstance(key, str) or not key):
+        fail("Movie", "key", key, "None or the name of the frames' array, dataset or variable")
+    signature = file_signature(p)
+    reader = {"npy": _read_npy, "npz": _read_npz, "hdf5": _read_hdf5, "zarr": _read_zarr}[kind]
+    try:
+        frames, attrs, wind, mapped = reader(p, key, mmap)
+    except PlumeError:
+        raise
+    except MemoryError:
+        raise ValidationError(f"Movie.frames: not enough memory to read {str(p)!r}"
+                              f"{' (pass mmap=True to map it instead)' if kind == 'npy' else ''}") from None
+    except Exception as exc:  # readers raise anything on hostile input: each becomes ours
+        raise ValidationError(f"Movie.frames: cannot read {str(p)!r} as {LABELS[kind]} ({type(exc).__name__}: "
+                              f"{shown(str(exc), 300)[1:-1]}); expected {EXPECTED} in the layout of "
+                              f"docs/recorded-data.md") from exc
+    if file_signature(p) != signature:
+        raise ValidationError(f"Movie.frames: {str(p)!r} changed while it was being read; expected a file that "
+                              f"stays the same")
+    return Recording(frames, {k: _plain(v) for k, v in attrs.items()}, wind, p, mapped, signature)
+
+
+def _check_array(p: Path, name: str, shape, dtype, ndim=3) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fu" or (dtype.kind == "f" and dtype.itemsize not in (2, 4, 8)) or \
+            (dtype.kind == "u" and dtype.itemsize > 2):
+        refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has dtype {dtype}", f"{READABLE} frames")
+    if len(shape) != ndim or min(shape) < 1:
+        refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has shape {tuple(shape)}",
+               "frames of shape (T, H, W), each at least 1")
+    return dtype
+
+
+def _check_memory(p: Path, nbytes: int, kind: str) -> None:
+    advice = "Pass mmap=True to map it instead." if kind == "npy" else "Use a smaller movie."
+    check_memory("Movie.frames", nbytes, f"reading {str(p)!r}", advice)
+
+
+def _kernel_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtype.kind == "f" else dtype.newbyteorder("=")
+
+
+def _as_kernel_array(arr: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(arr, dtype=_kernel_dtype(arr.dtype))
+
+
+def _npy_header(f) -> tuple:
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"unsupported .npy format version {version}")
+    return shape, fortran, np.dtype(dtype)
+
+
+def _read_npy(p: Path, key, mmap):
+    if key is not None:
+        fail("Movie", "key", key, "None for a .npy file (it holds one array)")
+    with open(p, "rb") as f:
+        shape, fortran, dtype = _npy_header(f)
+        offset = f.tell()
+        _check_array(p, "frames", shape, dtype)
+        need = math.prod(shape) * dtype.itemsize
+        held = os.fstat(f.fileno()).st_size - offset
+        if held < need:
+            refuse("Movie", "frames", f"{str(p)!r}, a .npy file holding {held} bytes of data",
+                   f"the {need} bytes its header declares (shape {tuple(shape)}, {dtype}): the file is truncated")
+        direct = not fortran and dtype in KERNEL_DTYPES
+        if direct and (mmap is True or (mmap is None and need > COPY_LIMIT)):
+            return np.memmap(p, dtype=dtype, mode="r", offset=offset, shape=tuple(shape)), {}, None, True
+        if mmap is True:
+            fail("Movie", "mmap", mmap, f"None or False for {str(p)!r}: its {dtype} "
+                 f"{'Fortran-ordered ' if fortran else ''}frames are converted, so read into memory")
+        _check_memory(p, need + (0 if direct else math.prod(shape) * 4), "npy")
+        raw = np.empty(tuple(shape)[::-1] if fortran else tuple(shape), dtype)
+        view = memoryview(raw).cast("B")
+        got = 0
+        while got < need:
+            n = f.readinto(view[got:])
+            if not n:
+                raise EOFError(f"the file ended after {got} of {need} bytes")
+            got += n
+    return _as_kernel_array(raw.T if fortran else raw), {}, None, False
+
+
+def _npz_member(p: Path, data, name: str, *, frames=False, limit=None):
+    """A member of an open ``.npz``, its header checked before it is read."""
+    with data.zip.open(name + ".npy") as member:
+        shape, _, dtype = _npy_header(member)
+    if frames:
+        _check_array(p, name, shape, dtype)
+    elif limit is not None and math.prod(shape) > limit:
+        refuse("Movie", "frames", f"{str(p)!r} whose {name!r} holds {math.prod(shape)} values",
+               f"an attribute of at most {limit} values")
+    _check_memory(p, math.prod(shape) * 8, "npz")
+    return data[name]
+
+
+def _read_npz(p: Path, key, mmap):
+    name = key or "concentration"
+    with np.load(p, allow_pickle=False) as data:
+        if name not in data.files:
+            fail("Movie", "key", key, f"the name of an array of {str(p)!r}: it has {data.files} (default "
+                 f"'concentration')")
+        frames = _as_kernel_array(_npz_member(p, data, name, frames=True))
+        attrs = {a: _npz_member(p, data, a, limit=64) for a in ATTRIBUTES if a in data.files}
+        u, v = (_npz_member(p, data, c) if c in data.files else None for c in ("u", "v"))
+    return frames, attrs, _wind(p, u, v), False
+
+
+def _read_hdf5(p: Path, key, mmap):
+    try:
+        import h5py
+    except ImportError:
+        raise ValidationError(f"Movie: reading HDF5 needs h5py: {DATA_EXTRA}") from None
+    name = key or "concentration"
+    with h5py.File(p, "r") as f:
+        ds = f.get(name)
+        if not isinstance(ds, h5py.Dataset):
+            fail("Movie", "key", key, f"the name of a dataset of {str(p)!r}: it has {_h5_datasets(f)} (default "
+                 f"'concentration')")
+        _check_array(p, name, ds.shape, ds.dtype)
+        _check_memory(p, ds.size * 4, "hdf5")
+        frames = _as_kernel_array(ds[...])
+        group = ds.parent
+        attrs = {**f.attrs, **(group.attrs if group.name != "/" else {}), **ds.attrs}
+        u, v = (_h5_wind(p, group, c) for c in ("u", "v"))
+    return frames, attrs, _wind(p, u, v), False
+
+
+def _h5_datasets(f) -> list:
+    names = []
+    f.visititems(lambda n, obj: names.append(n) if len(names) < 20 and hasattr(obj, "shape") else None)
+    return names
+
+
+def _h5_wind(p: Path, group, name):
+    if name not in group:
+        return None
+    ds = group[name]
+    if not hasattr(ds, "shape"):
+        refuse("Movie", "wind", f"{str(p)!r} whose {name!r} is a group", "u and v datasets")
+    _check_memory(p, ds.size * 8, "hdf5")
+    return ds[...]
+
+
+def _read_zarr(p: Path, key, mmap):
+    try:
+        import xarray as xr
+    except ImportError:
+        raise ValidationError(f"Movie: reading Zarr needs xarray and zarr: {DATA_EXTRA}") from None
+    name = key or "concentration"
+    # mask_and_scale=False: the values as written. xarray would otherwise take a Zarr (v2) array's
+    # fill_value (the data zoo's is 0.0) for a CF _FillValue and turn every exact 0 into NaN.
+    with warnings.catch_warnings():  # a store without consolidated metadata is read without it
+        warnings.filterwarnings("ignore", message=".*consolidated metadata", category=RuntimeWarning)
+        ds = xr.open_zarr(p, mask_and_scale=False, decode_times=False, chunks=None)
+    with ds:
+        if name not in ds:
+            fail("Movie", "key", key, f"the name of a variable of {str(p)!r}: it has {sorted(map(str, ds.data_vars))} "
+                 f"(default 'concentration')")
+        var = ds[name]
+        if tuple(var.dims) != ("t", "y", "x"):
+            refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has dims {tuple(var.dims)}", "dims ('t', 'y', 'x')")
+        packed = sorted(set(var.attrs) & {"scale_factor", "add_offset"})
+        if packed:
+            refuse("Movie", "frames", f"{str(p)!r} whose {name!r} is packed ({packed})",
+                   "unpacked values (Movie's normalize= and scale= set the mapping to concentration)")
+        _check_array(p, name, var.shape, var.dtype)
+        _check_memory(p, var.size * 4, "zarr")
+        frames = _as_kernel_array(var.values)
+        attrs = {**ds.attrs, **var.attrs}
+        u, v = (_zarr_wind(p, ds, c) for c in ("u", "v"))
+    return frames, attrs, _wind(p, u, v), False
+
+
+def _zarr_wind(p: Path, ds, name):
+    if name not in ds:
+        return None
+    var = ds[name]
+    if tuple(var.dims) not in (("t", "y", "x"), ("t",), ()):
+        refuse("Movie", "wind", f"{str(p)!r} whose {name!r} has dims {tuple(var.dims)}",
+               "dims ('t', 'y', 'x') (per cell), ('t',) (per frame) or () (constant)")
+    _check_memory(p, var.size * 8, "zarr")
+    return var.values
+
+
+def _wind(p: Path, u, v):
+    """``(..., 2)`` float64 from the ``u`` and ``v`` arrays of a file (None when it has neither)."""
+    if u is None and v is None:
+        return None
+    if u is None or v is None:
+        refuse("Movie", "wind", f"{str(p)!r} with {'u' if v is None else 'v'} but no {'v' if v is None else 'u'}",
+               "both u and v (the wind's x and y components), or neither")
+    u, v = np.asarray(u), np.asarray(v)
+    if u.shape != v.shape or u.dtype.kind not in "iuf" or v.dtype.kind not in "iuf":
+        refuse("Movie", "wind", f"{str(p)!r} with u {u.shape} {u.dtype} and v {v.shape} {v.dtype}",
+               "u and v numbers of the same shape")
+    return np.stack([u.astype(np.float64), v.astype(np.float64)], axis=-1)
+
+
+def _plain(value):
+    """An attribute as Python values (h5py and zarr give NumPy scalars, arrays and bytes)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()] if value.ndim else _plain(value.item())
+    if isinstance(value, np.generic):
+        return _plain(value.item())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+# ----------------------------------------------------------------------------- the layout
+@dataclass(frozen=True)
+class Geometry:
+    """Where a movie's pixels are: ``flip_rows`` / ``flip_cols`` turn the stored order into the
+    simulation's (x to the right, y up, row 0 at the bottom); ``cell_size`` (length unit) and
+    ``origin`` ``(x, y)``, the position of cell ``(0, 0)`` after the flips."""
+
+    flip_rows: bool = False
+    flip_cols: bool = False
+    cell_size: float | None = None
+    origin: tuple = (0.0, 0.0)
+    length_unit: str | None = None
+
+
+def _pair(where: str, name: str, value, positive: bool) -> tuple:
+    """A number (both axes) or a ``(y, x)`` pair (the data zoo's order), returned as ``(x, y)``."""
+    if is_real(value):
+        value = [value, value]
+    if not isinstance(value, (list, tuple)):
+        refuse("Movie", name, f"{value!r} in {where}", "a number or a (y, x) pair of numbers")
+    expected = f"a number or a (y, x) pair of finite numbers{' > 0' if positive else ''} (in {where})"
+    y, x = check_point("Movie", name, value, limit=1e12, expected=expected)
+    if positive and min(x, y) < 1e-12:
+        fail("Movie", name, value, expected)
+    return x, y
+
+
+def geometry(attrs: dict, shape: tuple, where: str, *, origin=None, cell_size=None) -> Geometry:
+    """The layout attributes (``pixel_to_grid``, ``origin``, ``extent``, ``length_unit``) read as
+    docs/recorded-data.md says; ``origin`` (``"lower"`` / ``"upper"``) and ``cell_size`` given to
+    Movie take the place of the file's."""
+    _, H, W = shape
+    version = attrs.get("schema_version")
+    if version is not None and str(version).split(".")[0] != "1":
+        refuse("Movie", "frames", f"{where} of schema_version {version!r}", "schema version 1.x (the data zoo's)")
+    file_origin = attrs.get("origin")
+    rows = origin if origin is not None else file_origin if isinstance(file_origin, str) else "lower"
+    if rows not in ("lower", "upper"):
+        fail("Movie", "origin", rows, "'lower' (row 0 at the bottom: y up) or 'upper' (row 0 at the top, as in images)")
+    # per axis (x, y): the position of stored pixel 0, and +1 / -1: whether later pixels lie towards +
+    first = [0.0, 0.0]
+    sign = [1.0, 1.0 if rows == "lower" else -1.0]
+    if file_origin is not None and not isinstance(file_origin, str):
+        first = list(_pair(where, "origin", file_origin, positive=False))
+    pixel = None if attrs.get("pixel_to_grid") is None else _pair(where, "pixel_to_grid", attrs["pixel_to_grid"], True)
+    extent = attrs.get("extent")
+    if isinstance(extent, (list, tuple)) and len(extent) == 4:
+        # matplotlib's imshow (left, right, bottom, top): column 0 at the left edge, row 0 at the
+        # bottom edge ('lower') or at the top edge ('upper')
+        x0, x1, y0, y1 = check_point("Movie", "extent", extent, length=4, limit=1e12,
+                                     expected=f"(left, right, bottom, top): four finite numbers (in {where})")
+        if x0 == x1 or y0 == y1:
+            refuse("Movie", "extent", f"{extent} in {where}",
+                   "(left, right, bottom, top) edges of a box of positive size")
+        row0, row_end = (y0, y1) if rows == "lower" else (y1, y0)
+        spans = (abs(x1 - x0) / W, abs(y1 - y0) / H)
+        sign = [math.copysign(1.0, x1 - x0), math.copysign(1.0, row_end - row0)]
+        first = [x0 + sign[0] * spans[0] / 2, row0 + sign[1] * spans[1] / 2]
+        if pixel is not None and not _close(pixel, spans):
+            refuse("Movie", "extent", f"{extent} in {where}", f"pixels of {spans[1]:g} x {spans[0]:g} (y, x) agreeing "
+                   f"with pixel_to_grid {pixel[1]:g} x {pixel[0]:g}")
+        pixel = spans
+    elif extent is not None:
+        ex, ey = _pair(where, "extent", extent, positive=True)
+        # the data zoo's writers give n pixels (outer edges) or n - 1 (outer centres): either agrees
+        candidates = [(ex / W, ey / H), (ex / max(W - 1, 1), ey / max(H - 1, 1))]
+        if pixel is None:
+            pixel = candidates[0]
+        elif not any(_close(pixel, c) for c in candidates):
+            refuse("Movie", "extent", f"{extent} (y, x) in {where}",
+                   f"the frames' {H} x {W} pixels times pixel_to_grid "
+                 f"{pixel[1]:g} x {pixel[0]:g} (y, x): {H * pixel[1]:g} x {W * pixel[0]:g} (or "
+                 f"{(H - 1) * pixel[1]:g} x {(W - 1) * pixel[0]:g} between the outer pixel centres)")
+    size = None
+    if cell_size is not None:
+        size = check_real("Movie", "cell_size", cell_size, 1e-12, 1e12)
+    elif pixel is not None:
+        if not _close(pixel, (pixel[1], pixel[0])):
+            fail("Movie", "cell_size", None, f"a number: {where} has pixels of {pixel[1]:g} x {pixel[0]:g} (y, x), not "
+                 f"square as the simulation's cells are; pass cell_size= to declare a cell's length (or resample "
+                 f"the frames)")
+        size = pixel[0]
+    # flipped, cell 0 is the stored pixel n - 1: its position is first - (n - 1) pixels
+    step = 1.0 if size is None else size
+    origin_xy = tuple(float(f - (n - 1) * step) if s < 0 else float(f) for f, s, n in zip(first, sign, (W, H)))
+    unit = attrs.get("length_unit", attrs.get("spatial_unit"))
+    if unit is not None and (not isinstance(unit, str) or not unit):
+        refuse("Movie", "frames", f"{where} whose length_unit is {unit!r}", "a unit name such as 'mm'")
+    return Geometry(sign[1] < 0, sign[0] < 0, size, origin_xy, unit)
+
+
+def _close(a, b, rel=1e-6) -> bool:
+    return all(abs(p - q) <= rel * max(abs(p), abs(q)) for p, q in zip(a, b))
+
+
+def source_in_cells(attrs: dict, shape: tuple, geo: Geometry, where: str):
+    """The file's source (``source_location`` in cells or ``source_location_px`` in pixels, both
+    ``(x, y)`` of the stored frames) in the simulation's cells, or None."""
+    for name in ("source_location", "source_location_px"):
+        if attrs.get(name) is not None:
+            x, y = check_point("Movie", "source", attrs[name], expected=f"(x, y): two finite numbers (the {name} of "
+                               f"{where})")
+            _, H, W = shape
+            return (W - 1 - x if geo.flip_cols else x), (H - 1 - y if geo.flip_rows else y)
+    return None
