@@ -178,7 +178,8 @@ class Simulator:
         run_args = (0, self._all_worlds, np.int64(0), self._no_actions, *self._args)
         self._compile(self._driver.run, run_args, "step" if not self.parallel else "reset")
         if self.parallel:
-            self._compile(self._driver.step_parallel, (self._no_actions, *self._args), "threaded step")
+            self._compile(self._driver.step_parallel, (self._no_actions, self._all_worlds, *self._args),
+                          "threaded step")
         self._ready = False
         self.seed = None
         # the base of each world's seed (world_seed = base + b); validate() checks against it
@@ -440,7 +441,7 @@ class Simulator:
             self._check_guards()
         if self.parallel:
             with PARALLEL_LOCK:  # Numba's workqueue threads take one launch at a time
-                bad = self._driver.step_parallel(actions, *self._args)
+                bad = self._driver.step_parallel(actions, self._all_worlds, *self._args)
         else:
             bad = self._driver.run(0, self._all_worlds, -1, actions, *self._args)
         if bad >= 0:
@@ -717,9 +718,8 @@ class Simulator:
                              ("pos", "active", "terminated", "truncated", "obs", "reward", "ep_length",
                               "world_t", "world_done", "world_episode", "world_seed", "final_obs",
                               "final_length")})
-        args = self._args_for(copy)
-        self._compile(self._driver.observe_all, args, "validation")
-        self._driver.observe_all(*args)
+        # mode 2 of the compiled entry point: observe every world (the step's own sensor code)
+        self._driver.run(2, self._all_worlds, -1, self._no_actions, *self._args_for(copy))
         return copy.obs
 
     def _distance2_to_source(self, state: WorldState) -> np.ndarray:

@@ -140,9 +140,9 @@ def observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args}):
 
 @njit(no_cpython_wrapper=True)
 def reset_world(b, seeded, clear_outputs, {args}):
+    """World ``b``'s new episode: start cells, the plume's and the bodies' draws. Its agents are
+    observed afterwards by ``advance`` (the one place the sensors' code is compiled)."""
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
-{load_sizes}
-{columns}
     base = b * n_agents
     if seeded:
         world_episode[b] = 0
@@ -155,7 +155,6 @@ def reset_world(b, seeded, clear_outputs, {args}):
     if clear_outputs:
         world_done[b] = False
     plume_reset_world(PP, PS, b, seed, episode, pos, base, n_agents)
-    pv = PlumeView(PP, PS, plume_view(PP, PS, b, 0))
     for n in range(n_agents):
         i = base + n
         active[i] = True
@@ -165,16 +164,14 @@ def reset_world(b, seeded, clear_outputs, {args}):
             truncated[i] = False
             reward[i] = 0.0
         body_reset_agent(AP, AS, i, n, pos, seed, episode)
-    t = world_t[b]  # 0, as a run-time value (see ``advance``)
-    first = seeded or not seeded
-    for i in range(base, base + n_agents):
-{observe_agent_2}
-    if HAS_WORLD_CODE:
-        observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args})
 
 
 @njit(no_cpython_wrapper=True)
-def advance(b_start, b_stop, actions, {args}):
+def advance(b_start, b_stop, actions, observe_only, mask, {args}):
+    """Step the worlds ``b_start .. b_stop`` (each one step, or a reset where autoreset says so),
+    then observe them; with ``observe_only``, only observe the worlds where ``mask`` (after a
+    reset, or for ``validate``). Observations are written only here, so the sensors' code is
+    compiled once per driver (pasted, not called: the step's speed)."""
     n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
 {load_sizes}
 {columns}
@@ -187,85 +184,110 @@ def advance(b_start, b_stop, actions, {args}):
     yes = b_start >= 0
     no = not yes
     for b in range(b_start, b_stop):
-        if mode == NEXT_STEP and world_done[b]:
+        if observe_only:
+            if not mask[b]:
+                continue
+            stepping = no
+        elif mode == NEXT_STEP and world_done[b]:
             reset_world(b, no, yes, {args})
-            continue
-        t = min(world_t[b] + 1, COUNT_MAX)  # saturates: never wraps
-        world_t[b] = t
-        trunc = t >= max_steps
-        seed = world_seed[b]
-        episode = world_episode[b]
-        plume_advance(PP, PS, b, t, seed, episode)
-        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
-        {source_names} = plume_source(PP, PS, b)
-        arrived = False
-        n_active = 0
+            stepping = no
+        else:
+            stepping = yes
         base = b * n_agents
-        for i in range(base, base + n_agents):
-            if active[i]:
-                body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
-                ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
-{distance}
-                if {arrival}:
-                    reward[i] = reward_goal(RP)
-                    active[i] = False
-                    terminated[i] = True
-                    arrived = {arrived}
-                else:
-                    reward[i] = reward_step(RP)
-                    terminated[i] = False
+        while True:  # twice when a step ends the episode and SAME_STEP resets the world at once
+            if stepping:
+                t = min(np.int64(world_t[b]) + 1, COUNT_MAX)  # saturates: never wraps
+                world_t[b] = t
             else:
-                reward[i] = 0.0
-                terminated[i] = True
-            truncated[i] = trunc
-            n_active += active[i]
-            first = False
-{observe_agent_3}
-        if team and arrived:
-            # the first arrival ends the episode of every agent of the world; all share the reward
-            for i in range(base, base + n_agents):
-                if active[i]:
-                    active[i] = False
-                    terminated[i] = True
-                    reward[i] = reward_goal(RP)
+                t = np.int64(world_t[b])
+            trunc = t >= max_steps
+            seed = world_seed[b]
+            episode = world_episode[b]
+            if stepping:
+                plume_advance(PP, PS, b, t, seed, episode)
+            pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
+            first = t == 0  # after a reset (a step's t is at least 1)
+            arrived = False
             n_active = 0
-        if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
-            observe_world(b, t, seed, episode, pv, no, n_agents, {sizes}, {args})
-        done = trunc or n_active == 0
-        world_done[b] = done
-        if mode == SAME_STEP and done:
+            if stepping:
+                {source_names} = plume_source(PP, PS, b)
+            else:
+                {source_names} = {source_zeros}
+            for i in range(base, base + n_agents):
+                if stepping:
+                    if active[i]:
+                        body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
+                        ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
+{distance}
+                        if {arrival}:
+                            reward[i] = reward_goal(RP)
+                            active[i] = False
+                            terminated[i] = True
+                            arrived = {arrived}
+                        else:
+                            reward[i] = reward_step(RP)
+                            terminated[i] = False
+                    else:
+                        reward[i] = 0.0
+                        terminated[i] = True
+                    truncated[i] = trunc
+                    n_active += active[i]
+{observe_agent}
+            if team and arrived:
+                # the first arrival ends the episode of every agent of the world; all share the reward
+                for i in range(base, base + n_agents):
+                    if active[i]:
+                        active[i] = False
+                        terminated[i] = True
+                        reward[i] = reward_goal(RP)
+                n_active = 0
+            if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
+                observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args})
+            if not stepping:
+                break
+            done = trunc or n_active == 0
+            world_done[b] = done
+            if not (mode == SAME_STEP and done):
+                break
             for i in range(base, base + n_agents):
                 for d in range(obs.shape[1]):
                     final_obs[i, d] = obs[i, d]
                 final_length[i] = ep_length[i]
             reset_world(b, no, no, {args})
+            stepping = no  # observe the new episode
 
 
 @njit
 def run(mode, mask, seed, actions, {args}):
-    """The serial entry point (one compiled function for both, so one CPython wrapper).
+    """The serial entry point (one compiled function for the three, so one CPython wrapper).
 
     ``mode`` 0: check every action, then advance every world one step; returns -1, or the index
     of the first invalid action (then nothing changed). ``mode`` 1: reset the worlds where
     ``mask``: seeded ``seed + b`` (episode 0) when ``seed >= 0``, else each world's next episode.
+    ``mode`` 2: write every agent's observation of the current state into ``obs`` (where ``mask``;
+    ``Simulator.validate`` runs it on copies of the state).
     """
+    n_worlds = world_t.shape[0]
+    yes = seed == seed  # a run-time True (see ``advance``)
+    no = not yes
     if mode == 0:
         bad = body_first_invalid(AP, actions)
         if bad >= 0:
             return bad
-        advance(0, world_t.shape[0], actions, {args})
+        advance(0, n_worlds, actions, no, mask, {args})
         return -1
-    yes = seed == seed  # a run-time True (see ``advance``)
-    for b in range(world_t.shape[0]):
-        if mask[b]:
-            if seed >= 0:
-                world_seed[b] = seed + b
-            reset_world(b, seed >= 0, yes, {args})
+    if mode == 1:
+        for b in range(n_worlds):
+            if mask[b]:
+                if seed >= 0:
+                    world_seed[b] = seed + b
+                reset_world(b, seed >= 0, yes, {args})
+    advance(0, n_worlds, actions, yes, mask, {args})
     return -1
 
 
 @njit(parallel=True)
-def step_parallel(actions, {args}):
+def step_parallel(actions, mask, {args}):
     """``step`` with chunks of worlds on threads; each world writes only its own rows, so the
     result is identical to ``step``'s whatever the thread count."""
     bad = body_first_invalid(AP, actions)
@@ -273,29 +295,10 @@ def step_parallel(actions, {args}):
         return bad
     n_worlds = world_t.shape[0]
     chunks = min(PARALLEL_CHUNKS, n_worlds)
+    observe_only = n_worlds < 0  # a run-time False (see ``advance``)
     for c in prange(chunks):
-        advance(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, {args})
+        advance(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, observe_only, mask, {args})
     return -1
-
-
-@njit
-def observe_all({args}):
-    """Write every agent's observation of the current state into ``obs`` (``Simulator.validate``
-    runs it on copies of the state)."""
-    n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
-{load_sizes}
-{columns}
-    for b in range(world_t.shape[0]):
-        t = world_t[b]
-        seed = world_seed[b]
-        episode = world_episode[b]
-        pv = PlumeView(PP, PS, plume_view(PP, PS, b, t))
-        first = t == 0
-        base = b * n_agents
-        for i in range(base, base + n_agents):
-{observe_agent_3}
-        if HAS_WORLD_CODE:
-            observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args})
 '''
 
 _loaded: dict = {}
@@ -325,6 +328,7 @@ def _dimension(dims: int) -> dict:
             sizes="width, height",
             load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]",
             source_names="sx, sy",
+            source_zeros="0.0, 0.0",
             distance="\n".join(" " * 16 + line for line in ("ax, ay = body_location(AP, AS, i, pos)",
                                                             "dx = ax - sx", "dy = ay - sy")),
             d2="dx * dx + dy * dy",
@@ -337,6 +341,7 @@ def _dimension(dims: int) -> dict:
         sizes="width, height, depth",
         load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]\n    depth = cfg[{C_DEPTH}]",
         source_names="sx, sy, sz",
+        source_zeros="0.0, 0.0, 0.0",
         distance="\n".join(" " * 16 + line for line in ("ax, ay, az = body_location(AP, AS, i, pos)",
                                                         "dx = ax - sx", "dy = ay - sy", "dz = az - sz")),
         d2="dx * dx + dy * dy + dz * dz",
@@ -378,6 +383,8 @@ def source(layout: Layout) -> str:
             world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
     dimension = _dimension(layout.dims)
     dimension.update(_arrival(layout, dimension))
+    # the step's per-agent lines sit in ``advance`` under ``if stepping:`` and ``if active[i]:``
+    dimension["distance"] = textwrap.indent(dimension["distance"], " " * 8)
     agent_block = "\n".join(dimension.pop("agent_view") + agent_calls) if agent_calls else "pass"
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))
@@ -387,7 +394,7 @@ def source(layout: Layout) -> str:
         source_lines="\n".join(source_lines), imports="\n".join(imports),
         one_agent=layout.one_agent, next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
         columns="\n".join(f"    col{k} = cols[{k}]" for k in range(len(layout.sensors))),
-        observe_agent_2=textwrap.indent(agent_block, " " * 8), observe_agent_3=textwrap.indent(agent_block, " " * 12),
+        observe_agent=textwrap.indent(agent_block, " " * 16),
         world_calls="\n".join(world_calls) or "    pass",
         has_world_code=bool(world_calls), C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM,
         C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2, **dimension,
@@ -430,8 +437,8 @@ def _write_driver(folder, name: str, text: str):
 def assemble(layout: Layout):
     """The driver module for ``layout`` (written once, imported once per process).
 
-    It has ``step(actions, *args)``, ``step_parallel(actions, *args)``, ``reset(mask, seed,
-    *args)`` and ``observe_all(*args)``, ``args`` in ``Layout.args()`` order. Nothing is compiled
+    It has ``run(mode, mask, seed, actions, *args)`` (step, reset or observe: one compiled entry
+    point) and ``step_parallel(actions, mask, *args)``, ``args`` in ``Layout.args()`` order. Nothing is compiled
     here: each entry point compiles (or loads from the cache) at its first use.
     """
     # the functions themselves are part of the key: a model redefined in a running session (a
