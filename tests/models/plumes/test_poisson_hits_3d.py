@@ -46,6 +46,10 @@ def test_tables_and_beliefs_match_the_reference_bit_for_bit():
     n = m.grid_size
     lik = m.centred_likelihood
     assert lik.shape == (3, 13, 13, 13) and m.centred_manhattan[6, 6, 6] == 0 and m.centred_manhattan[0, 12, 3] == 15
+    # what Concentration reads in 3-D (sample_cell3), by the agent's offset from the source on all three axes
+    mean = m.centred_mean_hits
+    assert mean.shape == (13, 13, 13) and mean[6, 6, 6] == np.float32(m.mean_hits(1.0))
+    assert mean[6 - 2, 6 + 1, 6 + 3] == mean[6 + 2, 6 - 1, 6 - 3] == np.float32(m.mean_hits(np.sqrt(14.0)))
     for h in range(3):  # the window at a cell is the likelihood of every source cell
         np.testing.assert_allclose(lik[h, 6 - 2:13 - 2, 6 - 5:13 - 5, 6 - 1:13 - 1], like(h, 1, 5, 2), rtol=1e-10,
                                    atol=1e-15)
@@ -189,6 +193,9 @@ def test_engine_episodes_equal_the_protocol_runner_and_beliefs_are_the_kernels()
     np.testing.assert_array_equal(steps, ref.steps)
     np.testing.assert_array_equal(sim.sources, ref.source)
     assert sim.validate() == []
+    sx, sy, sz = (int(v) for v in sim.sources[0])  # the picture: mean hits around world 0's source, (D, H, W)
+    image = sim.plume_image(0)
+    assert image.shape == (7, 7, 7) and image[sz, sy, sx] == np.float32(sc.plume.mean_hits(1.0))
 
 
 def test_three_dimensions_are_checked():

@@ -281,5 +281,5 @@ class PoissonHits(PoissonHitPlume):
         return centre(self.likelihood)
 
     def _centred_mean(self) -> np.ndarray:
-        """Mean hits by offset, centred; at the source ``mu(1)``."""
-        return centre(self.mean_hits(np.maximum(self.distance(*self._offsets()), 1.0)))
+        """Mean hits by offset, centred on every axis of the domain; at the source ``mu(1)``."""
+        return centre(self.mean_hits(np.maximum(self.distance(*self._offsets()), 1.0)), axes=max(self.dims, 2))
