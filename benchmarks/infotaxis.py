@@ -4,13 +4,17 @@
     python benchmarks/infotaxis.py [--quick] [--agents 1024] [--episodes 6400] [--threads 2]
 
 * decisions: one infotaxis (and space-aware) decision per agent, from a belief, on the protocol
-  domains 19x19 (L=1), 37x37 (L=2), 53x53 (L=3) with R_dt = 2: ``Infotaxis.decide`` on
-  ``--agents`` agents on one thread and on ``--threads`` threads, beside ``numpy_decide`` (the
-  usual vectorized NumPy: one array expression per move over all hits and cells) on a few agents.
-* episodes: ``run_search`` on ``--episodes`` protocol episodes of the 19x19 domain on
-  ``--threads`` threads; the same episodes through the engine (``Simulator`` of
-  ``presets.poisson_search()`` with ``sensors.Hits`` and ``sensors.Belief``, stepped with
-  ``Infotaxis.act``); beside ``numpy_episode`` (the same draws, NumPy decisions and updates).
+  domains 19x19 (L=1), 37x37 (L=2), 53x53 (L=3) with R_dt = 2 and on the 81x41 domain of the windy
+  Poisson hits (``WindyPoissonHits(R_bar=2.5)``, otto-benchmark's windy-medium-detections):
+  ``Infotaxis.decide`` on ``--agents`` agents on one thread and on ``--threads`` threads, beside
+  ``numpy_decide`` (the usual vectorized NumPy: one array expression per move over all hits and
+  cells) on a few agents.
+* Bayes updates: ``kernels.update_belief`` beside NumPy's ``p * L / (p * L).sum()`` on beliefs
+  indexed ``[x, y]`` as otto-benchmark keeps them, on the same domains (bit for bit the same beliefs).
+* episodes: ``run_search`` on ``--episodes`` protocol episodes of the 19x19 domain and of the windy
+  one on ``--threads`` threads; the same episodes through the engine (``Simulator`` with
+  ``sensors.Hits`` and ``sensors.Belief``, stepped with ``Infotaxis.act``); beside
+  ``numpy_episode`` (the same draws, NumPy decisions and updates).
 
 Times are CPU seconds (``time.process_time`` for compiled code, whose worker threads it counts;
 ``time.thread_time`` for the single-threaded NumPy rows) unless marked wall: the machine may be
@@ -30,13 +34,17 @@ from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.policies import infotaxis_kernels as ik
 from plume_multi.engine import rng
-from plume_multi.models.plumes.poisson_hits import PoissonHits
-from plume_multi.presets import poisson_search
+from plume_multi.models.plumes.poisson_hits import PoissonHitPlume, PoissonHits, WindyPoissonHits
+from plume_multi.models.sensors import Belief, Hits
+from plume_multi.scenario import Scenario
 
-DOMAINS = ((1.0, 2.0), (2.0, 2.0), (3.0, 2.0))  # (lambda_over_dx, R_dt): N = 19, 37, 53
+# (label, plume): the isotropic protocol domains (lambda_over_dx, R_dt) = (1, 2), (2, 2), (3, 2) and
+# otto-benchmark's windy-medium-detections
+DOMAINS = (("19x19 (L=1)", lambda: PoissonHits(1.0, 2.0)), ("37x37 (L=2)", lambda: PoissonHits(2.0, 2.0)),
+           ("53x53 (L=3)", lambda: PoissonHits(3.0, 2.0)), ("81x41 windy (R=2.5)", lambda: WindyPoissonHits(2.5)))
 
 
-def numpy_decide(plume: PoissonHits, p: np.ndarray, x: int, y: int, space_aware: bool = False) -> int:
+def numpy_decide(plume: PoissonHitPlume, p: np.ndarray, x: int, y: int, space_aware: bool = False) -> int:
     """The infotaxis decision in plain vectorized NumPy (the formulas of ``PoissonHits``)."""
     h, w = plume.shape
     lik = plume.centred_likelihood
@@ -69,7 +77,7 @@ def numpy_decide(plume: PoissonHits, p: np.ndarray, x: int, y: int, space_aware:
     return int(np.flatnonzero(scores < best + ik.TIE_TOL)[0])
 
 
-def numpy_episode(plume: PoissonHits, seed: int, space_aware: bool = False, max_steps: int = 1000):
+def numpy_episode(plume: PoissonHitPlume, seed: int, space_aware: bool = False, max_steps: int = 1000):
     """One protocol episode with NumPy decisions and updates, the same draws as ``run_search``.
 
     Returns ``(steps, found)``."""
@@ -91,7 +99,7 @@ def numpy_episode(plume: PoissonHits, seed: int, space_aware: bool = False, max_
     return max_steps, False
 
 
-def sample_agents(plume: PoissonHits, n: int, seed: int = 0):
+def sample_agents(plume: PoissonHitPlume, n: int, seed: int = 0):
     """``n`` beliefs and positions met along protocol episodes (a few steps in)."""
     r = np.random.default_rng(seed)
     beliefs = np.empty((n,) + plume.shape)
@@ -129,8 +137,8 @@ def _wall(fn, repeats: int) -> float:
 
 def decision_rows(n_agents: int, threads: int, numpy_agents: int, repeats: int, domains=DOMAINS):
     rows = []
-    for L, I in domains:
-        plume = PoissonHits(L, I)
+    for label, make in domains:
+        plume = make()
         beliefs, pos = sample_agents(plume, n_agents)
         for space_aware in (False, True):
             pol = Infotaxis(space_aware, plume=plume)
@@ -146,16 +154,58 @@ def decision_rows(n_agents: int, threads: int, numpy_agents: int, repeats: int, 
                     with_threads[nt] = timer(lambda: pol.decide(beliefs, pos), repeats) / n_agents
                 finally:
                     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-            rows.append(dict(domain=f"{plume.grid_size}x{plume.grid_size} (L={L:g})",
-                             policy="space-aware" if space_aware else "infotaxis", numpy=t_np,
+            rows.append(dict(domain=label, policy="space-aware" if space_aware else "infotaxis", numpy=t_np,
                              one=with_threads[1], many=with_threads[threads]))
     return rows
 
 
-def engine_episodes(n_episodes: int, domain=DOMAINS[0], max_steps: int = 1000):
+@numba.njit(cache=False)
+def _updates(beliefs, pos, hits, lik):
+    for i in range(beliefs.shape[0]):
+        kp.update_belief(beliefs[i], lik, pos[i, 0], pos[i, 1], hits[i])
+
+
+def numpy_update(plume: PoissonHitPlume, p_xy, x, y, hit):
+    """The Bayes update in NumPy on a belief indexed ``[x, y]`` (otto-benchmark's layout):
+    ``p * L / (p * L).sum()``, a new array."""
+    h, w = plume.shape
+    q = p_xy * plume.centred_likelihood[hit, h - 1 - y:2 * h - 1 - y, w - 1 - x:2 * w - 1 - x].T
+    return q / q.sum()
+
+
+def update_rows(n_agents: int, numpy_agents: int, repeats: int, domains=DOMAINS):
+    rows = []
+    for label, make in domains:
+        plume = make()
+        beliefs, pos = sample_agents(plume, n_agents)
+        beliefs_xy = np.ascontiguousarray(beliefs.transpose(0, 2, 1))
+        hits = np.ones(n_agents, dtype=np.int64)
+        lik = plume.centred_likelihood
+        work = beliefs.copy()
+        _updates(work[:1], pos[:1], hits[:1], lik)  # compile
+
+        one = np.inf
+        for _ in range(repeats):  # fresh beliefs each time, copied outside the timing
+            work[:] = beliefs
+            c0 = time.process_time()
+            _updates(work, pos, hits, lik)
+            one = min(one, (time.process_time() - c0) / n_agents)
+        k = min(numpy_agents, n_agents)
+        t_np = _cpu(lambda: [numpy_update(plume, beliefs_xy[i], pos[i, 0], pos[i, 1], 1) for i in range(k)], repeats,
+                    time.thread_time) / k
+        same = all(np.array_equal(work[i].T, numpy_update(plume, beliefs_xy[i], pos[i, 0], pos[i, 1], 1)) for i in range(k))
+        rows.append(dict(domain=label, numpy=t_np, one=one, same=same))
+    return rows
+
+
+def _search_scenario(plume: PoissonHitPlume, max_steps: int) -> Scenario:
+    return Scenario(plume=plume, start_positions=(plume.start,), sensors=(Hits(), Belief()), max_steps=max_steps)
+
+
+def engine_episodes(n_episodes: int, plume: PoissonHitPlume, max_steps: int = 1000):
     """Protocol episodes through the engine: world ``b`` is seed ``b``. Returns the steps to the
     source per world (``max_steps`` if not found)."""
-    sim = Simulator(poisson_search(*domain, max_steps=max_steps), num_worlds=n_episodes, autoreset="disabled")
+    sim = Simulator(_search_scenario(plume, max_steps), num_worlds=n_episodes, autoreset="disabled")
     sim.reset(seed=0)
     policy = Infotaxis()
     steps = np.full(n_episodes, max_steps)
@@ -167,25 +217,26 @@ def engine_episodes(n_episodes: int, domain=DOMAINS[0], max_steps: int = 1000):
     return steps
 
 
-def episode_rows(n_episodes: int, threads: int, numpy_episodes: int, domain=DOMAINS[0]):
-    plume = PoissonHits(*domain)
-    run_search(plume, 4)  # compile
-    engine_episodes(2, domain)
+def episode_rows(n_episodes: int, threads: int, numpy_episodes: int, domain=DOMAINS[0], max_steps: int = 1000):
+    label, make = domain
+    plume = make()
+    run_search(plume, 4, max_steps=max_steps)  # compile
+    engine_episodes(2, plume, max_steps)
     numba.set_num_threads(threads)
     try:
         t0, c0 = time.perf_counter(), time.process_time()
-        res = run_search(plume, n_episodes)
+        res = run_search(plume, n_episodes, max_steps=max_steps)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         t0, c0 = time.perf_counter(), time.process_time()
-        eng_steps = engine_episodes(n_episodes, domain)
+        eng_steps = engine_episodes(n_episodes, plume, max_steps)
         eng_wall, eng_cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     c0 = time.thread_time()
-    np_steps = [numpy_episode(plume, s)[0] for s in range(numpy_episodes)]
+    np_steps = [numpy_episode(plume, s, max_steps=max_steps)[0] for s in range(numpy_episodes)]
     t_np = (time.thread_time() - c0) / numpy_episodes
     same = bool(np.array_equal(np_steps, res.steps[:numpy_episodes]))
-    return dict(domain=f"{plume.grid_size}x{plume.grid_size} (L={domain[0]:g})", episodes=n_episodes, wall=wall,
+    return dict(domain=label, episodes=n_episodes, wall=wall,
                 cpu=cpu, mean=res.mean, ci=res.ci95, capped=res.n_capped, numpy_per_episode=t_np,
                 numpy_episodes=numpy_episodes, numpy_same=same, engine_wall=eng_wall, engine_cpu=eng_cpu,
                 engine_same=bool(np.array_equal(eng_steps, res.steps)))
@@ -202,27 +253,34 @@ def main(argv=None) -> int:
         parser.error(f"--agents and --episodes must be >= 1, --threads in 1..{numba.config.NUMBA_NUM_THREADS}")
     if args.quick:
         n_agents, n_episodes, numpy_agents, numpy_episodes, repeats = 8, 16, 4, 2, 1
-        domains = DOMAINS[:1]
+        domains, episode_domains = (DOMAINS[0], DOMAINS[-1]), DOMAINS[:1]
     else:
         n_agents, n_episodes, numpy_agents, numpy_episodes, repeats = args.agents, args.episodes, 64, 32, 5
-        domains = DOMAINS
+        domains, episode_domains = DOMAINS, (DOMAINS[0], DOMAINS[-1])
     print(f"## One decision per agent, {n_agents} agents (NumPy on {min(numpy_agents, n_agents)})\n")
     print(f"| domain | policy | NumPy µs/agent | compiled, 1 thread µs/agent | speed-up | compiled, {args.threads} threads µs/agent (wall) |")
     print("|---|---|---|---|---|---|")
     for r in decision_rows(n_agents, args.threads, numpy_agents, repeats, domains):
         print(f"| {r['domain']} | {r['policy']} | {r['numpy'] * 1e6:.1f} | {r['one'] * 1e6:.2f} | "
               f"{r['numpy'] / r['one']:.0f}x | {r['many'] * 1e6:.2f} |")
-    e = episode_rows(n_episodes, args.threads, numpy_episodes)
-    print(f"\n## Protocol episodes, infotaxis, {e['domain']}\n")
-    print("| implementation | episodes | wall s | CPU s | mean steps ± 95 % | not found |")
-    print("|---|---|---|---|---|---|")
-    print(f"| run_search, {args.threads} threads | {e['episodes']} | {e['wall']:.2f} | {e['cpu']:.2f} | "
-          f"{e['mean']:.2f} ± {e['ci']:.2f} | {e['capped']} |")
-    print(f"| engine: Simulator + Infotaxis.act, {args.threads} threads | {e['episodes']} | {e['engine_wall']:.2f} | "
-          f"{e['engine_cpu']:.2f} | same steps: {'yes' if e['engine_same'] else 'NO'} | |")
-    print(f"| NumPy (same draws), 1 thread | {e['numpy_episodes']} (x{e['episodes'] / e['numpy_episodes']:.0f} "
-          f"= {e['numpy_per_episode'] * e['episodes']:.0f} s) | | {e['numpy_per_episode'] * e['numpy_episodes']:.2f} | "
-          f"same steps: {'yes' if e['numpy_same'] else 'NO'} | |")
+    print(f"\n## One Bayes update per agent, {n_agents} agents (NumPy on {min(numpy_agents, n_agents)})\n")
+    print("| domain | NumPy µs/agent | compiled, 1 thread µs/agent | speed-up | same beliefs, bit for bit |")
+    print("|---|---|---|---|---|")
+    for r in update_rows(n_agents, numpy_agents, repeats, domains):
+        print(f"| {r['domain']} | {r['numpy'] * 1e6:.1f} | {r['one'] * 1e6:.2f} | {r['numpy'] / max(r['one'], 1e-9):.0f}x | "
+              f"{'yes' if r['same'] else 'NO'} |")
+    for domain in episode_domains:
+        e = episode_rows(n_episodes, args.threads, numpy_episodes, domain)
+        print(f"\n## Protocol episodes, infotaxis, {e['domain']}\n")
+        print("| implementation | episodes | wall s | CPU s | mean steps ± 95 % | not found |")
+        print("|---|---|---|---|---|---|")
+        print(f"| run_search, {args.threads} threads | {e['episodes']} | {e['wall']:.2f} | {e['cpu']:.2f} | "
+              f"{e['mean']:.2f} ± {e['ci']:.2f} | {e['capped']} |")
+        print(f"| engine: Simulator + Infotaxis.act, {args.threads} threads | {e['episodes']} | {e['engine_wall']:.2f} | "
+              f"{e['engine_cpu']:.2f} | same steps: {'yes' if e['engine_same'] else 'NO'} | |")
+        print(f"| NumPy (same draws), 1 thread | {e['numpy_episodes']} (x{e['episodes'] / e['numpy_episodes']:.0f} "
+              f"= {e['numpy_per_episode'] * e['episodes']:.0f} s) | | {e['numpy_per_episode'] * e['numpy_episodes']:.2f} | "
+              f"same steps: {'yes' if e['numpy_same'] else 'NO'} | |")
     return 0
 
 

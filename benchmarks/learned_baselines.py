@@ -5,7 +5,7 @@ from seeds 0..S-1 on plume following, then evaluated greedily on the same held-o
     python benchmarks/learned_baselines.py [--seeds 5] [--budget 3e6] [--gru-budget 3e6] [--episodes 10000]
                                            [--policies ppo-mlp,ppo-gru] [--out baselines_output] [--tiny]
 
-Every run is ``plume_multi.train(presets.plume_following(), NAME, BUDGET, seed=s)`` with the
+Every run is ``plume_multi.train(scenarios.plume_following(), NAME, BUDGET, seed=s)`` with the
 baseline's defaults (the command ``plume-multi train --scenario plume_following --policy NAME --budget
 BUDGET --seed s`` does the same); its policy is saved as ``OUT/NAME-seed{s}.pt`` and evaluated with
 ``plume_multi.evaluate`` on episodes seeded 0..E-1 (disjoint from the training and validation
@@ -26,7 +26,7 @@ import numpy as np
 
 import plume_multi
 from plume_multi.policies import GradientClimber, RandomPolicy
-from plume_multi.presets import plume_following
+from plume_multi.scenarios import plume_following
 
 POLICIES = ("ppo-mlp", "ppo-gru")
 
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
         lines.append(f"| {label} | - | {res.success_rate:.1%} | {res.mean:.3g} | - | - | - |")
     print("\n".join(lines))
     print(f"\nEach cell: mean ± standard deviation over the seeds (lowest–highest). Evaluation: the greedy policy on "
-          f"{episodes:,} episodes seeded 0..{episodes - 1} of presets.plume_following() (32x32, sigma 8, random source, "
+          f"{episodes:,} episodes seeded 0..{episodes - 1} of scenarios.plume_following() (32x32, sigma 8, random source, "
           f"no position, 200 steps); mean steps over the episodes that found the source. Load average during the "
           f"runs: {min(load):.1f} to {max(load):.1f} on {os.cpu_count()} cores.")
     (out / "results.json").write_text(json.dumps({"runs": runs, "load": load, "budgets": budgets,

@@ -3,7 +3,7 @@
 
     python benchmarks/pursuit.py [--episodes 2000] [--speed 0.5] [--steps 300] [--seed 0] [--quick]
 
-The Poisson-hit search of ``presets.poisson_search(1.0, 2.0)`` (19 x 19 cells, one searcher
+The Poisson-hit search of ``scenarios.poisson_search(1.0, 2.0)`` (19 x 19 cells, one searcher
 starting at the centre, a first hit, the target drawn from its belief) with a target that moves on
 cells, ``sources.RandomWalk(speed, persistence)``: one cell along its heading with probability
 ``speed`` per step, a new cardinal heading with probability ``1 / persistence`` (runs of
@@ -22,7 +22,7 @@ import numpy as np
 
 from plume_multi import Simulator, sources
 from plume_multi.policies import Greedy, Infotaxis
-from plume_multi.presets import poisson_search
+from plume_multi.scenarios import poisson_search
 
 PERSISTENCES = (1.0, 3.0, 10.0, 30.0, 100.0)
 

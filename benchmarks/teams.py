@@ -5,7 +5,7 @@ of infotaxis, space-aware infotaxis and greedy searchers against mixed ones (the
     python benchmarks/teams.py [--episodes 6400] [--sizes 2 4 8] [--dims 2] [--max-steps 1000]
                                [--png teams.png] [--quick]
 
-Every team shares one belief (``presets.poisson_search(1.0, 2.0, n_agents=N, team=True)``: the
+Every team shares one belief (``scenarios.poisson_search(1.0, 2.0, n_agents=N, team=True)``: the
 19x19 domain of L = 1, R_dt = 2, all agents starting at the centre) and decides in agent order by
 the believer rule (``policies.Team``): agent ``n`` runs the ``(n mod k)``-th policy of its team's
 list. Episode ``e`` is seeded ``e`` for every team, so every team meets the same sources and the
@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 
 from plume_multi import ValidationError, evaluate
 from plume_multi.policies import Greedy, Infotaxis, Team
-from plume_multi.presets import poisson_search
+from plume_multi.scenarios import poisson_search
 
 Z95 = 1.959963984540054
 SIZES = (2, 4, 8)

@@ -4,7 +4,7 @@
     python benchmarks/training.py [--budget 3e6] [--peer-budget 2e6] [--paths mlp,gru,mlp-sb3-settings,sb3,cleanrl]
                                   [--validations 15] [--png training.png] [--json training.json] [--tiny]
 
-The task: ``presets.plume_following()`` (32x32 grid, Gaussian plume of sigma 8 with a new random
+The task: ``scenarios.plume_following()`` (32x32 grid, Gaussian plume of sigma 8 with a new random
 source every episode, the concentration at the agent's cell and its four neighbours, no position,
 200 steps; ``examples/train_ppo.py --task following``). Every path trains from seed 0 with torch on
 one thread and is validated the same way, excluded from its clock: the greedy policy on the same
@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 import plume_multi
-from plume_multi.presets import plume_following
+from plume_multi.scenarios import plume_following
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ("mlp", "gru", "mlp-sb3-settings", "sb3", "cleanrl")

@@ -137,6 +137,30 @@ def demo_recording(T=40, width=64, height=48) -> np.ndarray:
     return np.round(255 * c).astype(np.uint8)
 
 
+@figure("plumes", "WindyPoissonHits", size=(7.6, 2.7))
+def draw_windy_poisson_hits(fig):
+    left, right = fig.subplots(1, 2)
+    model = plumes.WindyPoissonHits(R_bar=2.5)
+    h, w = model.shape
+    x0, y0 = model.start
+    # the mean hits an agent at the start receives from a source at each cell (the table holds them
+    # by the agent's offset from the source: [y0 - sy + H-1, x0 - sx + W-1])
+    mean = model.centred_mean_hits[y0:y0 + h, x0:x0 + w][::-1, ::-1]
+    image = left.imshow(np.log10(np.maximum(mean, 1e-6)), origin="lower", cmap="magma", vmin=-6,
+                        extent=(-0.5, w - 0.5, -0.5, h - 0.5))
+    left.plot(x0, y0, **AGENT)
+    left.set_xlabel("source x (wind blows to +x)")
+    left.set_ylabel("source y")
+    left.set_title("log10 mean hits at the start", fontsize=10)
+    fig.colorbar(image, ax=left, fraction=0.046)
+    prior = model.initial_belief(1)
+    image = right.imshow(prior, origin="lower", cmap="viridis", extent=(-0.5, w - 0.5, -0.5, h - 0.5))
+    right.plot(x0, y0, **AGENT)
+    right.set_xlabel("x")
+    right.set_title("belief after the first hit", fontsize=10)
+    fig.colorbar(image, ax=right, fraction=0.046)
+
+
 @figure("plumes", "Movie", size=(7.0, 2.3))
 def draw_movie(fig):
     movie = plumes.Movie(demo_recording(), source=(0, 24), start=0)

@@ -1,6 +1,6 @@
 """Deep RL on the olfactory-search POMDP: PPO on the Bayesian belief, beside infotaxis.
 
-The task is infotaxis' Poisson-hit search (``presets.poisson_search``): the agent starts at the
+The task is infotaxis' Poisson-hit search (``scenarios.poisson_search``): the agent starts at the
 centre of an N x N domain, receives random odor hits whose rate falls with the distance to a
 hidden source, and must step onto the source. The engine keeps each world's Bayesian posterior
 (``sensors.Belief()``, a (2N-1) x (2N-1) image centred on the agent, as in Loisy & Heinonen 2023),
@@ -27,7 +27,7 @@ from gymnasium.vector import AutoresetMode
 
 import plume_multi
 from plume_multi.policies import Infotaxis, RandomPolicy
-from plume_multi.presets import poisson_search
+from plume_multi.scenarios import poisson_search
 from plume_multi.integrations.sb3 import SB3VecEnv
 
 

@@ -35,7 +35,7 @@ OLD_TO_NEW: dict[str, str] = {
     "plume_multi._registration": "plume_multi.envs.registration",
     "plume_multi.rllib": "plume_multi.integrations.rllib",
     "plume_multi.infotaxis": "plume_multi.policies.infotaxis",
-    "plume_multi.scenarios": "plume_multi.presets",
+    "plume_multi.presets": "plume_multi.scenarios",
     "plume_multi.evaluate": "plume_multi.evaluation",
     "plume_multi.scenario_io": "plume_multi.scenario",
     "plume_multi.demo": "plume_multi.cli.demo",

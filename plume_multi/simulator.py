@@ -20,7 +20,7 @@ from .engine import api, records
 from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
 from .engine.threads import PARALLEL_LOCK, threads_for
-from .models.base import StateArray
+from .models.base import StateArray, StateWorld
 from .scenario import Scenario, _Context
 from .walls import mask_indices
 from .world import WorldState
@@ -350,6 +350,12 @@ class Simulator:
         """2, or 3 for a 3-D scenario: the coordinates of a position (``positions`` is ``(B*N, dims)``)."""
         return self.scenario.dims
 
+    @property
+    def static_field(self) -> np.ndarray | None:
+        """The one ``(H, W)`` float32 field every world shares (a static plume's), or None when
+        each world has its own (a random or moving source, puffs, a movie, Poisson hits)."""
+        return self._ctx.field
+
     def plume_image(self, world: int = 0) -> np.ndarray:
         """``(H, W)`` float32 concentration of one world at its current step, for pictures
         (``(D, H, W)`` in 3-D: ``plume_multi.viz.volume`` draws it)."""
@@ -659,21 +665,37 @@ class Simulator:
 
     def validate(self) -> list[str]:
         """Problems in the current state (empty when consistent)."""
-        return self._problems(self.state, self._seed_base)
+        return self._problems(self.state, self._seed_base, started=self._ready)
 
-    def _problems(self, state: WorldState, seed_base: np.ndarray) -> list[str]:
+    def _model_problems(self, state: WorldState, started: bool) -> list[str]:
+        """Every model's ``check_state``, before any compiled function reads its arrays: the
+        plume's first, then the others against the sources its arrays hold (read only once they
+        are consistent). Before the first reset (``started`` False) the arrays hold nothing yet:
+        the models check them alone (``world=None``)."""
+        problems = []
+        world = StateWorld(state, None) if started else None
+        for role, model in self._roles.items():  # the plume first
+            prefix = role + "."
+            arrays = {name[len(prefix):]: arr for name, arr in state.models.items() if name.startswith(prefix)}
+            for name, what in model.check_state(self._ctx, arrays, world):
+                problems.append(f"{prefix}{name} ({model.name}.{name}): {what}")
+            if role == "plume":
+                if problems:
+                    return problems  # the others are checked against the sources its arrays hold
+                if started:
+                    sources = self.scenario.plume.sources(self._params["plume"], self._model_state(state, "plume"),
+                                                          self.num_worlds)
+                    world = StateWorld(state, sources)
+        return problems
+
+    def _problems(self, state: WorldState, seed_base: np.ndarray, started: bool = True) -> list[str]:
         sc = self.scenario
         self._check_guards()
         problems = state.validate(sc.grid_size, max_steps=sc.max_steps, autoreset=self.autoreset)
         if problems:
             return problems
-        # relations between a model's arrays, before any compiled function reads them
-        for role, model in self._roles.items():
-            prefix = role + "."
-            arrays = {name[len(prefix):]: arr for name, arr in state.models.items() if name.startswith(prefix)}
-            for name, what in model.check_state(self._ctx, arrays):
-                problems.append(f"{prefix}{name} ({model.name}.{name}): {what}")
-        if problems:
+        problems = self._model_problems(state, started)
+        if problems:  # compiled code below must not read what a model refused
             return problems
         B = self.num_worlds
         rows = lambda arr: np.flatnonzero(arr)  # noqa: E731

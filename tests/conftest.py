@@ -74,7 +74,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("docs", ("test_docs.py", "test_infotaxis_table.py", "test_poisson_hits_engine.py", "test_puffs_engine.py",
               "test_puffs_state.py", "test_puffs_tools.py", "test_evaluation.py", "test_examples.py", "test_team.py",
               "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py", "test_puffs_regimes.py",
-              "test_scene_tools.py", "test_training_tables.py",
+              "test_scene_tools.py", "test_training_tables.py", "test_windy_poisson_hits.py", "test_scenarios.py",
               # the benchmark's tasks run the Poisson teams, the puffs and the plume following of the above
               "test_fronts.py", "test_table.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
@@ -94,7 +94,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
     ("puffs", ("test_puffs.py", "test_hostile_inputs.py")),  # the standalone puff kernels
-    ("poisson", ("test_poisson_hits.py",)),
+    ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_poisson_hits_3d.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
 _RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}

@@ -275,7 +275,7 @@ def test_a_policy_that_reads_the_simulator_runs_by_its_act_method():
     """policies.Infotaxis decides from the beliefs in the simulator's state (act(sim)); its results
     for a seed do not depend on how many worlds run at once."""
     from plume_multi.policies import Infotaxis
-    from plume_multi.presets import poisson_search
+    from plume_multi.scenarios import poisson_search
 
     sc = poisson_search(lambda_over_dx=1.0, R_dt=2.0, max_steps=200)
     a = plume_multi.evaluate(Infotaxis(), sc, episodes=24, seed=3, num_worlds=24, progress=False)
@@ -305,7 +305,7 @@ def _figures(monkeypatch):
 
 def test_plots_of_every_plume_span_the_data_and_say_what_success_means(tmp_path, monkeypatch):
     from plume_multi.evaluation import plot_results
-    from plume_multi.presets import poisson_search
+    from plume_multi.scenarios import poisson_search
 
     seen = _figures(monkeypatch)
     poisson = poisson_search(1.0, 2.0, n_agents=2, team=False, max_steps=1000)  # sigma is None
@@ -360,7 +360,7 @@ def test_cli_eval_takes_the_models_flags_and_named_scenarios_and_policies(tmp_pa
     out, err = capsys.readouterr()
     assert code == 0, err
     from plume_multi.policies import Greedy, Infotaxis
-    from plume_multi.presets import poisson_search
+    from plume_multi.scenarios import poisson_search
 
     sc = poisson_search(1.0, 2.0, n_agents=3, max_steps=60, grid_size=11)
     mixed = evaluate([Infotaxis(), Greedy(), Infotaxis(space_aware=True)], sc, 12, seed=5, progress=False)

@@ -56,7 +56,7 @@ POLICY is a built-in name, a comma-separated list of them, FILE.pt or MODULE:NAM
   infotaxis              infotaxis on the Poisson-hit belief (policies.Infotaxis)
   space-aware-infotaxis  space-aware infotaxis (Loisy & Eloy 2022)
   greedy                 move toward the most likely source (policies.Greedy)
-The last three need a PoissonHits plume and a Belief sensor: --scenario poisson_search:...
+The last three need a Poisson-hit plume and a Belief sensor: --scenario poisson_search:... or otto_benchmark:...
 A list such as infotaxis,greedy is a mixed team (policies.Team): agent n of each world runs the
 (n mod k)-th of the k names; with --team (or poisson_search's default) they share one belief.
 FILE.pt: a policy trained by `plume-multi train` (PPO; greedy), on a scenario with the same
@@ -73,9 +73,9 @@ neighbour]), and returns N actions (0 UP, 1 RIGHT, 2 DOWN, 3 LEFT for the cardin
 Example: --policy plume_multi.policies:GradientClimber
 
 MODELS: --plume, --body, --sensors and --reward take NAME or NAME:KEY=VALUE,KEY=VALUE, NAME a
-model of plume_multi.models (plume: gaussian, movie, puffs, poisson_hits; body: cardinal, moore,
-oriented, run_tumble, continuous; sensors: concentration, position, heading, binary, antennae,
-wind, neighbours, history, hits, belief; reward: sparse_goal, step_penalty) and each VALUE a
+model of plume_multi.models (plume: gaussian, movie, puffs, poisson_hits, windy_poisson_hits;
+body: cardinal, moore, oriented, run_tumble, continuous; sensors: concentration, position, heading,
+binary, antennae, wind, neighbours, history, hits, belief; reward: sparse_goal, step_penalty) and each VALUE a
 Python literal (a bare word is a string; a comma-separated tail continues the value:
 source=10,20 is (10, 20)). Movie's `path` is its `frames`. Examples:
   --plume gaussian:sigma=8,source=random   --plume movie:path=frames.npy,source=10,20
@@ -83,8 +83,9 @@ source=10,20 is (10, 20)). Movie's `path` is its `frames`. Examples:
   --body oriented:turn_degrees=45   --sensors concentration antennae:distance=2 wind heading
   --reward step_penalty:step_penalty=0.01
 --scenario gives the whole scenario instead: a named one, poisson_search[:KEY=VALUE,...] (the
-infotaxis POMDP of plume_multi.presets.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2;
---agents, --steps and --team are passed to it), or FILE.json as Scenario.metadata() writes it, e.g.
+infotaxis POMDP of plume_multi.scenarios.poisson_search, e.g. poisson_search:lambda_over_dx=2,R_dt=2)
+or otto_benchmark:case=NAME (a case of otto-benchmark, e.g. otto_benchmark:case=windy-low-detections;
+--agents, --steps and --team are passed to them), or FILE.json as Scenario.metadata() writes it, e.g.
   {"plume": {"model": "Gaussian", "sigma": 8}, "action_model": {"model": "Oriented"},
    "sensors": [{"model": "Concentration"}, {"model": "Antennae"}], "n_agents": 8}
 (flags given beside a file, such as --agents or --steps, override it)."""

@@ -15,12 +15,14 @@ __all__ = ["NAMED_SCENARIOS", "add_scenario_arguments", "scenario_from_args"]
 
 
 def _named_scenarios() -> dict:
-    from .. import presets
+    from .. import scenarios
 
-    return {"poisson_search": presets.poisson_search, "plume_following": presets.plume_following}
+    return {"poisson_search": scenarios.poisson_search, "otto_benchmark": scenarios.otto_benchmark,
+            "plume_following": scenarios.plume_following}
 
 
-NAMED_SCENARIOS = ("poisson_search", "plume_following")  # the factories of plume_multi.presets reachable by name
+# the factories of plume_multi.scenarios reachable by name
+NAMED_SCENARIOS = ("poisson_search", "otto_benchmark", "plume_following")
 
 
 def add_scenario_arguments(parser, *, agents: int, steps: int) -> None:
@@ -89,7 +91,8 @@ def _named(spec: str, args, steps: int):
             if key in kwargs:
                 raise UsageError(f"{flag}: got it with --scenario {name}:{key}=...; give one of them")
             kwargs[key] = value
-    kwargs.setdefault("max_steps", steps)
+    if params["max_steps"].default is not None:  # otto_benchmark: its case's own cap unless given
+        kwargs.setdefault("max_steps", steps)
     try:
         return factory(**kwargs)
     except ValidationError as exc:

@@ -505,8 +505,8 @@ class PlumeVectorEnv(VectorEnv):
         """``(B, H, W)`` float32: each world's concentration now (one shared field copied B times
         for a static plume)."""
         sim = self._sim
-        if sim.scenario.plume.fixed_source() is not None and hasattr(sim.scenario.plume, "field"):
-            return np.broadcast_to(sim.field, (self.num_envs, *sim.field.shape)).copy()
+        if sim.static_field is not None:
+            return np.broadcast_to(sim.static_field, (self.num_envs, *sim.static_field.shape)).copy()
         return np.stack([sim.plume_image(i) for i in range(self.num_envs)])
 
     def _dict_obs(self, positions):

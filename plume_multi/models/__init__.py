@@ -7,11 +7,11 @@ a plume takes. How to add a model: docs/developing-models.md.
 
 from . import bodies, plumes, rewards, sensors, sources
 from .base import (Body, BodyKernels, Model, Plume, PlumeKernels, Reward, RewardKernels, Sensor, SensorKernels, StateArray,
-                   grid_high)
+                   StateWorld, grid_high)
 from .registry import from_metadata, model_class, model_names
 
 actions = bodies  # the family's former name
 
 __all__ = ["Model", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels", "SensorKernels",
-           "RewardKernels", "StateArray", "grid_high", "plumes", "bodies", "actions", "sensors", "rewards", "sources",
-           "from_metadata", "model_class", "model_names"]
+           "RewardKernels", "StateArray", "StateWorld", "grid_high", "plumes", "bodies", "actions", "sensors", "rewards",
+           "sources", "from_metadata", "model_class", "model_names"]

@@ -22,6 +22,7 @@ How to write one: docs/developing-models.md.
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -33,7 +34,7 @@ from ..engine import api
 from ..world import rows_where as _rows_where
 from ..units import Units
 
-__all__ = ["Model", "StateArray", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
+__all__ = ["Model", "StateArray", "StateWorld", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
            "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",
            "check_choice", "check_bool", "check_heading", "check_point", "is_int", "is_real", "fail"]
 
@@ -77,6 +78,13 @@ class StateArray:
             if self.integral and arr.dtype.kind == "f":
                 out.append(("not whole numbers", _rows_where(np.isfinite(arr) & (arr != np.floor(arr)))))
         return [(what, rows) for what, rows in out if rows.size]
+
+
+StateWorld = namedtuple("StateWorld", "state sources")
+StateWorld.__doc__ = """What a model's arrays must agree with beyond themselves (``Model.check_state``):
+``state``, the ``WorldState`` (``pos`` ``(B*N, dims)``, ``active``, ``world_t``, ``n_agents``, ...),
+and ``sources``, ``(B, dims)`` float64 every world's source (None for the plume, whose arrays hold
+them)."""
 
 
 def grid_high(ctx) -> tuple:
@@ -299,13 +307,17 @@ class Model(metaclass=CheckedArguments):
     def check(self, ctx) -> None:
         """Raise ``ValidationError`` when this model cannot run with the scenario's other models."""
 
-    def check_state(self, ctx, arrays: dict) -> list:
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
         """What is wrong in this model's arrays (by the names of ``state_spec``) beyond each array's
         own range: relations between them (a count and the rows it counts, bins and what they
-        index). A list of ``(array name, what is wrong)``, empty when consistent; never raises.
+        index) and with the rest of the world. A list of ``(array name, what is wrong)``, empty
+        when consistent; never raises.
 
-        ``validate()`` and ``restore`` call it after every array is within its declared range and
-        before any compiled function reads them, so it may index with their values."""
+        ``world``: a ``StateWorld`` (the ``WorldState``, every world's source), or None before the
+        first reset, when the arrays hold nothing yet. ``validate()`` and ``restore`` call it after
+        every array is within its declared range and before any compiled function reads them, so
+        it may index with their values; the plume first, and the other models only once the
+        plume's arrays (which hold the sources) are consistent."""
         return []
 
     def step_operations(self, ctx) -> int:

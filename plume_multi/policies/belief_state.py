@@ -16,10 +16,11 @@ import numpy as np
 
 from ..checks import is_int
 from ..errors import StateError, ValidationError
-from ..models.plumes.poisson_hits import PoissonHits
+from ..models.plumes.poisson_hits import PoissonHitPlume
 from ..models.plumes.poisson_hits.moving import predicted
 
-__all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionInputs", "decision_inputs"]
+__all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionInputs", "decision_inputs",
+           "checked_moves"]
 
 MAX_MOVES = 8  # the decision kernels keep one score per move on the stack of a group's loop
 
@@ -54,15 +55,15 @@ class BeliefView:
     Attributes:
         beliefs: ``(G, H, W)`` float64: one per world (shared, ``G = B``) or per agent (``G = B*N``).
         groups: ``N`` when a world's agents share one belief, else ``None``.
-        plume: the scenario's ``PoissonHits``.
-        moves: ``(K, 2)`` int32, the body's moves.
-        positions: ``(B*N, 2)`` int32 cells.
+        plume: the scenario's Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``).
+        moves: ``(K, dims)`` int32, the body's moves.
+        positions: ``(B*N, dims)`` int32 cells.
         active: ``(B*N,)`` bool.
     """
 
     beliefs: np.ndarray
     groups: int | None
-    plume: PoissonHits
+    plume: PoissonHitPlume
     moves: np.ndarray
     positions: np.ndarray
     active: np.ndarray
@@ -70,15 +71,16 @@ class BeliefView:
 
 def belief_view(sim, who: str) -> BeliefView:
     """The ``BeliefView`` of ``sim``; ``ValidationError`` naming ``who`` when its scenario has no
-    ``PoissonHits`` plume, no ``sensors.Belief`` or a body without a table of moves."""
+    Poisson-hit plume, no ``sensors.Belief`` or a body without a table of moves."""
     from ..models.sensors.belief import Belief
 
     sc = sim.scenario
     ks = [k for k, s in enumerate(sc.sensors) if isinstance(s, Belief)]
-    if not isinstance(sc.plume, PoissonHits) or not ks:
+    if not isinstance(sc.plume, PoissonHitPlume) or not ks:
         raise ValidationError(f"{who}: the simulator's scenario (plume {sc.plume.name}, sensors "
-                              f"{[s.name for s in sc.sensors]}) needs a PoissonHits plume and a sensors.Belief "
-                              "(e.g. presets.poisson_search(...))")
+                              f"{[s.name for s in sc.sensors]}) needs a Poisson-hit plume (PoissonHits, "
+                              "WindyPoissonHits) and a sensors.Belief "
+                              "(e.g. scenarios.poisson_search(...))")
     if not hasattr(sc.action_model, "moves"):
         raise ValidationError(f"{who}: the body {sc.action_model.name} has no table of moves; expected a grid "
                               "body with one (cardinal, moore)")
@@ -94,38 +96,45 @@ def belief_view(sim, who: str) -> BeliefView:
 class DecisionInputs:
     """Checked, contiguous arguments of the decision kernels (see ``decision_inputs``)."""
 
-    beliefs: np.ndarray  # (G, H, W) float64
+    beliefs: np.ndarray  # (G, H, W) float64 ((G, D, H, W) in 3-D)
     starts: np.ndarray  # (G+1,) int64: agents starts[g]..starts[g+1]-1 share beliefs[g]
-    positions: np.ndarray  # (M, 2) int32
-    moves: np.ndarray  # (K, 2) int32
+    positions: np.ndarray  # (M, dims) int32
+    moves: np.ndarray  # (K, dims) int32
     group_active: np.ndarray  # (G,) bool
+    dims: int  # 2 (1-D and 2-D searches: cells (x, y)) or 3
 
 
 def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None, active=None) -> DecisionInputs:
     """Check the arguments of ``who`` (``"Infotaxis.decide"``, ...) and make them contiguous.
 
     Args:
-        plume: the ``PoissonHits`` model the beliefs follow (``StateError`` when None).
-        beliefs: ``(G, H, W)``, finite and non-negative (``(H, W)`` = ``plume.shape``).
-        positions: ``(M, 2)`` integer ``(x, y)`` cells inside the grid.
+        plume: the Poisson-hit plume the beliefs follow (``StateError`` when None).
+        beliefs: ``(G, H, W)`` (``(G, D, H, W)`` in 3-D), probabilities: finite, in ``[0, 1]``
+            (``(H, W)`` = ``plume.shape``).
+        positions: ``(M, 2)`` integer ``(x, y)`` cells inside the grid (``(M, 3)`` in 3-D).
         groups: ``None`` (``G == M``), a team size ``n`` (``M == G * n``) or ``(G+1,)``
             increasing offsets from 0.
-        moves: ``(K, 2)`` integers, ``1 <= K <= 8`` (default ``plume.moves``).
+        moves: ``(K, dims)`` integer steps, finite, ``1 <= K <= 8`` (default ``plume.moves``).
         active: ``(M,)`` bool or None (all active).
     """
-    if not isinstance(plume, PoissonHits):
+    from .infotaxis_kernels import all_probabilities
+
+    if not isinstance(plume, PoissonHitPlume):
         raise StateError(f"{who}: no plume model; pass plume=PoissonHits(...) here or at construction")
     b = np.ascontiguousarray(beliefs, dtype=np.float64)
-    if b.ndim != 3 or b.shape[1:] != plume.shape:
-        raise ValidationError(f"{who}: beliefs has shape {np.shape(beliefs)}; expected (G, {plume.shape[0]}, {plume.shape[1]})")
-    if not np.all(np.isfinite(b)) or np.any(b < 0):
-        raise ValidationError(f"{who}: beliefs must be finite and non-negative")
+    if b.shape[1:] != plume.shape:
+        raise ValidationError(f"{who}: beliefs has shape {np.shape(beliefs)}; expected "
+                              f"(G, {', '.join(str(n) for n in plume.shape)})")
+    if not all_probabilities(b):  # one compiled pass: NaN, inf and negatives fail
+        raise ValidationError(f"{who}: beliefs must hold probabilities, finite numbers in [0, 1]")
+    dims = len(plume.shape)
     pos = np.asarray(positions)
-    if pos.ndim != 2 or pos.shape[1] != 2 or not np.issubdtype(pos.dtype, np.integer):
-        raise ValidationError(f"{who}: positions has shape {pos.shape} and dtype {pos.dtype}; expected (M, 2) integers")
-    h, w = plume.shape
-    if pos.size and (pos[:, 0].min() < 0 or pos[:, 0].max() >= w or pos[:, 1].min() < 0 or pos[:, 1].max() >= h):
-        raise ValidationError(f"{who}: positions outside the {w} x {h} grid")
+    if pos.ndim != 2 or pos.shape[1] != dims or not np.issubdtype(pos.dtype, np.integer):
+        raise ValidationError(f"{who}: positions has shape {pos.shape} and dtype {pos.dtype}; expected (M, {dims}) "
+                              "integers")
+    sides = plume.shape[::-1]
+    if pos.size and ((pos < 0).any() or (pos >= np.array(sides)).any()):
+        raise ValidationError(f"{who}: positions outside the {' x '.join(map(str, sides))} grid")
     g, m = b.shape[0], pos.shape[0]
     if groups is None:
         starts = np.arange(g + 1, dtype=np.int64)
@@ -139,9 +148,7 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
             raise ValidationError(f"{who}: groups must be (G+1,) = ({g + 1},) increasing offsets from 0")
     if starts[-1] != m:
         raise ValidationError(f"{who}: {m} positions for groups covering {int(starts[-1])} agents")
-    moves = np.ascontiguousarray(plume.moves if moves is None else moves, dtype=np.int32)
-    if moves.ndim != 2 or moves.shape[1] != 2 or not 1 <= moves.shape[0] <= MAX_MOVES:
-        raise ValidationError(f"{who}: moves has shape {moves.shape}; expected (K, 2) with K in 1..{MAX_MOVES}")
+    moves = plume.moves if moves is None else checked_moves(who, moves, plume.shape)
     if active is None:
         group_active = np.ones(g, dtype=np.bool_)
     else:
@@ -149,4 +156,22 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
         if act.shape != (m,) or act.dtype != np.bool_:
             raise ValidationError(f"{who}: active has shape {act.shape} and dtype {act.dtype}; expected ({m},) bool")
         group_active = np.logical_or.reduceat(act, starts[:-1]) if m else np.zeros(g, dtype=np.bool_)
-    return DecisionInputs(b, starts, np.ascontiguousarray(pos, dtype=np.int32), moves, group_active)
+    return DecisionInputs(b, starts, np.ascontiguousarray(pos, dtype=np.int32), moves, group_active, dims)
+
+
+def checked_moves(who: str, moves, shape) -> np.ndarray:
+    """``moves`` as ``(K, dims)`` int32 steps: finite integers within the grid's size (a NaN cast to
+    an integer became a huge move and the action -1), ``1 <= K <= MAX_MOVES``."""
+    try:
+        arr = np.asarray(moves)
+    except (TypeError, ValueError):
+        arr = None
+    dims = len(shape)
+    if arr is None or arr.ndim != 2 or arr.shape[1] != dims or not 1 <= arr.shape[0] <= MAX_MOVES:
+        raise ValidationError(f"{who}: moves has shape {getattr(arr, 'shape', None)}; expected (K, {dims}) with K in "
+                              f"1..{MAX_MOVES}")
+    if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))) \
+            or not np.all(arr == np.round(arr)) or np.abs(arr).max() > max(shape):
+        raise ValidationError(f"{who}: moves {arr.tolist()!r}; expected integer steps, finite, each within the "
+                              f"grid's {max(shape)} cells")
+    return np.ascontiguousarray(arr, dtype=np.int32)

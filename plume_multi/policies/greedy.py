@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ValidationError
-from ..models.plumes.poisson_hits import PoissonHits
+from ..models.plumes.poisson_hits import PoissonHitPlume
 from . import team_kernels as tk
 from .belief_state import belief_view, shaped_for, simulator_of
 from .infotaxis import TEAM_RULES
@@ -23,7 +23,8 @@ class Greedy:
     searcher of Piro et al. (2025), "most likely state" in Loisy & Eloy (2022).
 
     Args:
-        plume: the ``PoissonHits`` model whose beliefs are read; may also be given to ``decide``.
+        plume: the Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``) whose beliefs are read; may
+            also be given to ``decide``.
         team_rule: for agents that share a belief, as ``Infotaxis``'s: ``"believer"`` (in agent
             order, each on the belief updated with every earlier agent's move and most likely
             hit) or ``"independent"``.
@@ -35,15 +36,16 @@ class Greedy:
 
     Example:
         >>> from plume_multi import Simulator
-        >>> from plume_multi.presets import poisson_search
+        >>> from plume_multi.scenarios import poisson_search
         >>> sim = Simulator(poisson_search(1.0, 2.0), num_worlds=8)
         >>> obs = sim.reset(seed=0)
         >>> obs, reward, terminated, truncated = sim.step(Greedy().act(sim))
     """
 
-    def __init__(self, *, plume: PoissonHits | None = None, team_rule: str = "believer"):
-        if plume is not None and not isinstance(plume, PoissonHits):
-            raise ValidationError(f"Greedy.plume: got {plume!r}; expected a PoissonHits model or None")
+    def __init__(self, *, plume: PoissonHitPlume | None = None, team_rule: str = "believer"):
+        if plume is not None and not isinstance(plume, PoissonHitPlume):
+            raise ValidationError(f"Greedy.plume: got {plume!r}; expected a Poisson-hit plume (PoissonHits, "
+                                  "WindyPoissonHits) or None")
         if team_rule not in TEAM_RULES:
             raise ValidationError(f"Greedy.team_rule: got {team_rule!r}; expected one of {sorted(TEAM_RULES)}")
         self.plume = plume
@@ -60,7 +62,7 @@ class Greedy:
         return shaped_for(sim, self.decide(view.beliefs, view.positions, groups=view.groups, plume=view.plume,
                                            moves=view.moves, active=view.active))
 
-    def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None,
+    def decide(self, beliefs, positions, groups=None, plume: PoissonHitPlume | None = None, moves=None,
                active=None):
         """Actions of M agents; arguments as ``Infotaxis.decide``'s."""
         plume = plume if plume is not None else self.plume

@@ -19,19 +19,29 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..checks import is_int
+from ..checks import check_int, check_real, is_int
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
+from . import bayesian_protocol as bp
 from . import infotaxis_kernels as ik
-from ..models.plumes.poisson_hits import PoissonHits
+from . import infotaxis_kernels_3d as ik3
+from ..models.plumes.poisson_hits import PoissonHitPlume, PoissonHits
 from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
 
-__all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES"]
+__all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
 
 TEAM_RULES = {"independent": ik.RULE_INDEPENDENT, "believer": ik.RULE_BELIEVER}
 
 
-def _tables(plume: PoissonHits):
+def _scratch(shape: tuple, copies: int | None = None):
+    """Per-thread scratch of the decision kernels for beliefs of ``shape``: ``work`` (a belief) and
+    ``scratch`` (3 rows padded to ``2W - 1``); one per thread: it stays in cache."""
+    t = numba.config.NUMBA_NUM_THREADS if copies is None else copies
+    padded = int(np.prod(shape[:-1])) * (2 * shape[-1] - 1)
+    return np.empty((t,) + tuple(shape)), np.empty((t, 3, padded))
+
+
+def _tables(plume: PoissonHitPlume):
     return (np.ascontiguousarray(plume.centred_likelihood), np.ascontiguousarray(plume.centred_likelihood_log),
             np.ascontiguousarray(plume.centred_manhattan), np.ascontiguousarray(plume.moves))
 
@@ -56,7 +66,7 @@ class Infotaxis:
 
     Example:
         >>> from plume_multi import Simulator
-        >>> from plume_multi.presets import poisson_search
+        >>> from plume_multi.scenarios import poisson_search
         >>> sim = Simulator(poisson_search(lambda_over_dx=1.0, R_dt=2.0), num_worlds=64)
         >>> obs = sim.reset(seed=0)
         >>> policy = Infotaxis()
@@ -67,8 +77,9 @@ class Infotaxis:
                  team_rule: str = "believer"):
         if not isinstance(space_aware, (bool, np.bool_)):
             raise ValidationError(f"Infotaxis.space_aware: got {space_aware!r}; expected True or False")
-        if plume is not None and not isinstance(plume, PoissonHits):
-            raise ValidationError(f"Infotaxis.plume: got {plume!r}; expected a PoissonHits model or None")
+        if plume is not None and not isinstance(plume, PoissonHitPlume):
+            raise ValidationError(f"Infotaxis.plume: got {plume!r}; expected a Poisson-hit plume (PoissonHits, "
+                                  "WindyPoissonHits) or None")
         if team_rule not in TEAM_RULES:
             raise ValidationError(f"Infotaxis.team_rule: got {team_rule!r}; expected one of {sorted(TEAM_RULES)}")
         self.space_aware = bool(space_aware)
@@ -80,17 +91,15 @@ class Infotaxis:
     def reset(self, mask=None) -> None:
         """No memory to clear (the beliefs are the memory, held by the caller)."""
 
-    def _buffers_for(self, h: int, w: int, m: int, k: int):
-        key = (h, w, m, k)
+    def _buffers_for(self, shape: tuple, m: int, k: int):
+        key = (shape, m, k)
         if self._buffers is None or self._buffers[0] != key:
-            t = numba.config.NUMBA_NUM_THREADS  # scratch per thread, not per agent: it stays in cache
-            self._buffers = (key, np.empty((t, h, w)), np.empty((t, 3, h * (2 * w - 1))),
-                             np.empty((m, k)), np.empty(m, dtype=np.int64))
+            self._buffers = (key, *_scratch(shape), np.empty((m, k)), np.empty(m, dtype=np.int64))
         return self._buffers[1:]
 
     def act(self, sim):
         """Actions for every agent of a ``Simulator`` (or of the simulator of a front-end:
-        ``parallel_env``, ``multi_agent_vector_env``) whose scenario has a ``PoissonHits`` plume and a
+        ``parallel_env``, ``multi_agent_vector_env``) whose scenario has a Poisson-hit plume and a
         ``sensors.Belief``: decided on the beliefs in its state, with its body's moves (a move off the
         grid is never chosen). ``(B*N,)`` int64; for a PettingZoo env, ``{agent: action}`` of its
         live agents."""
@@ -111,7 +120,8 @@ class Infotaxis:
                 ``(G+1,)`` increasing offsets (agents ``groups[g] .. groups[g+1]-1`` share
                 ``beliefs[g]``).
             plume: overrides the one given at construction.
-            moves: ``(K, 2)`` int ``(dx, dy)`` of each action (default ``plume.moves``).
+            moves: ``(K, 2)`` int ``(dx, dy)`` of each action (``(K, 3)`` in 3-D; default
+                ``plume.moves``).
             active: ``(M,)`` bool, or None (all): groups without an active agent are skipped
                 (their actions are 0 and their scores ``inf``).
 
@@ -120,18 +130,28 @@ class Infotaxis:
         """
         plume = plume if plume is not None else self.plume
         d = decision_inputs("Infotaxis.decide", plume, beliefs, positions, groups, moves, active)
-        h, w = plume.shape
         lik, llogl, manh, _ = _tables(plume)
         m = d.positions.shape[0]
-        moves = d.moves
-        work, scratch, scores, actions = self._buffers_for(h, w, m, moves.shape[0])
+        work, scratch, scores, actions = self._buffers_for(plume.shape, m, d.moves.shape[0])
+        batch = ik.decide_batch if d.dims == 2 else ik3.decide_batch3
         with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
-            ik.decide_batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, moves, self.space_aware,
-                            TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
+            batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, d.moves, self.space_aware,
+                  TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
         self.scores = scores
+        stuck = actions < 0
+        if active is not None:
+            stuck &= np.asarray(active)
+        if stuck.any():
+            i = int(np.flatnonzero(stuck)[0])
+            raise ValidationError(f"Infotaxis.decide: agent {i} at {tuple(int(v) for v in d.positions[i])} has no "
+                                  f"move that stays inside the grid {plume.shape[::-1]} (moves {d.moves.tolist()}); "
+                                  "expected at least one allowed move")
         return actions.copy()
 
     __call__ = decide
+
+
+PROTOCOLS = ("drawn", "bayesian")
 
 
 @dataclass(frozen=True)
@@ -139,11 +159,16 @@ class SearchResult:
     """Outcome of ``run_search``: one entry per episode (world).
 
     Attributes:
-        steps: ``(B,)`` int64 steps until the source was found (``max_steps`` if not).
-        found: ``(B,)`` bool.
+        steps: ``(B,)`` int64 steps played (``drawn``: until the source was found, ``max_steps``
+            if not; ``bayesian``: until the episode stopped).
+        found: ``(B,)`` bool (``bayesian``: the probability not found fell below ``stop_p``; an
+            episode stopped as stuck has not).
         first_hit: ``(B,)`` int64 hit drawn at the start.
-        source: ``(B, 2)`` int64 source cell ``(x, y)``.
+        source: ``(B, 2)`` int64 source cell ``(x, y)`` (``(-1, -1)`` in the Bayesian protocol).
         max_steps: the step cap.
+        search_time: ``(B,)`` float64 each episode's search time: ``steps`` (``drawn``), or the
+            expected search time ``sum_t Pr(not found before t)`` (``bayesian``).
+        protocol: ``"drawn"`` or ``"bayesian"``.
     """
 
     steps: np.ndarray
@@ -151,44 +176,63 @@ class SearchResult:
     first_hit: np.ndarray
     source: np.ndarray
     max_steps: int
+    search_time: np.ndarray | None = None
+    protocol: str = "drawn"
+
+    def __post_init__(self):
+        if self.search_time is None:
+            object.__setattr__(self, "search_time", self.steps.astype(np.float64))
 
     @property
     def mean(self) -> float:
         """Mean search time (steps; capped episodes count ``max_steps``)."""
-        return float(self.steps.mean())
+        return float(self.search_time.mean())
 
     @property
     def ci95(self) -> float:
         """Half-width of the 95 % confidence interval of ``mean`` (normal approximation)."""
-        n = len(self.steps)
-        return float(1.96 * self.steps.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+        n = len(self.search_time)
+        return float(1.96 * self.search_time.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
 
     @property
     def n_capped(self) -> int:
         return int((~self.found).sum())
 
 
-def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, shared: bool = True,
+def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, shared: bool = True,
                space_aware: bool = False, team_rule: str = "believer", seed: int = 0,
-               max_steps: int = 1000, batch: int = 1024) -> SearchResult:
+               max_steps: int = 1000, batch: int = 1024, protocol: str = "drawn", stop_p: float = 1e-6,
+               stuck_after: int = 0, progress: bool = False) -> SearchResult:
     """Play ``n_episodes`` protocol episodes of ``plume`` with infotaxis, in parallel.
 
     Episode ``i`` is world seed ``seed + i``, episode 0 of its counter-based streams: the result
     is the same for any thread count and any ``batch``.
 
     Args:
-        plume: the model.
+        plume: the model (``PoissonHits`` or ``WindyPoissonHits``); the searchers start at
+            ``plume.start``.
         n_episodes: number of episodes (worlds), >= 1.
-        team_size: searchers per world, all starting at the centre; the search ends when one
+        team_size: searchers per world, all starting at the start cell; the search ends when one
             stands on the source.
         shared: the team pools its hits into one belief (``True``) or each keeps its own.
-        space_aware, team_rule: as ``Infotaxis``.
+        space_aware: as ``Infotaxis``.
+        team_rule: as ``Infotaxis``.
         seed: base seed, 0 <= seed < 2**63 - n_episodes.
         max_steps: step cap, >= 1.
         batch: worlds per kernel call (buffers are allocated for one batch).
+        protocol: ``"drawn"`` (default: a source drawn from the first belief, or the plume's
+            fixed one; the search time is the number of steps to stand on it) or
+            ``"bayesian"`` (otto-benchmark's evaluation: no source, the expected search time;
+            one searcher, a drawn source; ``plume_multi.policies.bayesian_protocol``).
+        stop_p: the Bayesian protocol stops an episode when the probability that the source is
+            not found yet falls below this (otto-benchmark: ``1e-6``), in ``(0, 1)``.
+        stuck_after: the Bayesian protocol also stops an episode, as failed, when the agent has
+            stood on the cell it left two steps before for more than this many steps in a row
+            (otto's isotropic setup: 8; 0, the default, never).
+        progress: a tqdm bar over the episodes (on stderr).
     """
-    if not isinstance(plume, PoissonHits):
-        raise ValidationError(f"run_search: plume={plume!r}; expected a PoissonHits model")
+    if not isinstance(plume, PoissonHitPlume):
+        raise ValidationError(f"run_search: plume={plume!r}; expected a Poisson-hit plume (PoissonHits, WindyPoissonHits)")
     for name, v, lo in (("n_episodes", n_episodes, 1), ("team_size", team_size, 1), ("max_steps", max_steps, 1),
                         ("batch", batch, 1), ("seed", seed, 0)):
         if not is_int(v) or v < lo:
@@ -197,38 +241,80 @@ def run_search(plume: PoissonHits, n_episodes: int, *, team_size: int = 1, share
         raise ValidationError(f"run_search: seed={seed!r}; expected seed + n_episodes < 2**63")
     if team_rule not in TEAM_RULES:
         raise ValidationError(f"run_search: team_rule={team_rule!r}; expected one of {sorted(TEAM_RULES)}")
-    for name, v in (("shared", shared), ("space_aware", space_aware)):
+    for name, v in (("shared", shared), ("space_aware", space_aware), ("progress", progress)):
         if not isinstance(v, (bool, np.bool_)):
             raise ValidationError(f"run_search: {name}={v!r}; expected True or False")
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
+        raise ValidationError(f"run_search: protocol={protocol!r}; expected one of {list(PROTOCOLS)}")
+    stop_p = check_real("run_search", "stop_p", stop_p, 0.0, 1.0, low_open=True, high_open=True)
+    stuck_after = check_int("run_search", "stuck_after", stuck_after, 0, 2 ** 31 - 1)
+    if stuck_after and protocol != "bayesian":
+        raise ValidationError(f"run_search: stuck_after={stuck_after}; expected 0 with protocol={protocol!r} (the rule "
+                              "belongs to the Bayesian protocol)")
+    if plume.motion.moves:
+        raise ValidationError(f"run_search: plume.source_motion={plume.motion!r}; expected a target that stays (the "
+                              "protocol runner plays a source that stays; a moving target runs in the engine: a "
+                              "Simulator with Infotaxis.act)")
+    if protocol == "bayesian" and (team_size != 1 or plume.source is not None):
+        raise ValidationError(f"run_search: protocol='bayesian' with team_size={team_size!r} and plume.source="
+                              f"{plume.source!r}; expected one searcher and a drawn source (the protocol has no source)")
+    from tqdm.auto import tqdm
+
     lik, llogl, manh, moves = _tables(plume)
     cdf = np.ascontiguousarray(plume.first_hit_cdf)
-    h, w = plume.shape
+    dims = len(plume.shape)
+    start = np.array(plume.start, dtype=np.int64)
+    fixed = np.full(dims, -1, dtype=np.int64) if plume.source is None else np.array(plume.source, dtype=np.int64)
     n = int(team_size)
     per_world = 1 if shared else n
     nb = min(int(batch), int(n_episodes))
-    beliefs = np.empty((nb * per_world, h, w))
-    threads = numba.config.NUMBA_NUM_THREADS
-    work = np.empty((threads, h, w))
-    scratch = np.empty((threads, 3, h * (2 * w - 1)))
-    pos = np.empty((nb * n, 2), dtype=np.int32)
+    beliefs = np.empty((nb * per_world,) + tuple(plume.shape))
+    work, scratch = _scratch(plume.shape)
+    pos = np.empty((nb * n, dims), dtype=np.int32)
     scores = np.empty((nb * n, moves.shape[0]))
     actions = np.empty(nb * n, dtype=np.int64)
     steps = np.empty(n_episodes, dtype=np.int64)
     found = np.empty(n_episodes, dtype=np.bool_)
     first = np.empty(n_episodes, dtype=np.int64)
-    source = np.empty((n_episodes, 2), dtype=np.int64)
+    source = np.full((n_episodes, dims), -1, dtype=np.int64)
+    times = np.empty(n_episodes, dtype=np.float64)
+    not_found = np.empty(n_episodes, dtype=np.float64)
+    stuck = np.zeros(n_episodes, dtype=np.bool_)
     seeds = np.arange(seed, seed + n_episodes, dtype=np.int64)
+    rule = TEAM_RULES[team_rule]
     # a parallel kernel: one launch at a time (engine/threads.py)
     with PARALLEL_LOCK:
         old = numba.set_parallel_chunksize(1)  # episodes differ in length: hand them out one by one
         try:
-            for s0 in range(0, n_episodes, nb):
-                s1 = min(s0 + nb, n_episodes)
-                k = s1 - s0
-                ik.run_worlds(seeds[s0:s1], 0, n, bool(shared), TEAM_RULES[team_rule], bool(space_aware), cdf,
-                              lik, llogl, manh, moves, int(max_steps), beliefs[:k * per_world],
-                              work, scratch, pos[:k * n], scores[:k * n],
-                              actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
+            with tqdm(total=n_episodes, desc=f"infotaxis ({protocol})", unit="episode", disable=not progress,
+                      leave=False, dynamic_ncols=True) as bar:
+                for s0 in range(0, n_episodes, nb):
+                    s1 = min(s0 + nb, n_episodes)
+                    k = s1 - s0
+                    common = (seeds[s0:s1], 0)
+                    if protocol == "drawn" and dims == 2:
+                        ik.run_worlds(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
+                                      int(max_steps), int(start[0]), int(start[1]), int(fixed[0]), int(fixed[1]),
+                                      beliefs[:k * per_world], work, scratch, pos[:k * n], scores[:k * n], actions[:k * n],
+                                      steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
+                    elif protocol == "drawn":
+                        ik3.run_worlds3(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
+                                        int(max_steps), start, fixed, beliefs[:k * per_world], work, scratch, pos[:k * n],
+                                        scores[:k * n], actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1],
+                                        source[s0:s1])
+                    elif dims == 2:
+                        bp.run_bayesian_worlds(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
+                                               stop_p, stuck_after, int(start[0]), int(start[1]), beliefs[:k], work,
+                                               scratch, pos[:k], scores[:k], actions[:k], steps[s0:s1], times[s0:s1],
+                                               not_found[s0:s1], first[s0:s1], stuck[s0:s1])
+                    else:
+                        bp.run_bayesian_worlds3(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
+                                                stop_p, stuck_after, start, beliefs[:k], work, scratch, pos[:k],
+                                                scores[:k], actions[:k], steps[s0:s1], times[s0:s1], not_found[s0:s1],
+                                                first[s0:s1], stuck[s0:s1])
+                    bar.update(k)
         finally:
             numba.set_parallel_chunksize(old)
-    return SearchResult(steps, found, first, source, int(max_steps))
+    if protocol == "drawn":
+        return SearchResult(steps, found, first, source, int(max_steps))
+    return SearchResult(steps, (not_found < stop_p) & ~stuck, first, source, int(max_steps), times, "bayesian")

@@ -19,11 +19,13 @@ from numba import prange
 
 from ..engine import rng
 from ..engine.jit import njit
-from ..models.plumes.poisson_hits.kernels import (STREAM_HITS, draw_first_hit, draw_source,
-                                                  draw_hit, init_belief, update_belief)
+from ..models.plumes.poisson_hits.kernels import (STREAM_HITS, draw_first_hit, draw_first_hit_at, draw_hit,
+                                                  draw_source, hit_mass, init_belief, update_belief)
 
-__all__ = ["RULE_INDEPENDENT", "RULE_BELIEVER", "decide", "decide_group", "decide_batch", "run_world", "run_worlds"]
+__all__ = ["RULE_INDEPENDENT", "RULE_BELIEVER", "all_probabilities", "decide", "decide_group", "decide_batch", "start_world", "run_world",
+           "run_worlds"]
 
+ROWS_FROM = 32  # beliefs at least this wide are read row by row, narrower ones padded (_geometry)
 TIE_TOL = 1e-10  # scores within this of the best are ties; the lowest action index wins
 FOUND_TOL = 1e-10  # a move whose cell holds the source with probability > 1 - this is taken at once
 INV_LN2 = 1.0 / np.log(2.0)
@@ -44,11 +46,11 @@ _LN2 = np.log(2.0)
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _log_or_zero(x, out, tmp):
+def _log_or_zero(x, out):
     """``out[i] = log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays.
 
     libm's ``log`` does not vectorize and costs as much as the rest of a decision; this one does
-    (two branch-free loops): ``x = m 2^k``, ``m`` in ``[sqrt(2)/2, sqrt(2))``,
+    (one branch-free loop): ``x = m 2^k``, ``m`` in ``[sqrt(2)/2, sqrt(2))``,
     ``log m = 2 atanh(s)``, ``s = (m - 1)/(m + 1)``, by its series to ``s^21`` (``|s| < 0.172``):
     within 1 ulp of ``np.log`` for normal numbers. Subnormal ``x`` (< 2.2e-308) get a wrong but
     finite value; they only enter products with ``x`` itself, so they change nothing visible.
@@ -58,13 +60,11 @@ def _log_or_zero(x, out, tmp):
     n = x.shape[0]
     for i in range(n):
         b = xi[i]
-        mi[i] = (b & _MANTISSA) | _EXP_ONE
-        tmp[i] = np.float64((b >> 52) - 1023)
-    for i in range(n):
+        mi[i] = (b & _MANTISSA) | _EXP_ONE  # the mantissa as a float in [1, 2), through out's bits
         m = out[i]
         adj = 1.0 if m > _SQRT2 else 0.0
         m = m * (1.0 - 0.5 * adj)
-        k = tmp[i] + adj
+        k = np.float64((b >> 52) - 1023) + adj
         f = m - 1.0
         s = f / (2.0 + f)
         z = s * s
@@ -74,22 +74,36 @@ def _log_or_zero(x, out, tmp):
         out[i] = v if x[i] > 0.0 else 0.0
 
 
+@njit(cache=True, inline="always")
+def _geometry(h, w):
+    """``(ww, bs, n_runs, run)``: the tables' row stride ``2w - 1``; short rows (``w < ROWS_FROM``):
+    the belief copied with rows padded to ``ww`` (``bs = ww``) and read as one run, padding included
+    (zeros: no branch, long vector loops); longer rows: the belief as it is (``bs = w``), row by row
+    (half the reads: faster from 32 cells on)."""
+    ww = 2 * w - 1
+    if w < ROWS_FROM:
+        return ww, ww, 1, (h - 1) * ww + w
+    return ww, w, h, w
+
+
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _sums(pp, up, lf, mf, df, base, n_runs, run, ww, with_lik, with_dist):
+def _sums(pp, up, lf, mf, df, base, n_runs, run, ww, bs, with_lik, with_dist):
     """``(sum p L, sum u L, sum p M, sum p L D)`` over the window at ``base`` (terms not asked for
     are 0): ``pp``, ``up`` the padded belief and ``p log p``, ``lf`` / ``mf`` / ``df`` the flat
-    ``L``, ``L log L`` and distance tables. Short rows (``w < 64``) are one run over the padded
-    rows, padding included (zeros); long rows go row by row, skipping the padding."""
+    ``L``, ``L log L`` and distance tables; ``bs`` the belief's row stride (``ww`` padded, ``w``
+    not). Short rows (``w < 64``) are one run over the padded rows, padding included (zeros); long
+    rows go row by row over the unpadded belief."""
     a = 0.0
     b1 = 0.0
     b2 = 0.0
     c = 0.0
     for r in range(n_runs):
+        ob = r * bs
         o = r * ww
-        pr = pp[o:o + run]
+        pr = pp[ob:ob + run]
         mr = mf[base + o:base + o + run]
         if with_lik:
-            ur = up[o:o + run]
+            ur = up[ob:ob + run]
             lr = lf[base + o:base + o + run]
             if with_dist:
                 dr = df[base + o:base + o + run]
@@ -133,41 +147,35 @@ def _hit_value(a, b, c, space_aware):
 def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, space_aware):
     """Infotaxis (or space-aware) score of moving to ``(tx, ty)``; see the module docstring.
 
-    ``pp``, ``up``: the belief and ``p log p`` with rows padded to ``2w - 1`` (zeros), flat, so
-    that the table window of the move is one contiguous run: cell ``y * (2w-1) + x`` meets table
-    entry ``base + y * (2w-1) + x``. Hit 0 needs only ``sum p L0 log L0`` (and ``sum p D``): as
+    ``pp``, ``up``: the belief and ``p log p``, flat, rows ``bs`` apart (``_geometry``: padded to
+    ``2w - 1`` with zeros on narrow grids, so that the table window of the move is one contiguous
+    run: cell ``y * (2w-1) + x`` meets table entry ``base + y * (2w-1) + x``). Hit 0 needs only ``sum p L0 log L0`` (and ``sum p D``): as
     ``sum_h L_h = 1`` off the source, ``A_0`` and ``sum u L_0`` are the totals (without the
     target cell) minus the other hits' sums. Their error stays at rounding level (~1e-16) and
     enters the score only as ``A_0 log A_0 - B_0``, so scores keep ~1e-14 accuracy even when
     ``A_0`` is tiny (a strong source).
     """
-    ww = 2 * w - 1
+    ww, bs, n_runs, run = _geometry(h, w)
     base = (h - 1 - ty) * ww + (w - 1 - tx)
-    if w < 64:
-        n_runs = 1
-        run = (h - 1) * ww + w
-    else:
-        n_runs = h
-        run = w
-    t = ty * ww + tx
+    t = ty * bs + tx
     rest_p = total_p - pp[t]
     rest_u = total_u - up[t]
     sum_c = 0.0
     total = 0.0
     for hit in range(1, likf.shape[0]):
-        a, b1, b2, c = _sums(pp, up, likf[hit], llogl[hit], manhf, base, n_runs, run, ww, True, space_aware)
+        a, b1, b2, c = _sums(pp, up, likf[hit], llogl[hit], manhf, base, n_runs, run, ww, bs, True, space_aware)
         rest_p -= a
         rest_u -= b1
         sum_c += c
         total += _hit_value(a, b1 + b2, c, space_aware)
-    _, _, b2, c_all = _sums(pp, up, likf[0], llogl[0], manhf, base, n_runs, run, ww, False, space_aware)
+    _, _, b2, c_all = _sums(pp, up, likf[0], llogl[0], manhf, base, n_runs, run, ww, bs, False, space_aware)
     c0 = c_all - sum_c  # D = 0 at the target, so sum p D needs no correction there
     total += _hit_value(rest_p, rest_u + b2, c0, space_aware)
     return total
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, with_lik, with_dist):
+def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, bs, with_lik, with_dist):
     """``_sums`` for four windows at once (bases ``b0..b3``): the belief is read once for the
     four moves. Returns ``(a, b1, b2, c)`` of each window, 16 values, window by window."""
     a0 = a1 = a2 = a3 = 0.0
@@ -175,9 +183,10 @@ def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, with_lik, with_d
     m0 = m1 = m2 = m3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
     for r in range(n_runs):
+        ob = r * bs
         o = r * ww
-        pr = pp[o:o + run]
-        ur = up[o:o + run]
+        pr = pp[ob:ob + run]
+        ur = up[ob:ob + run]
         k0 = mf[b0 + o:b0 + o + run]
         k1 = mf[b1 + o:b1 + o + run]
         k2 = mf[b2 + o:b2 + o + run]
@@ -260,29 +269,23 @@ def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, with_lik, with_d
 def _score4(pp, up, total_p, total_u, likf, llogl, manhf, h, w, txs, tys, space_aware, scores):
     """``_move_score`` of four moves (targets ``txs[j], tys[j]``, scores written to
     ``scores[j]``) in one pass per hit: the same sums, the belief read once for the four."""
-    ww = 2 * w - 1
-    if w < 64:
-        n_runs = 1
-        run = (h - 1) * ww + w
-    else:
-        n_runs = h
-        run = w
+    ww, bs, n_runs, run = _geometry(h, w)
     b0 = (h - 1 - tys[0]) * ww + (w - 1 - txs[0])
     b1 = (h - 1 - tys[1]) * ww + (w - 1 - txs[1])
     b2 = (h - 1 - tys[2]) * ww + (w - 1 - txs[2])
     b3 = (h - 1 - tys[3]) * ww + (w - 1 - txs[3])
-    rest_p0 = total_p - pp[tys[0] * ww + txs[0]]
-    rest_p1 = total_p - pp[tys[1] * ww + txs[1]]
-    rest_p2 = total_p - pp[tys[2] * ww + txs[2]]
-    rest_p3 = total_p - pp[tys[3] * ww + txs[3]]
-    rest_u0 = total_u - up[tys[0] * ww + txs[0]]
-    rest_u1 = total_u - up[tys[1] * ww + txs[1]]
-    rest_u2 = total_u - up[tys[2] * ww + txs[2]]
-    rest_u3 = total_u - up[tys[3] * ww + txs[3]]
+    rest_p0 = total_p - pp[tys[0] * bs + txs[0]]
+    rest_p1 = total_p - pp[tys[1] * bs + txs[1]]
+    rest_p2 = total_p - pp[tys[2] * bs + txs[2]]
+    rest_p3 = total_p - pp[tys[3] * bs + txs[3]]
+    rest_u0 = total_u - up[tys[0] * bs + txs[0]]
+    rest_u1 = total_u - up[tys[1] * bs + txs[1]]
+    rest_u2 = total_u - up[tys[2] * bs + txs[2]]
+    rest_u3 = total_u - up[tys[3] * bs + txs[3]]
     sc0 = sc1 = sc2 = sc3 = 0.0
     sum_c0 = sum_c1 = sum_c2 = sum_c3 = 0.0
     for hit in range(1, likf.shape[0]):
-        r = _sums4(pp, up, likf[hit], llogl[hit], manhf, b0, b1, b2, b3, n_runs, run, ww, True, space_aware)
+        r = _sums4(pp, up, likf[hit], llogl[hit], manhf, b0, b1, b2, b3, n_runs, run, ww, bs, True, space_aware)
         rest_p0 -= r[0]
         rest_u0 -= r[1]
         sum_c0 += r[3]
@@ -299,7 +302,7 @@ def _score4(pp, up, total_p, total_u, likf, llogl, manhf, h, w, txs, tys, space_
         rest_u3 -= r[13]
         sum_c3 += r[15]
         sc3 += _hit_value(r[12], r[13] + r[14], r[15], space_aware)
-    r = _sums4(pp, up, likf[0], llogl[0], manhf, b0, b1, b2, b3, n_runs, run, ww, False, space_aware)
+    r = _sums4(pp, up, likf[0], llogl[0], manhf, b0, b1, b2, b3, n_runs, run, ww, bs, False, space_aware)
     scores[0] = sc0 + _hit_value(rest_p0, rest_u0 + r[2], r[3] - sum_c0, space_aware)
     scores[1] = sc1 + _hit_value(rest_p1, rest_u1 + r[6], r[7] - sum_c1, space_aware)
     scores[2] = sc2 + _hit_value(rest_p2, rest_u2 + r[10], r[11] - sum_c2, space_aware)
@@ -312,22 +315,30 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
 
     ``lik``, ``llogl`` ``(n_hits, 2H-1, 2W-1)``: the centred likelihood and ``L log L`` tables;
     ``manh`` ``(2H-1, 2W-1)``; ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded
-    belief, ``p log p``, exponents); ``scores`` ``(K,)`` float64 out: the expected entropy in bits
+    belief, ``p log p``, the logarithms); ``p`` C-contiguous; ``scores`` ``(K,)`` float64 out: the expected entropy in bits
     (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf`` for a move
     onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once).
     Returns the allowed action with the lowest score, ties within ``1e-10`` to the lowest index
     (-1 if no move is allowed).
     """
     h, w = p.shape
-    ww = 2 * w - 1
-    pp = scratch[0]
-    up = scratch[1]
-    for yy in range(h):
-        for xx in range(w):
-            pp[yy * ww + xx] = p[yy, xx]
-        for xx in range(w, ww):
-            pp[yy * ww + xx] = 0.0
-    _log_or_zero(pp, up, scratch[2])
+    ww, bs, n_runs, run = _geometry(h, w)
+    n = h * w
+    if bs == ww:  # short rows: both padded
+        pp = scratch[0]
+        up = scratch[1]
+        logs = scratch[2, :n]
+        _log_or_zero(p.reshape(n), logs)  # over the cells only
+        for yy in range(h):
+            o = yy * ww
+            pp[o:o + w] = p[yy]
+            up[o:o + w] = logs[yy * w:yy * w + w]
+            pp[o + w:o + ww] = 0.0
+            up[o + w:o + ww] = 0.0
+    else:  # long rows: the belief as it is
+        pp = p.reshape(n)
+        up = scratch[1, :n]
+        _log_or_zero(pp, up)
     total_p, total_u = _times_and_totals(pp, up)
     nh = lik.shape[0]
     plane = lik.shape[1] * lik.shape[2]
@@ -373,6 +384,18 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
     return -1
 
 
+@njit(cache=True)
+def all_probabilities(values):
+    """Whether every value of the contiguous float64 array lies in ``[0, 1]`` (NaN does not): one
+    pass, no temporary (``Infotaxis.decide`` checks its beliefs with it)."""
+    flat = values.reshape(values.size)
+    ok = True
+    for i in range(flat.shape[0]):
+        v = flat[i]
+        ok &= (v >= 0.0) & (v <= 1.0)
+    return ok
+
+
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
 def _times_and_totals(pp, up):
     """``up *= pp`` (``log p`` becomes ``p log p``); returns ``(sum p, sum p log p)``."""
@@ -389,17 +412,10 @@ def _times_and_totals(pp, up):
 @njit(cache=True)
 def _believe(p, lik, x, y):
     """Update ``p`` with the most likely hit at ``(x, y)`` (ties to the lowest hit)."""
-    h, w = p.shape
-    oy = h - 1 - y
-    ox = w - 1 - x
     best_hit = 0
     best = -1.0
     for hit in range(lik.shape[0]):
-        a = 0.0
-        for yy in range(h):
-            row = lik[hit, yy + oy, ox:ox + w]
-            for xx in range(w):
-                a += p[yy, xx] * row[xx]
+        a = hit_mass(p, lik, hit, x, y)
         if a > best:
             best = a
             best_hit = hit
@@ -456,33 +472,47 @@ def decide_batch(beliefs, group_start, pos, lik, llogl, manh, moves, space_aware
 
 
 @njit(cache=True)
-def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
-              manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions):
-    """One protocol episode of a world of ``n_agents`` searchers that start at the centre.
+def start_world(seed, episode, first_hit_cdf, lik, x0, y0, source_x, source_y, belief):
+    """The start of a protocol episode for an agent at ``(x0, y0)``: the first hit, the belief
+    after it (``belief`` ``(H, W)``, in place) and the source, as ``plumes.PoissonHits``' reset
+    draws them: the first hit from ``first_hit_cdf`` and the source from the belief, or, for a
+    fixed source (``source_x >= 0``), the first hit given the source's offset. Returns
+    ``(first_hit, source_x, source_y)``."""
+    if source_x < 0:
+        h0 = draw_first_hit(seed, episode, first_hit_cdf)
+        init_belief(belief, lik, x0, y0, h0)
+        sx, sy = draw_source(seed, episode, belief)
+        return h0, sx, sy
+    h0 = draw_first_hit_at(seed, episode, lik, source_x - x0, source_y - y0)
+    init_belief(belief, lik, x0, y0, h0)
+    return h0, source_x, source_y
 
-    The first hit is drawn, the belief(s) start from it, the source is drawn from that belief;
-    then each step every agent chooses a move (infotaxis, ``decide_group``), moves, and the
-    search ends when one stands on the source; otherwise each agent draws a hit and the
-    belief(s) are updated. ``shared``: one belief for all agents (``beliefs`` ``(1, H, W)``),
-    else one each (``(n_agents, H, W)``); ``work`` ``(H, W)`` and ``scratch``
-    ``(3, H * (2W-1))`` float64 scratch; ``pos``
-    ``(n_agents, 2)`` int32, ``scores`` ``(n_agents, K)``, ``actions`` ``(n_agents,)`` int64.
+
+@njit(cache=True)
+def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
+              manh, moves, max_steps, x0, y0, source_x, source_y, beliefs, work, scratch, pos, scores,
+              actions):
+    """One protocol episode of a world of ``n_agents`` searchers that start at ``(x0, y0)``.
+
+    The first hit is drawn, the belief(s) start from it, the source is drawn from that belief
+    (or is the fixed ``(source_x, source_y)`` when ``source_x >= 0``; ``start_world``); then
+    each step every agent chooses a move (infotaxis, ``decide_group``), moves, and the search
+    ends when one stands on the source; otherwise each agent draws a hit and the belief(s) are
+    updated. ``shared``: one belief for all agents (``beliefs`` ``(1, H, W)``), else one each
+    (``(n_agents, H, W)``); ``work`` ``(H, W)`` and ``scratch`` ``(3, H * (2W-1))`` float64
+    scratch; ``pos`` ``(n_agents, 2)`` int32, ``scores`` ``(n_agents, K)``, ``actions``
+    ``(n_agents,)`` int64.
 
     Returns ``(steps, found, first_hit, source_x, source_y)``: steps taken (``max_steps`` when
     not found).
     """
-    h, w = beliefs.shape[1], beliefs.shape[2]
-    cx = w // 2
-    cy = h // 2
-    h0 = draw_first_hit(seed, episode, first_hit_cdf)
+    h0, sx, sy = start_world(seed, episode, first_hit_cdf, lik, x0, y0, source_x, source_y, beliefs[0])
     n_beliefs = 1 if shared else n_agents
-    init_belief(beliefs[0], lik, cx, cy, h0)
     for g in range(1, n_beliefs):
         beliefs[g, :, :] = beliefs[0]
-    sx, sy = draw_source(seed, episode, beliefs[0])
     for k in range(n_agents):
-        pos[k, 0] = cx
-        pos[k, 1] = cy
+        pos[k, 0] = x0
+        pos[k, 1] = y0
     key = rng.stream_key(seed, episode, STREAM_HITS)
     for t in range(1, max_steps + 1):
         if shared:
@@ -509,8 +539,8 @@ def run_world(seed, episode, n_agents, shared, rule, space_aware, first_hit_cdf,
 
 @njit(cache=True, parallel=True)
 def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
-               manh, moves, max_steps, beliefs, work, scratch, pos, scores, actions, out_steps,
-               out_found, out_first_hit, out_source):
+               manh, moves, max_steps, x0, y0, source_x, source_y, beliefs, work, scratch, pos, scores,
+               actions, out_steps, out_found, out_first_hit, out_source):
     """``run_world`` for each seed ``seeds[b]`` ``(B,)`` int64, in parallel over worlds.
 
     Per-world buffers are stacked: ``beliefs``, ``work`` ``(B * G, H, W)``, ``scratch``
@@ -524,7 +554,8 @@ def run_worlds(seeds, episode, n_agents, shared, rule, space_aware, first_hit_cd
         tid = numba.get_thread_id()
         s, f, h0, sx, sy = run_world(
             seeds[b], episode, n_agents, shared, rule, space_aware, first_hit_cdf, lik, llogl,
-            manh, moves, max_steps, beliefs[b * g:(b + 1) * g], work[tid], scratch[tid], pos[b * n_agents:(b + 1) * n_agents],
+            manh, moves, max_steps, x0, y0, source_x, source_y, beliefs[b * g:(b + 1) * g], work[tid], scratch[tid],
+            pos[b * n_agents:(b + 1) * n_agents],
             scores[b * n_agents:(b + 1) * n_agents], actions[b * n_agents:(b + 1) * n_agents])
         out_steps[b] = s
         out_found[b] = f

@@ -26,6 +26,9 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
     ``belief_state.decision_inputs``. Returns ``(actions (M,) int64, scores (M, K) float64)``.
     """
     d = decision_inputs(who, plume, beliefs, positions, groups, moves, active)
+    if d.dims != 2:
+        raise ValidationError(f"{who}: the plume {plume.name} is 3-D; Greedy and mixed teams decide on 2-D beliefs "
+                              "(Infotaxis decides in 3-D)")
     m, k = d.positions.shape[0], d.moves.shape[0]
     kinds = np.ascontiguousarray(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
     given = np.zeros(m, dtype=np.int64) if given is None else np.ascontiguousarray(given, dtype=np.int64)
@@ -86,7 +89,7 @@ class Team:
     Example:
         >>> from plume_multi import Simulator
         >>> from plume_multi.policies import Greedy, Infotaxis, Team
-        >>> from plume_multi.presets import poisson_search
+        >>> from plume_multi.scenarios import poisson_search
         >>> sim = Simulator(poisson_search(1.0, 2.0, n_agents=3, team=True), num_worlds=4)
         >>> obs = sim.reset(seed=0)
         >>> team = Team([Infotaxis(), Infotaxis(space_aware=True), Greedy()])

@@ -43,3 +43,28 @@ def test_benchmark_scripts_run_tiny(capsys):
     assert _load("infotaxis_results").main(["--quick"]) == 0
     out = capsys.readouterr().out
     assert "| 1 | 2 | 19x19 |" in out and "| 2 |" in out and "shared, believer" in out
+
+
+def test_numpy_update_is_the_kernels_bit_for_bit_on_windy_beliefs():
+    import numpy as np
+    from plume_multi.models.plumes import WindyPoissonHits
+    from plume_multi.models.plumes.poisson_hits import kernels as kp
+
+    bench = _load("infotaxis")
+    plume = WindyPoissonHits(2.5)
+    beliefs, pos = bench.sample_agents(plume, 6, seed=1)
+    for i in range(6):
+        p = beliefs[i].copy()
+        kp.update_belief(p, plume.centred_likelihood, pos[i, 0], pos[i, 1], 1)
+        assert np.array_equal(p.T, bench.numpy_update(plume, np.ascontiguousarray(beliefs[i].T), pos[i, 0], pos[i, 1], 1))
+
+
+def test_otto_benchmark_script_runs_tiny_without_the_fetched_code(capsys, monkeypatch):
+    monkeypatch.delenv("OTTO_BENCHMARK_DIR", raising=False)
+    bench = _load("otto_benchmark")
+    assert bench.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "ours only" in out and "| isotropic-19x19 | infotaxis | 20 |" in out
+    row = bench._row("windy-low-detections", "infotaxis", {"episodes": 10, "mean": 5.0, "ci95": 1.0, "s_per_decision": 1e-5},
+                     {"episodes": 4, "mean": 5.5, "ci95": 0.6, "s_per_decision": 1e-3})
+    assert "| yes |" in row and "100×" in row

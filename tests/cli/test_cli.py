@@ -415,6 +415,7 @@ def test_the_help_names_every_model_and_every_plume_is_reachable():
                  action_model=None, plume=None, body=None, sensors=None, reward=None, neighbours=None, team=None)
     for flags, kind in ((dict(plume="puffs:source=10,50,spin_up_steps=5", grid=[200, 100]), plumes.Puffs),
                         (dict(plume="poisson_hits:lambda_over_dx=1,R_dt=2"), plumes.PoissonHits),
+                        (dict(plume="windy_poisson_hits:R_bar=0.25"), plumes.WindyPoissonHits),
                         (dict(plume="gaussian:sigma=4"), plumes.Gaussian),
                         (dict(scenario="poisson_search:lambda_over_dx=2", agents=4), plumes.PoissonHits)):
         sc = scenario_from_args(Namespace(**(blank | flags)), agents=1, steps=100)
@@ -426,7 +427,7 @@ def test_built_in_policies_by_name():
     from plume_multi import Scenario, bodies, sensors
     from plume_multi.cli import UsageError, load_policy
     from plume_multi.policies import Greedy, Infotaxis, SurgeCast, Team
-    from plume_multi.presets import poisson_search
+    from plume_multi.scenarios import poisson_search
 
     poisson = poisson_search(1.0, 2.0, n_agents=3)
     team = load_policy("infotaxis,greedy", poisson)

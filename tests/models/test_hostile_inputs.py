@@ -4,7 +4,9 @@
 Nothing here compiles a step: a model that accepts a value is run through its plain NumPy
 reference (``models_reference.NaiveSim``, which the compiled step matches bit for bit,
 tests/models/test_reference.py), or, for the puff plume, through ``PuffPlume``'s kernels (shared
-with tests/models/plumes/test_puffs.py).
+with tests/models/plumes/test_puffs.py); a Poisson-hit plume's observations are read from its
+tables (the hits are draws from ``centred_likelihood``, the beliefs its normalized products, the
+concentration ``centred_mean_hits``), so those are checked.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from hypothesis import assume, given, strategies as st
 from plume_multi import Scenario, bodies, plumes, rewards, sensors, sources
 from plume_multi.checks import check_point
 from plume_multi.errors import ValidationError
+from plume_multi.models.plumes.poisson_hits import PoissonHitPlume
+from plume_multi.models.plumes.poisson_hits.plume import window
 from plume_multi.models.registry import FAMILIES, _classes
 from plume_multi.scenario import MAX_SENSORS, load_scenario, save_scenario
 
@@ -31,10 +35,11 @@ HOSTILE = [math.nan, math.inf, -math.inf, 0, 0.0, -1, -1e300, 1e300, 2**63, 10**
            np.int64(-7), (), (1.0,), (1.0, 2.0, 3.0), ("a", "b"), (math.nan, 0.0), (True, False), None, object()]
 
 # a valid value of every field that has no default (the hostile value replaces one field at a time)
-REQUIRED = {plumes.Puffs: {"source": (10.0, 5.0)}, sensors.History: {"sensor": sensors.Concentration()}}
-# Movie's and PoissonHits' parameters (and the sensors that only read PoissonHits) are hardened by
-# their own issues' owners (items 21.5-8, 23.14): they join this test when their bounds land.
-ELSEWHERE = {plumes.Movie, plumes.PoissonHits, sensors.Hits, sensors.Belief}
+REQUIRED = {plumes.Puffs: {"source": (10.0, 5.0)}, sensors.History: {"sensor": sensors.Concentration()},
+            plumes.PoissonHits: {"lambda_over_dx": 1.0, "R_dt": 2.0}}
+# Movie's parameters are hardened by their own issue's owner (item 21.5): it joins this test when
+# its bounds land.
+ELSEWHERE = {plumes.Movie}
 MODELS = [cls for family in FAMILIES for cls in _classes(family).values() if cls not in ELSEWHERE]
 CASES = [(cls, f.name) for cls in MODELS + [plumes.Wind] for f in dataclasses.fields(cls)]
 
@@ -46,9 +51,25 @@ def _build(cls, name, value):
     return cls(**{**REQUIRED.get(cls, {}), name: value})
 
 
+def _poisson_tables(plume) -> np.ndarray:
+    """What a Poisson-hit plume's sensors read: its tables (a first belief is the likelihood window
+    of a possible first hit at the start, normalized: its total must be positive)."""
+    Scenario(plume=plume, sensors=(sensors.Hits(), sensors.Belief()), n_agents=2,
+             start_positions=(plume.start,) * 2 if plume.source is not None else None)
+    first = plume.first_hit_probabilities
+    totals = [window(plume.centred_likelihood[h], plume.shape, plume.start).sum()
+              for h in range(1, plume.n_hits) if first[h] > 0 or plume.source is not None]
+    assert first[1:].sum() > 0 and max(totals) > 0, plume
+    return np.concatenate([plume.centred_likelihood.ravel(), plume.centred_mean_hits.ravel(), first, totals])
+
+
 def _finite_observations(model):
-    """Run ``model`` a few steps in a small world of the reference (the puff plume: its kernels);
-    return the observations."""
+    """Run ``model`` a few steps in a small world of the reference (the puff plume: its kernels; a
+    Poisson-hit plume and its sensors: its tables); return the observations."""
+    if isinstance(model, PoissonHitPlume):
+        return _poisson_tables(model)
+    if isinstance(model, (sensors.Hits, sensors.Belief)):
+        return _poisson_tables(plumes.PoissonHits(1.0, 2.0, grid_size=9))
     if isinstance(model, plumes.Puffs):
         plume = plumes.PuffPlume(model, (40, 20), num_worlds=2, parallel=False)
         plume.reset(seed=3)
@@ -221,9 +242,16 @@ STRATEGIES = {
                             region=st.just(((0.0, 50.0), (-12.5, 12.5))), cell_size=st.sampled_from([None, 0.5]),
                             model_z_disp=st.just(True), puff_mol_amount=finite(0.1, 10), conc_scale=finite(0.1, 10),
                             spin_up_steps=st.integers(0, 1000)),
-    plumes.PoissonHits: st.builds(plumes.PoissonHits, lambda_over_dx=finite(1, 3), R_dt=finite(0.5, 5),
-                                  dims=st.just(2), norm=st.sampled_from(["euclidean", "manhattan"]),
-                                  n_hits=st.sampled_from([None, 2, 3]), grid_size=st.sampled_from([None, 41])),
+    plumes.PoissonHits: st.one_of(  # 3-D on a small domain (an automatic one has up to 80^3 cells)
+        st.builds(plumes.PoissonHits, lambda_over_dx=finite(1, 3), R_dt=finite(0.5, 5), dims=st.sampled_from([1, 2]),
+                  norm=st.sampled_from(["euclidean", "manhattan"]), n_hits=st.sampled_from([None, 2, 3]),
+                  grid_size=st.sampled_from([None, 21]), source=st.sampled_from([None, (12, 10)])),
+        st.builds(plumes.PoissonHits, lambda_over_dx=finite(1, 3), R_dt=finite(0.5, 5), dims=st.just(3),
+                  grid_size=st.just(11), source=st.sampled_from([None, (6, 5, 5)]))),
+    plumes.WindyPoissonHits: st.builds(plumes.WindyPoissonHits, R_bar=finite(0.2, 10), V_bar=finite(0.5, 4),
+                                       tau_bar=finite(10, 500), grid_size=st.sampled_from([(81, 41), (41, 21)]),
+                                       start=st.sampled_from([(30, 10), (35, 12)]), n_hits=st.sampled_from([2, 3]),
+                                       source=st.sampled_from([None, (27, 10)])),
     bodies.Cardinal: st.builds(bodies.Cardinal), bodies.Moore: st.builds(bodies.Moore),
     bodies.Oriented: st.builds(bodies.Oriented, turn_degrees=finite(0.01, 180), step=st.integers(1, 2048),
                                initial_heading=st.one_of(st.none(), finite(-1e6, 1e6))),
@@ -260,9 +288,11 @@ def test_every_model_and_every_field_has_a_strategy():
 
 
 def _scenario_with(model) -> Scenario:
+    if isinstance(model, PoissonHitPlume):  # its own domain; a fixed source needs fixed starts
+        starts = (model.start,) * 2 if model.source is not None else None
+        return Scenario(plume=model, n_agents=2, start_positions=starts)
     if model.family == "plume":
-        grid = None if isinstance(model, plumes.PoissonHits) else GRID
-        return Scenario(plume=model, grid_size=grid, n_agents=2)
+        return Scenario(plume=model, grid_size=GRID, n_agents=2)
     if model.family == "action":
         return Scenario(action_model=model, grid_size=GRID)
     if model.family == "reward":

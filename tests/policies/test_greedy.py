@@ -101,5 +101,5 @@ def test_greedy_checks_its_inputs():
         Greedy(plume="poisson")
     with pytest.raises(ValidationError, match="Greedy.decide: positions outside"):
         Greedy(plume=m).decide(np.ones((1, 7, 7)) / 49, [[7, 0]])
-    with pytest.raises(ValidationError, match="Greedy.decide: beliefs must be finite"):
+    with pytest.raises(ValidationError, match="Greedy.decide: beliefs must hold probabilities"):
         Greedy(plume=m).decide(np.full((1, 7, 7), np.nan), [[0, 0]])

@@ -12,7 +12,7 @@ from plume_multi import Scenario, plumes
 from plume_multi.errors import ValidationError
 from plume_multi.models import sensors
 from plume_multi.models.plumes import Puffs, Wind
-from plume_multi.presets import poisson_search
+from plume_multi.scenarios import poisson_search
 from plume_multi.stats import Probes, odor_statistics, plume_wind, sample_signals, time_step
 
 

@@ -3,10 +3,10 @@
 from ..base import Plume
 from .gaussian import Gaussian
 from .movie import Movie
-from .poisson_hits import PoissonHits
+from .poisson_hits import PoissonHits, WindyPoissonHits
 from .puffs import PuffPlume, Puffs, Wind
 
-__all__ = ["Plume", "Gaussian", "Movie", "PoissonHits", "Puffs", "Wind", "PuffPlume"]
+__all__ = ["Plume", "Gaussian", "Movie", "PoissonHits", "WindyPoissonHits", "Puffs", "Wind", "PuffPlume"]
 
 
 def __getattr__(name):

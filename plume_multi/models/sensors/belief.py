@@ -1,4 +1,5 @@
-"""``Belief()``: the agent's posterior over the source cell, centred on the agent (``plumes.PoissonHits``)."""
+"""``Belief()``: the agent's posterior over the source cell, centred on the agent (a Poisson-hit plume:
+``plumes.PoissonHits``, ``plumes.WindyPoissonHits``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
-from ..plumes.poisson_hits.model import first_hit, hit, likelihood
+from ..plumes.poisson_hits import kernels_3d as _k3
 from ..plumes.poisson_hits.moving import predict
+from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
+from ..plumes.poisson_hits.plume_3d import first_hit3, hit3, likelihood3
 
 # moving: a compile-time flag (the plume's target moves: predict before each step's updates)
 BeliefParams = namedtuple("BeliefParams", "shared moving")
@@ -40,6 +43,21 @@ def observe_world(P, S, obs, col, plume, world, inner):
                         world.was_done, first_hit(plume.params, plume.state, world.b), world.pos, obs, col)
 
 
+@njit(inline="always")
+def observe_agent3(P, S, obs, col, plume, agent, inner):
+    if not agent.first and agent.active:
+        g = agent.b if P.shared else agent.i
+        _k3.update_belief3(S[0][g], likelihood3(plume.params), agent.cx, agent.cy, agent.cz,
+                           hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
+                                agent.cx, agent.cy, agent.cz))
+
+
+@njit(inline="always")
+def observe_world3(P, S, obs, col, plume, world, inner):
+    _k3.observe_beliefs3(S[0], likelihood3(plume.params), world.b, world.n_agents, P.shared, world.first,
+                         world.was_done, first_hit3(plume.params, plume.state, world.b), world.pos, obs, col)
+
+
 _NO_SCRATCH = np.zeros((1, 1, 1))
 
 
@@ -56,6 +74,9 @@ class Belief(Sensor):
     into one belief; ``None`` (default) follows ``Scenario.team``. The beliefs are kept in the
     world state (``belief``: ``(B, H, W)`` shared, else ``(B*N, H, W)`` float64).
 
+    In 3-D (``PoissonHits(dims=3)``): ``(2D-1) * (2H-1) * (2W-1)`` columns, the posterior volume
+    centred on the agent (row-major ``(2D-1, 2H-1, 2W-1)``); the beliefs ``(B or B*N, D, H, W)``.
+
     A target that moves (``PoissonHits(source_motion=...)``): before each step's updates the belief
     follows the target's motion (the Bayes filter's prediction, ``MotionKernels.predict``), so
     that it is the posterior of where the target is now (``scratch`` is its work space).
@@ -64,6 +85,7 @@ class Belief(Sensor):
     shared: object = None
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
+    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3, observe_world=observe_world3)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -74,12 +96,15 @@ class Belief(Sensor):
         return bool(ctx.scenario.team) if self.shared is None else self.shared
 
     def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHits
+        from ..plumes.poisson_hits import PoissonHitPlume
 
-        if not isinstance(ctx.plume, PoissonHits):
-            fail("Belief", "plume", ctx.plume, "a plumes.PoissonHits plume (the belief follows its likelihood)")
+        if not isinstance(ctx.plume, PoissonHitPlume):
+            fail("Belief", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (the belief follows its likelihood)")
 
     def columns(self, ctx) -> list:
+        if len(ctx.grid_size) == 3:
+            w, h, d = ctx.grid_size
+            return [f"belief_{dz}_{dy}_{dx}" for dz in range(1 - d, d) for dy in range(1 - h, h) for dx in range(1 - w, w)]
         w, h = ctx.grid_size
         return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
 
@@ -92,13 +117,54 @@ class Belief(Sensor):
         return motion is not None and motion.moves
 
     def state_spec(self, ctx) -> dict:
-        w, h = ctx.grid_size
         per = "world" if self.is_shared(ctx) else "agent"
-        spec = {"belief": StateArray(np.float64, per, (h, w), 0.0, 1.0)}
+        spec = {"belief": StateArray(np.float64, per, tuple(ctx.grid_size[::-1]), 0.0, 1.0)}
         if self._moving(ctx):  # the prediction's scratch, one per belief (worlds never share one)
-            spec["scratch"] = StateArray(np.float64, per, (h, w), 0.0, 1.0)
+            spec["scratch"] = StateArray(np.float64, per, tuple(ctx.grid_size[::-1]), 0.0, 1.0)
         return spec
 
     def state_tuple(self, arrays: dict) -> tuple:
         # a placeholder of the scratch's type without a moving target: one compiled type for both
         return (arrays["belief"], arrays.get("scratch", _NO_SCRATCH))
+
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
+        """Once reset, a belief is the posterior of the hits received: a probability distribution
+        (sums to 1 within ``1e-9``), 0 on the cells its searching agents stand on (each update
+        removes the agent's cell; at a reset, the first agent's cell of a shared belief, each
+        agent's own otherwise) and positive on the world's source while someone searches for it
+        (every hit was drawn from the source's likelihood)."""
+        if world is None:
+            return []
+        beliefs, state, sources = arrays["belief"], world.state, world.sources
+        shared = self.is_shared(ctx)
+        n = state.n_agents
+        problems = []
+        totals = beliefs.reshape(beliefs.shape[0], -1).sum(axis=1)
+        bad = np.flatnonzero(np.abs(totals - 1.0) > SUM_TOL)
+        if bad.size:
+            problems.append(("belief", f"{bad.size} beliefs that do not sum to 1 (first: row {bad[0]}, sum "
+                                       f"{totals[bad[0]]!r}); expected probability distributions"))
+        rows = np.arange(state.pos.shape[0])
+        world_of = rows // n
+        first_row = rows % n == 0
+        t = state.world_t[world_of]
+        searching = state.active & ((t > 0) | first_row | (not shared))
+        g = world_of if shared else rows
+        cells = tuple(state.pos[:, k] for k in range(state.pos.shape[1] - 1, -1, -1))  # [z,] y, x
+        held = searching & (beliefs[(g,) + cells] != 0.0)
+        if held.any():
+            i = int(np.flatnonzero(held)[0])
+            problems.append(("belief", f"{int(held.sum())} searching agents whose cell has a non-zero belief (first: "
+                                       f"row {i}); a searching agent's cell is ruled out by its last update"))
+        src = tuple(sources[:, k].astype(np.int64) for k in range(sources.shape[1] - 1, -1, -1))  # [z,] y, x
+        if shared:
+            live = np.flatnonzero(state.active.reshape(-1, n).any(axis=1))
+            lost = live[beliefs[(live,) + tuple(c[live] for c in src)] <= 0.0]
+        else:
+            act = np.flatnonzero(state.active)
+            w_of = act // n
+            lost = np.unique(w_of[beliefs[(act,) + tuple(c[w_of] for c in src)] <= 0.0])
+        if lost.size:
+            problems.append(("belief", f"{lost.size} worlds whose belief rules out their source (first: world "
+                                       f"{lost[0]}); expected a posterior of hits drawn from that source"))
+        return problems

@@ -9,7 +9,8 @@ import numpy as np
 
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, fail
-from ..plumes.poisson_hits.model import first_hit, hit
+from ..plumes.poisson_hits.plume import first_hit, hit
+from ..plumes.poisson_hits.plume_3d import first_hit3, hit3
 
 
 @njit(inline="always")
@@ -23,6 +24,17 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
         obs[agent.i, col] = 0.0
 
 
+@njit(inline="always")
+def observe_agent3(P, S, obs, col, plume, agent, inner):
+    if agent.first:
+        obs[agent.i, col] = first_hit3(plume.params, plume.state, agent.b)
+    elif agent.active:
+        obs[agent.i, col] = hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
+                                 agent.cx, agent.cy, agent.cz)
+    else:
+        obs[agent.i, col] = 0.0
+
+
 @dataclass(frozen=True)
 class Hits(Sensor):
     """One column: the hits ``0..n_hits-1`` the agent received this step, a draw from
@@ -31,12 +43,13 @@ class Hits(Sensor):
     agents that have finished."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3)
 
     def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHits
+        from ..plumes.poisson_hits import PoissonHitPlume
 
-        if not isinstance(ctx.plume, PoissonHits):
-            fail("Hits", "plume", ctx.plume, "a plumes.PoissonHits plume (hits are its observation)")
+        if not isinstance(ctx.plume, PoissonHitPlume):
+            fail("Hits", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (hits are its observation)")
 
     def columns(self, ctx) -> list:
         return ["hits"]

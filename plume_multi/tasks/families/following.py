@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...presets import plume_following
+from ...scenarios import plume_following
 from ..task import Protocol, Task
 
 __all__ = ["TASKS"]
@@ -17,7 +17,7 @@ TASKS = (
               "drawn uniformly at random at every episode, as is the start cell. It senses the concentration "
               "at its cell and at the four neighbouring cells, not where it is: no map helps, the policy must "
               "climb the plume. Cardinal moves; success is reaching the source within 200 steps "
-              "(presets.plume_following). The task the learned baselines (PPO with an MLP or a GRU, "
+              "(scenarios.plume_following). The task the learned baselines (PPO with an MLP or a GRU, "
               "plume_multi.train) are trained on, the chemotaxis setting of gradient climbing."),
         references=("Berg & Brown, Chemotaxis in Escherichia coli analysed by three-dimensional tracking, "
                     "Nature 239, 500 (1972)",

@@ -223,3 +223,54 @@ def episode(shape, seed, uniform, stream_key, streams, moves, like, first_hit_cd
             b = 0 if shared else k
             beliefs[b] = update(beliefs[b], like(hit, x, y), x, y)
     return max_steps, False, h0, (sx, sy)
+
+
+def first_hit_draw(uniform, stream_key, stream, seed, first_hit_cdf):
+    """The first hit drawn as the package draws it: the first ``h`` with ``u < cdf[h]``."""
+    u0 = uniform(np.uint64(stream_key(seed, 0, stream)), 0, 0)
+    cdf = np.asarray(first_hit_cdf)
+    return int(np.flatnonzero(u0 < cdf)[0]) if u0 < cdf[-1] else len(cdf) - 1
+
+
+def bayesian_episode(shape, start, seed, uniform, stream_key, streams, moves, like, first_hit_cdf,
+                     space_aware=False, max_steps=200, stop_p=1e-6, stuck_after=0):
+    """One episode of otto-benchmark's Bayesian protocol (its evaluate.py with DRAW_SOURCE = False),
+    step by step: no source; ``T += p_not_found``, ``p_not_found *= 1 - p_end`` after each move; a
+    hit drawn from its predictive law given the source is elsewhere; stop when
+    ``p_not_found < stop_p`` or ``p_end > 1 - 1e-10``, or (``stuck_after > 0``) as otto's isotropic
+    ``_is_agent_stuck`` says: back on the cell of two steps before more than ``stuck_after`` times
+    in a row. Returns ``(steps, T, p_not_found, h0, stuck)``."""
+    H, W = shape
+    x, y = start
+    h0 = first_hit_draw(uniform, stream_key, streams[0], seed, first_hit_cdf)
+    p = np.ones(shape) / (H * W - 1)
+    p[y, x] = 0
+    p = update(p, like(h0, x, y), x, y)
+    key = np.uint64(stream_key(seed, 0, streams[2]))
+    expected, not_found = 0.0, 1.0
+    trail = [None, None]  # the cells two and one steps ago
+    repeats = 0
+    for t in range(1, max_steps + 1):
+        a, _ = decide(p, x, y, moves, like, space_aware)
+        trail = [trail[1], (x, y)]
+        x, y = x + moves[a][0], y + moves[a][1]
+        repeats = repeats + 1 if trail[0] == (x, y) else 0
+        p_end = p[y, x]
+        expected += not_found
+        not_found *= 1 - p_end
+        if not_found < stop_p or p_end > 1 - EPS:
+            return t, expected, not_found, h0, False
+        if t == max_steps:
+            break
+        if stuck_after and repeats > stuck_after:
+            return t, expected, not_found, h0, True
+        predictive = [float((p * like(h, x, y)).sum()) for h in range(like.n_hits)]
+        target = uniform(key, t, 0) * sum(predictive)
+        acc, hit = 0.0, 0
+        for h, v in enumerate(predictive):
+            if v > 0:
+                acc, hit = acc + v, h
+                if target < acc:
+                    break
+        p = update(p, like(hit, x, y), x, y)
+    return max_steps, expected, not_found, h0, False

@@ -115,16 +115,40 @@ def test_metadata_is_json_and_rebuilds_the_model():
     (dict(lambda_over_dx=True, R_dt=1.0), "lambda_over_dx"),
     (dict(lambda_over_dx=1.0, R_dt=0.0), "R_dt"),
     (dict(lambda_over_dx=1.0, R_dt="2"), "R_dt"),
-    (dict(lambda_over_dx=1.0, R_dt=1.0, dims=3), "dims"),
+    (dict(lambda_over_dx=1.0, R_dt=1.0, dims=4), "dims"),
     (dict(lambda_over_dx=1.0, R_dt=1.0, norm="l2"), "norm"),
     (dict(lambda_over_dx=1.0, R_dt=1.0, n_hits=1), "n_hits"),
     (dict(lambda_over_dx=1.0, R_dt=1.0, n_hits=2.0), "n_hits"),
     (dict(lambda_over_dx=1.0, R_dt=1.0, grid_size=20), "grid_size"),
     (dict(lambda_over_dx=1.0, R_dt=1.0, grid_size=1), "grid_size"),
+    (dict(lambda_over_dx=1.0, R_dt=5e-324), "R_dt"),  # issue 21 item 6: NaN first-hit probabilities before
+    (dict(lambda_over_dx=1.0, R_dt=1e-7), "R_dt"),
+    (dict(lambda_over_dx=1.0, R_dt=10 ** 400), "R_dt"),
+    (dict(lambda_over_dx=1.0, R_dt=1.0, source=(19, 0)), "source"),
+    (dict(lambda_over_dx=1.0, R_dt=1.0, source=(9, 9)), "source"),  # the start: no first hit there
+    (dict(lambda_over_dx=1.0, R_dt=1.0, source="12"), "source"),
+    (dict(lambda_over_dx=1.0, R_dt=1.0, source=(True, False)), "source"),
+    (dict(lambda_over_dx=1.0, R_dt=1.0, source={3, 1}), "source"),
+    (dict(lambda_over_dx=1.0, R_dt=1.0, source=(3.0, 1.0)), "source"),
 ])
 def test_bad_values_raise_validation_error_naming_the_field(kwargs, field):
     with pytest.raises(ValidationError, match=f"PoissonHits.{field}"):
         PoissonHits(**kwargs)
+
+
+def test_rate_bounds_are_in_the_message_and_every_bound_gives_finite_tables():
+    with pytest.raises(ValidationError, match=r"PoissonHits.R_dt: got 5e-324; expected a finite number in \[1e-06, 1000"):
+        PoissonHits(1.0, 5e-324)
+    for L in (1.0, 50.0):
+        for R in (1e-6, 1000.0):
+            try:
+                m = PoissonHits(L, R)
+            except ValidationError as err:  # too many hit values or too large a grid: said so
+                assert "R_dt" in str(err) or "lambda_over_dx" in str(err)
+                continue
+            for table in (m.first_hit_probabilities, m.centred_likelihood, m.centred_mean_hits):
+                assert np.isfinite(table).all()
+            assert abs(m.initial_belief(1).sum() - 1.0) < 1e-12
 
 
 def test_mean_hits_rejects_distances_below_one_cell():
@@ -167,6 +191,17 @@ def test_source_draws_follow_the_belief():
         counts[y, x] += 1
     np.testing.assert_allclose(counts / counts.sum(), p, atol=0.01)
     assert counts[3, 3] == 0
+
+
+def test_first_hits_of_a_fixed_source_follow_its_distance():
+    m = PoissonHits(1.0, 2.0, grid_size=11)
+    lik = m.centred_likelihood
+    for dx, dy in [(2, 0), (-3, 4)]:
+        draws = np.array([kp.draw_first_hit_at(s, 0, lik, dx, dy) for s in range(20000)])
+        p = m.hit_probabilities(math.hypot(dx, dy))
+        np.testing.assert_allclose(np.bincount(draws, minlength=m.n_hits) / len(draws), np.r_[0.0, p[1:] / p[1:].sum()],
+                                   atol=0.012)
+    assert kp.draw_first_hit_at(3, 0, lik, 0, 0) == 0  # on the source: no hit possible (the models refuse it)
 
 
 def test_source_after_a_first_hit_is_the_draw_from_the_initial_belief():
@@ -390,6 +425,19 @@ def test_groups_without_an_active_agent_are_skipped():
     part = pol.decide(beliefs, pos, groups=2, active=np.array([True, False, False, False, False, True]))
     assert part[[0, 1, 4, 5]].tolist() == full[[0, 1, 4, 5]].tolist()
     assert part[[2, 3]].tolist() == [0, 0] and np.all(pol.scores[[2, 3]] == np.inf)
+
+
+def test_decide_refuses_moves_it_cannot_use():
+    """Issue 23 item 17: NaN moves were cast to huge integers and the action was -1."""
+    m = PoissonHits(1.0, 2.0, grid_size=7)
+    pol = Infotaxis(plume=m)
+    belief = m.initial_belief(1)[None]
+    for moves in ([[np.nan, 0.0], [0.0, 1.0]], [[0.5, 0.0]], [[np.inf, 0]], [["a", "b"]], [[1, 0, 0]], [[10 ** 9, 0]]):
+        with pytest.raises(ValidationError, match="Infotaxis.decide: moves"):
+            pol.decide(belief, [[3, 3]], moves=moves)
+    with pytest.raises(ValidationError, match="agent 0 at \\(6, 3\\) has no move"):
+        pol.decide(belief, [[6, 3]], moves=[[1, 0]])  # its only move leaves the grid
+    assert pol.decide(belief, [[3, 3]], moves=np.array([[1.0, 0.0], [0.0, -1.0]])).tolist() in ([0], [1])
 
 
 def test_policy_is_reexported_and_checks_its_inputs():

@@ -12,7 +12,7 @@ from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.models.sensors import Belief, Concentration, Hits, Position
 from plume_multi.scenario import Scenario
-from plume_multi.presets import poisson_search
+from plume_multi.scenarios import poisson_search
 
 
 def _play(sim, policy, max_steps):
@@ -133,3 +133,81 @@ def test_pettingzoo_front_end_runs_the_poisson_search():
     obs, _ = env.reset(seed=0)
     assert all(o.shape == (1 + 21 * 21,) for o in obs.values())
     assert env.render().ndim == 3
+
+
+def test_a_fixed_source_is_every_episodes_and_its_first_hit_follows_its_distance():
+    """Issue 23 item 14: PoissonHits(source=(x, y))."""
+    sc = poisson_search(1.0, 2.0, grid_size=11, source=(7, 5), max_steps=200)  # two cells right of the start
+    sim = Simulator(sc, num_worlds=16, autoreset="disabled")
+    sim.reset(seed=4)
+    np.testing.assert_array_equal(sim.sources, np.tile([7.0, 5.0], (16, 1)))
+    lik = sc.plume.centred_likelihood
+    np.testing.assert_array_equal(sim.state.models["plume.first_hit"], [kp.draw_first_hit_at(4 + b, 0, lik, 2, 0)
+                                                                        for b in range(16)])
+    for b in range(16):
+        np.testing.assert_array_equal(sim.state.models["sensor1.belief"][b],
+                                      sc.plume.initial_belief(int(sim.state.models["plume.first_hit"][b])))
+    steps, found = _play(sim, Infotaxis(), 200)
+    ref = run_search(sc.plume, 16, seed=4, max_steps=200)
+    np.testing.assert_array_equal(steps, ref.steps)
+    assert (ref.source == [7, 5]).all() and found.all()
+    with pytest.raises(ValidationError, match="PoissonHits.source"):  # drawn starts: the first hit has no distance
+        Scenario(plume=sc.plume, sensors=(Hits(), Belief()))
+    with pytest.raises(ValidationError, match="PoissonHits.source"):  # the first agent starts on it
+        Scenario(plume=sc.plume, sensors=(Hits(), Belief()), start_positions=((7, 5),))
+
+
+def test_restore_refuses_a_source_outside_the_domain_it_would_crash_on():
+    """Issue 21 item 4: a 1-D search restored with source y = 1000 (within max(w, h) - 1, outside the
+    one-row domain) crashed the process with SIGSEGV."""
+    sim = Simulator(poisson_search(1.0, 2.0, dims=1, grid_size=1001), num_worlds=2)
+    sim.reset(seed=0)
+    snap = sim.snapshot()
+    before = sim.state.models["plume.source"].copy()
+    for column, value, match in [(1, 1000.0, "rows above"), (0, 1001.0, "rows above"), (0, 3.5, "not whole numbers")]:
+        bad = dict(snap)
+        bad["model:plume.source"] = snap["model:plume.source"].copy()
+        bad["model:plume.source"][:, column] = value
+        with pytest.raises(ValidationError, match=match):
+            sim.restore(bad)
+        np.testing.assert_array_equal(sim.state.models["plume.source"], before)  # nothing restored
+    sim.state.models["plume.source"][0, 1] = 1000.0
+    assert any("plume.source" in p for p in sim.validate())  # reported, not read by compiled code
+
+
+def test_restore_refuses_a_belief_that_is_not_the_posterior_of_the_hits():
+    """Issue 21 item 8: a zeroed belief passed validate() and stepped on."""
+    sim = Simulator(poisson_search(1.0, 2.0, grid_size=11, max_steps=50), num_worlds=3)
+    sim.reset(seed=2)
+    policy = Infotaxis()
+    for _ in range(2):
+        sim.step(policy.act(sim))
+    assert sim.state.active.all() and sim.validate() == []
+    snap = sim.snapshot()
+    src = sim.sources.astype(int)
+    x, y = sim.state.pos[0]
+
+    def corrupt(edit):
+        bad = dict(snap)
+        bad["model:sensor1.belief"] = b = snap["model:sensor1.belief"].copy()
+        edit(b[0])
+        b[0] /= max(b[0].sum(), 1e-300)
+        return bad
+
+    def mass_on_agent(p):
+        p[y, x] = 0.5
+
+    def source_ruled_out(p):
+        p[src[0, 1], src[0, 0]] = 0.0
+
+    cases = [(lambda p: p.fill(0.0), "do not sum to 1"), (mass_on_agent, "non-zero belief"),
+             (source_ruled_out, "rules out their source")]
+    for edit, match in cases:
+        with pytest.raises(ValidationError, match=match):
+            sim.restore(corrupt(edit))
+    unnormalized = dict(snap)
+    unnormalized["model:sensor1.belief"] = snap["model:sensor1.belief"] * 0.5
+    with pytest.raises(ValidationError, match="do not sum to 1"):
+        sim.restore(unnormalized)
+    sim.restore(snap)
+    assert sim.validate() == []

@@ -2,7 +2,7 @@
 the motion's plain reference, the belief's Bayes filter (prediction, then update) against a plain
 reference, the policies deciding on the belief one step ahead, snapshots, validation.
 
-One compiled combination serves the file: ``presets.poisson_search`` of one agent with a
+One compiled combination serves the file: ``scenarios.poisson_search`` of one agent with a
 run-and-tumble target (the pursuit table's, ``benchmarks/pursuit.py``).
 """
 
@@ -16,7 +16,7 @@ from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.models.plumes.poisson_hits.moving import predicted
 from plume_multi.models.sources.motion import predict_belief
 from plume_multi.policies import Greedy, Infotaxis
-from plume_multi.presets import poisson_search
+from plume_multi.scenarios import poisson_search
 from sources_reference import MotionRef
 
 WALK = sources.RandomWalk(speed=0.6, persistence=4.0)

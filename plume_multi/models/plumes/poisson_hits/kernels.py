@@ -17,6 +17,12 @@ Random draws are counter-based (``rng.uniform(rng.stream_key(seed, episode, STRE
 the first hit and the source at counters ``(0, 0)`` of their streams, the hit of agent ``k`` at
 step ``t`` at ``(t, k)`` of ``STREAM_HITS``. Results never depend on thread count.
 
+Totals over a belief (the normalization of a Bayes update, the source draw after the first hit)
+are summed as NumPy sums the beliefs of otto-benchmark (Loisy & Heinonen 2023), which are indexed
+``[x, y]``: NumPy's pairwise summation over the cells in x-major order (``column_sum``). So a
+belief after the same hits is bit for bit ``p * L / (p * L).sum()`` of that code, and of the plain
+NumPy references in tests/.
+
 The infotaxis decisions that read these tables are in ``plume_multi.policies.infotaxis_kernels``.
 """
 
@@ -25,11 +31,12 @@ from __future__ import annotations
 
 from ....engine import rng
 from ....engine.jit import njit
+from .numpy_sum import column_sum
 
 __all__ = [
     "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS",
-    "draw_first_hit", "draw_source", "draw_source_after", "draw_hit", "init_belief", "update_belief", "centred_belief",
-    "observe_beliefs",
+    "draw_first_hit", "draw_first_hit_at", "draw_source", "draw_source_after", "draw_hit", "init_belief",
+    "update_belief", "hit_mass", "draw_weighted", "centred_belief", "observe_beliefs", "column_sum",
 ]
 
 # Stream numbers of this model (rng.STREAM_STARTS = 0 is the engine's).
@@ -54,6 +61,38 @@ def draw_first_hit(seed, episode, first_hit_cdf):
     """The first hit ``h0 >= 1`` of an episode: ``first_hit_cdf`` ``(n_hits,)`` (``cdf[0] = 0``)."""
     key = rng.stream_key(seed, episode, STREAM_FIRST_HIT)
     return _draw_from_cdf(first_hit_cdf, rng.uniform(key, 0, 0))
+
+
+@njit(cache=True)
+def draw_weighted(weights, first, u):
+    """The index ``k >= first`` drawn with probability proportional to ``weights[k] >= 0`` from the
+    uniform ``u``: the first ``k`` whose cumulated weight exceeds ``u`` times the total (the last
+    positive one when rounding leaves none; ``first - 1`` when every weight is 0)."""
+    total = 0.0
+    for k in range(first, weights.shape[0]):
+        total += weights[k]
+    target = u * total
+    acc = 0.0
+    last = first - 1
+    for k in range(first, weights.shape[0]):
+        p = weights[k]
+        if p > 0.0:
+            acc += p
+            last = k
+            if target < acc:
+                return k
+    return last
+
+
+@njit(cache=True)
+def draw_first_hit_at(seed, episode, lik, dx, dy):
+    """The first hit ``h0 >= 1`` of an episode whose (fixed) source lies at offset ``(dx, dy)``
+    from the first agent: a draw from ``Pr(h | offset)`` conditioned on ``h >= 1``, at the same
+    counters as ``draw_first_hit``. 0 when no hit ``>= 1`` is possible there (the models refuse
+    such a start)."""
+    iy = dy + (lik.shape[1] - 1) // 2
+    ix = dx + (lik.shape[2] - 1) // 2
+    return draw_weighted(lik[:, iy, ix], 1, rng.uniform(rng.stream_key(seed, episode, STREAM_FIRST_HIT), 0, 0))
 
 
 @njit(cache=True)
@@ -83,10 +122,7 @@ def draw_source_after(seed, episode, lik, x0, y0, first_hit, h, w):
     c = 1.0 / (h * w - 1)
     oy = h - 1 - y0
     ox = w - 1 - x0
-    s = 0.0
-    for yy in range(h):
-        for xx in range(w):
-            s += c * lik[first_hit, yy + oy, xx + ox]  # 0 at (x0, y0): the table is 0 there
+    s = column_sum(lik[first_hit], oy, ox, h, w, c)  # 0 at (x0, y0): the table is 0 there
     key = rng.stream_key(seed, episode, STREAM_SOURCE)
     u = rng.uniform(key, 0, 0)
     acc = 0.0
@@ -118,22 +154,37 @@ def draw_hit(key, t, k, lik, dx, dy):
     return nh - 1
 
 
+@njit(cache=True)
+def hit_mass(belief, lik, hit, x, y):
+    """``sum_s p(s) Pr(hit | s - (x, y))``: how likely ``hit`` is at ``(x, y)`` under ``belief``
+    ``(H, W)`` (unnormalized when ``belief`` is; the likelihood vanishes at the agent's cell)."""
+    h, w = belief.shape
+    oy = h - 1 - y
+    ox = w - 1 - x
+    a = 0.0
+    for yy in range(h):
+        row = lik[hit, yy + oy, ox:ox + w]
+        for xx in range(w):
+            a += belief[yy, xx] * row[xx]
+    return a
+
+
 @njit(cache=True, error_model="numpy")
 def update_belief(belief, lik, x, y, hit):
     """Bayes: ``p(x, y) = 0``, ``p *= Pr(hit | distance to (x, y))``, normalize (in place).
 
     Returns the total before normalizing (0 when the hit was impossible under ``belief``; the
-    belief is then left all zero)."""
+    belief is then left all zero). The total is ``column_sum``'s: bit for bit NumPy's
+    ``(p * L).sum()`` of a belief indexed ``[x, y]``, as otto-benchmark keeps it. ``belief``
+    C-contiguous."""
     h, w = belief.shape
     oy = h - 1 - y
     ox = w - 1 - x
-    s = 0.0
     for yy in range(h):
         row = lik[hit, yy + oy, ox:ox + w]
         for xx in range(w):
-            v = belief[yy, xx] * row[xx]
-            belief[yy, xx] = v
-            s += v
+            belief[yy, xx] = belief[yy, xx] * row[xx]
+    s = column_sum(belief, 0, 0, h, w, 1.0)
     if s > 0.0:
         for yy in range(h):
             for xx in range(w):

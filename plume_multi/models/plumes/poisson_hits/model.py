@@ -6,6 +6,7 @@ odor *hits* per step, Poisson-distributed with mean
 * 2-D: ``mu(d) = R_dt * K0(d / L) / ln(2 L)`` (``K0``: modified Bessel function of the second
   kind, order 0);
 * 1-D: ``mu(d) = R_dt * 2L / (2L - 1) * exp(-d / L)``;
+* 3-D: ``mu(d) = R_dt / (2 d) * exp(-d / L)`` (otto's ``L/d exp(1 - d/L) mu0``, ``mu0 = R_dt e^-1 / (2L)``);
 
 with ``L = lambda_over_dx`` the dispersion length in cells. Hits are counted up to
 ``n_hits - 1``: the last value lumps the tail, ``Pr(n_hits-1 | d) = Pr(Poisson(mu) >= n_hits-1)``.
@@ -16,10 +17,13 @@ Everything compiled code needs is precomputed here into read-only tables (``K0``
 SciPy once, never in a kernel): ``likelihood`` (indexed by ``[h, |dy|, |dx|]``, so no square root
 per cell), the same table centred on the agent (``centred_likelihood``, indexed by
 ``[h, dy + H - 1, dx + W - 1]``: a contiguous window per position), its log, and the cumulative
-distribution of the first hit, and ``L log L`` centred for the entropy sums. See ``kernels.py`` beside this file for the kernels that read them.
+distribution of the first hit, and ``L log L`` centred for the entropy sums (``plume.py``, shared
+with ``WindyPoissonHits``). See ``kernels.py`` beside this file for the kernels that read them.
 
 Grid: ``H x W`` cells with ``W = grid_size`` and ``H = grid_size`` (2-D) or ``1`` (1-D); the agent
 starts at the centre ``(W // 2, H // 2)``. Beliefs are ``(H, W)`` float64 arrays indexed ``[y, x]``.
+In 3-D the grid is ``N x N x N``, beliefs ``(D, H, W)`` indexed ``[z, y, x]``, cells ``(x, y, z)``,
+tables ``(n_hits, 2D-1, 2H-1, 2W-1)`` (``kernels_3d.py``).
 
 In the engine (``scenarios.poisson_search``) each world draws, at every reset, its first hit and
 then its source from the belief that hit gives (state ``source``, ``first_hit``); an agent's hits
@@ -30,55 +34,32 @@ are drawn at counters ``(t, agent index in its world)`` and read by ``sensors.Hi
 from __future__ import annotations
 
 import math
-import numbers
-from collections import namedtuple
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 
-from ....engine import rng as _rng
-from ....engine.api import grid_point
-from ....engine.jit import njit
+from ....checks import check_real, fail, is_int
 from ....errors import ValidationError
-from ...base import Plume, PlumeKernels, StateArray, fail
-from . import kernels as _kp
+from .plume_3d import KERNELS_3D
+from .plume import (KERNELS, MOVES_1D, MOVES_2D, PoissonHitPlume, PoissonHitsParams, check_source, centre,  # noqa: F401
+                    first_hit, hit, likelihood, log_where_positive, readonly)
 
-__all__ = ["PoissonHits", "NORMS", "P_SOURCE_OUT", "MAX_GRID_SIDE_2D", "MAX_GRID_SIDE_1D", "MAX_N_HITS"]
+__all__ = ["PoissonHits", "NORMS", "P_SOURCE_OUT", "MAX_GRID_SIDE_2D", "MAX_GRID_SIDE_1D", "MAX_N_HITS",
+           "MIN_R_DT", "MAX_R_DT"]
 
 NORMS = ("euclidean", "manhattan", "chebyshev")
 P_SOURCE_OUT = 1e-3  # auto grid: the source lies outside with probability < this after any first hit
 MAX_GRID_SIDE_2D = 401  # tables of (n_hits, 2N-1, 2N-1) float64 stay within tens of MB
 MAX_GRID_SIDE_1D = 100001
+MAX_GRID_SIDE_3D = 81  # (2N-1)^3 cells per hit value: 33 MB of float64 at 81
+MAX_TABLE_BYTES = 2 ** 29  # one float64 table of n_hits x (2N-1)^dims entries
 MAX_N_HITS = 64
-
-# likelihood (n_hits, 2H-1, 2W-1) float64 centred; first_hit_cdf (n_hits,); mean_hits (H, W)
-# float32 by (|dy|, |dx|); the grid's width and height; the target's motion record (None: it stays)
-PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height motion")
-
-# The 2*dims unit moves as (dx, dy). 2-D follows the engine's "cardinal" order (UP, RIGHT, DOWN,
-# LEFT) so the same action indices mean the same moves everywhere; 1-D is (RIGHT, LEFT).
-MOVES_2D = ((0, 1), (1, 0), (0, -1), (-1, 0))
-MOVES_1D = ((1, 0), (-1, 0))
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def _fail(name: str, value, expected: str):
-    raise ValidationError(f"PoissonHits.{name}: got {value!r}; expected {expected}")
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.flags.writeable = False
-    return a
+# R_dt bounds: below MIN_R_DT the hit probabilities underflow towards a first hit that cannot be
+# drawn (5e-324 gave NaN probabilities); above MAX_R_DT the hit values exceed MAX_N_HITS anyway
+MIN_R_DT = 1e-6
+MAX_R_DT = 1000.0
 
 
 def _mean_hits(d, L: float, I: float, dims: int) -> np.ndarray:
@@ -87,6 +68,8 @@ def _mean_hits(d, L: float, I: float, dims: int) -> np.ndarray:
         from scipy.special import k0
 
         return I * k0(d / L) / math.log(2.0 * L)
+    if dims == 3:
+        return I / (2.0 * d) * np.exp(-d / L)
     return I * 2.0 * L / (2.0 * L - 1.0) * np.exp(-d / L)
 
 
@@ -109,82 +92,29 @@ def _radii(L: float) -> np.ndarray:
     return np.arange(1, int(1000 * L), dtype=np.float64)
 
 
-# --------------------------------------------------------------------- compiled functions
-# S = (sources (B, 2) float64, first_hit (B,) int64)
-
-@njit(inline="always")
-def reset_world(P, S, b, seed, episode, pos, base, n_agents):
-    h0 = _kp.draw_first_hit(seed, episode, P.first_hit_cdf)
-    S[1][b] = h0
-    sx, sy = _kp.draw_source_after(seed, episode, P.likelihood, pos[base, 0], pos[base, 1], h0, P.height, P.width)
-    S[0][b, 0] = sx
-    S[0][b, 1] = sy
-
-
-@njit(inline="always")
-def source(P, S, b):
-    return S[0][b, 0], S[0][b, 1]
-
-
-@njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    dx = ix - int(S[0][pw, 0])
-    dy = iy - int(S[0][pw, 1])
-    return P.mean_hits[abs(dy), abs(dx)]
-
-
-@njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Mean hits at the nearest cell; 0 farther than half a cell off the grid (``grid_point``)."""
-    inside, x, y = grid_point(x, y, P.width, P.height)
-    if not inside:
-        return np.float32(0.0)
-    return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
-
-
-# What sensors.Hits and sensors.Belief read.
-@njit(inline="always")
-def likelihood(P):
-    return P.likelihood
-
-
-@njit(inline="always")
-def first_hit(P, S, b):
-    return S[1][b]
-
-
-@njit(inline="always")
-def hit(P, S, b, t, n, seed, episode, cx, cy):
-    """Hits of agent ``n`` (index in its world) at cell ``(cx, cy)`` at step ``t >= 1``: a draw
-    from ``Pr(h | distance to the source)`` at counters ``(t, n)``; 0 on the source."""
-    dx = int(S[0][b, 0]) - cx
-    dy = int(S[0][b, 1]) - cy
-    if dx == 0 and dy == 0:
-        return 0
-    key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
-    return _kp.draw_hit(key, t, n, P.likelihood, dx, dy)
-
-
-KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world)
-
-
 @dataclass(frozen=True)
-class PoissonHits(Plume):
+class PoissonHits(PoissonHitPlume):
     """Poisson-hit plume (frozen, validated; resolved ``n_hits`` and ``grid_size`` when not given).
 
     Args:
         lambda_over_dx: dispersion length ``L`` in cells, ``>= 1`` (and ``<= 50``).
-        R_dt: emission rate times time step ``I``, ``> 0`` (and ``<= 1000``).
-        dims: 1 or 2.
+        R_dt: emission rate times time step ``I``, in ``[1e-6, 1000]``.
+        dims: 1, 2 or 3 (a 3-D scenario: ``Scenario(plume=PoissonHits(..., dims=3))``, or
+            ``scenarios.poisson_search(..., dims=3)``).
         norm: distance between cells, ``"euclidean"`` (default), ``"manhattan"`` or ``"chebyshev"``.
         n_hits: number of hit values ``0..n_hits-1``, 2..64; default
             ``ceil(mu(1) + sqrt(mu(1))) + 1``.
         grid_size: odd side ``N`` of the domain, ``>= 3``; default the smallest ``N`` such that,
             after any first hit, a source placed uniformly in an unbounded domain lies outside the
             ball of diameter ``N`` with probability ``< 1e-3``.
+        source: ``None`` (default: each world draws its source from the belief after its first
+            hit, the protocol) or a fixed cell ``(x, y)``: every episode has its source there and
+            the first hit is drawn from ``Pr(h | distance from the first agent, h >= 1)`` (the
+            scenario needs fixed ``start_positions``, the first agent's at least one cell away).
         source_motion: how the target moves, on cells (``moving.py``): ``sources.Static()``
-            (default) or ``sources.RandomWalk(speed <= 1, persistence)``; ``sensors.Belief`` then
-            predicts its motion at every step, so that infotaxis pursues it.
+            (default) or ``sources.RandomWalk(speed <= 1, persistence)``, in 1-D and 2-D with a
+            drawn source; ``sensors.Belief`` then predicts its motion at every step, so that
+            infotaxis pursues it.
 
     Example:
         >>> PoissonHits(lambda_over_dx=1.0, R_dt=2.0).grid_size
@@ -197,55 +127,73 @@ class PoissonHits(Plume):
     norm: str = "euclidean"
     n_hits: int | None = None
     grid_size: int | None = None
+    source: tuple | None = None
     source_motion: object = None
 
+    kernels_3d: ClassVar = KERNELS_3D  # in 3-D scenarios (dims=3): plume_3d.py
+
     def __post_init__(self):
-        if not _is_int(self.dims) or self.dims not in (1, 2):
-            _fail("dims", self.dims, "1 or 2")
-        for name, low, high in (("lambda_over_dx", 1.0, 50.0), ("R_dt", 0.0, 1000.0)):
-            v = getattr(self, name)
-            ok = _is_real(v) and math.isfinite(float(v)) and low <= float(v) <= high
-            if not ok or (name == "R_dt" and float(v) <= 0.0):
-                bracket = "[1, 50]" if name == "lambda_over_dx" else "(0, 1000]"
-                _fail(name, v, f"a finite number in {bracket}")
-            object.__setattr__(self, name, float(v))
+        if not is_int(self.dims) or self.dims not in (1, 2, 3):
+            fail("PoissonHits", "dims", self.dims, "1, 2 or 3")
+        for name, low, high in (("lambda_over_dx", 1.0, 50.0), ("R_dt", MIN_R_DT, MAX_R_DT)):
+            object.__setattr__(self, name, check_real("PoissonHits", name, getattr(self, name), low, high))
         if not isinstance(self.norm, str) or self.norm.lower() not in NORMS:
-            _fail("norm", self.norm, f"one of {list(NORMS)}")
+            fail("PoissonHits", "norm", self.norm, f"one of {list(NORMS)}")
         object.__setattr__(self, "norm", self.norm.lower())
         object.__setattr__(self, "dims", int(self.dims))
         if self.n_hits is None:
             mu1 = float(self.mean_hits(1.0))
             n = int(math.ceil(mu1 + math.sqrt(mu1))) + 1
             if n > MAX_N_HITS:
-                _fail("R_dt", self.R_dt, f"a rate giving at most {MAX_N_HITS} hit values (default n_hits = {n})")
+                fail("PoissonHits", "R_dt", self.R_dt, f"a rate giving at most {MAX_N_HITS} hit values (default n_hits = {n})")
             object.__setattr__(self, "n_hits", n)
-        elif not _is_int(self.n_hits) or not 2 <= self.n_hits <= MAX_N_HITS:
-            _fail("n_hits", self.n_hits, f"an integer in 2..{MAX_N_HITS} or None")
+        elif not is_int(self.n_hits) or not 2 <= self.n_hits <= MAX_N_HITS:
+            fail("PoissonHits", "n_hits", self.n_hits, f"an integer in 2..{MAX_N_HITS} or None")
         object.__setattr__(self, "n_hits", int(self.n_hits))
-        side_max = MAX_GRID_SIDE_2D if self.dims == 2 else MAX_GRID_SIDE_1D
+        side_max = {1: MAX_GRID_SIDE_1D, 2: MAX_GRID_SIDE_2D, 3: MAX_GRID_SIDE_3D}[self.dims]
         if self.grid_size is None:
             n = self._auto_grid_size()
             if n > side_max:
-                _fail("lambda_over_dx", self.lambda_over_dx,
+                fail("PoissonHits", "lambda_over_dx", self.lambda_over_dx,
                       f"a dispersion length whose automatic grid fits in {side_max} cells (needs {n})")
             object.__setattr__(self, "grid_size", n)
-        elif not _is_int(self.grid_size) or not 3 <= self.grid_size <= side_max or self.grid_size % 2 == 0:
-            _fail("grid_size", self.grid_size, f"an odd integer in 3..{side_max} or None")
+        elif not is_int(self.grid_size) or not 3 <= self.grid_size <= side_max or self.grid_size % 2 == 0:
+            fail("PoissonHits", "grid_size", self.grid_size, f"an odd integer in 3..{side_max} or None")
         object.__setattr__(self, "grid_size", int(self.grid_size))
+        table_bytes = self.n_hits * (2 * self.grid_size - 1) ** max(self.dims, 1) * 8 // (1 if self.dims > 1 else
+                                                                                         2 * self.grid_size - 1)
+        if table_bytes > MAX_TABLE_BYTES:
+            fail("PoissonHits", "grid_size", self.grid_size, f"a grid whose likelihood table of {self.n_hits} hit values "
+                 f"fits in {MAX_TABLE_BYTES >> 20} MB (needs {table_bytes >> 20} MB)")
+        object.__setattr__(self, "source", check_source("PoissonHits", self.source, self.shape))
+        if self.source is not None and not self.first_hit_possible(*self.start):
+            fail("PoissonHits", "source", self.source, f"a cell from which the start {self.start} can receive a first hit >= 1")
         from ...sources.source_set import motion_of
 
         motion = motion_of("PoissonHits", self.source_motion, lattice=True)
-        if motion.moves and motion.speed > 1.0:
-            _fail("source_motion", motion, "a RandomWalk with speed <= 1 (on cells: the probability of a move)")
+        if motion.moves:
+            if motion.speed > 1.0:
+                fail("PoissonHits", "source_motion", motion, "a RandomWalk with speed <= 1 (on cells: the probability "
+                     "of a move)")
+            if self.dims == 3 or self.source is not None:
+                fail("PoissonHits", "source_motion", motion, f"sources.Static() with dims={self.dims} and source="
+                     f"{self.source} (a target moves on 1-D and 2-D domains, from a source drawn at each reset)")
         object.__setattr__(self, "source_motion", motion)
 
     @property
     def kernels(self):
+        """The compiled roles: a target that stays (``plume.py``) or moves (``moving.py``)."""
         if self.source_motion.moves:
             from .moving import KERNELS as MOVING
 
             return MOVING
         return KERNELS
+
+    def metadata(self) -> dict:
+        out = super().metadata()
+        if not self.source_motion.moves:  # as before motions existed
+            del out["source_motion"]
+        return out
 
     # -- the model's formulas ---------------------------------------------------------------
     def mean_hits(self, d) -> np.ndarray:
@@ -261,7 +209,9 @@ class PoissonHits(Plume):
 
     def _shell_weights(self, r: np.ndarray) -> np.ndarray:
         # Volume of the shell between r - 1/2 and r + 1/2, up to a constant factor that cancels
-        # after normalization: 2 r (2-D, for every norm) or 1 (1-D).
+        # after normalization (for every norm): 1 (1-D), 2 r (2-D), 3 r^2 + 1/4 (3-D).
+        if self.dims == 3:
+            return 3.0 * r * r + 0.25
         return 2.0 * r if self.dims == 2 else np.ones_like(r)
 
     def _auto_grid_size(self) -> int:
@@ -282,170 +232,54 @@ class PoissonHits(Plume):
         r = _radii(self.lambda_over_dx)
         w = (self.hit_probabilities(r) * self._shell_weights(r)[:, None]).sum(axis=0)
         w[0] = 0.0
-        return _readonly(w / w.sum())
-
-    @cached_property
-    def first_hit_cdf(self) -> np.ndarray:
-        """Cumulative ``first_hit_probabilities``, shape ``(n_hits,)``, last entry exactly 1."""
-        c = np.cumsum(self.first_hit_probabilities)
-        c[-1] = 1.0
-        return _readonly(c)
+        return readonly(w / w.sum())
 
     # -- grid, moves and tables ---------------------------------------------------------------
     @property
-    def shape(self) -> tuple[int, int]:
-        """``(H, W)`` of a belief: ``(N, N)`` in 2-D, ``(1, N)`` in 1-D."""
-        return (self.grid_size, self.grid_size) if self.dims == 2 else (1, self.grid_size)
+    def shape(self) -> tuple:
+        """``(H, W)`` of a belief: ``(N, N)`` in 2-D, ``(1, N)`` in 1-D; ``(D, H, W) = (N, N, N)`` in 3-D."""
+        n = self.grid_size
+        return {1: (1, n), 2: (n, n), 3: (n, n, n)}[self.dims]
 
     @property
-    def start(self) -> tuple[int, int]:
-        """The start cell ``(x, y)``: the centre."""
-        h, w = self.shape
-        return (w // 2, h // 2)
+    def start(self) -> tuple:
+        """The start cell ``(x, y)`` (``(x, y, z)`` in 3-D): the centre."""
+        return tuple(side // 2 for side in self.shape[::-1])
 
-    @property
-    def n_actions(self) -> int:
-        return 2 * self.dims
-
-    @cached_property
-    def moves(self) -> np.ndarray:
-        """``(n_actions, 2)`` int32 ``(dx, dy)`` of each action (2-D: UP, RIGHT, DOWN, LEFT)."""
-        return _readonly(np.array(MOVES_2D if self.dims == 2 else MOVES_1D, dtype=np.int32))
-
-    def distance(self, dx, dy) -> np.ndarray:
-        """Distance (cells) of the offset ``(dx, dy)`` in this model's norm."""
+    def distance(self, dx, dy, dz=0) -> np.ndarray:
+        """Distance (cells) of the offset ``(dx, dy, dz)`` in this model's norm."""
         dx = np.abs(np.asarray(dx, dtype=np.float64))
         dy = np.abs(np.asarray(dy, dtype=np.float64))
+        dz = np.abs(np.asarray(dz, dtype=np.float64))
         if self.norm == "euclidean":
-            return np.sqrt(dx * dx + dy * dy)
+            return np.sqrt(dx * dx + dy * dy + dz * dz)
         if self.norm == "manhattan":
-            return dx + dy
-        return np.maximum(dx, dy)
+            return dx + dy + dz
+        return np.maximum(np.maximum(dx, dy), dz)
+
+    def _offsets(self):
+        """``(|dx|, |dy|[, |dz|])`` grids over the table of ``likelihood`` (shape ``self.shape``)."""
+        grids = np.meshgrid(*[np.arange(n) for n in self.shape], indexing="ij")
+        return grids[::-1]  # x first
 
     @cached_property
     def likelihood(self) -> np.ndarray:
-        """``Pr(h | |dy|, |dx|)``: ``(n_hits, H, W)`` float64, 0 at ``[:, 0, 0]`` (on the source)."""
-        h, w = self.shape
-        dy, dx = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
-        d = self.distance(dx, dy)
-        table = np.zeros((self.n_hits, h, w))
+        """``Pr(h | |dy|, |dx|)``: ``(n_hits, H, W)`` float64 (``(n_hits, D, H, W)`` by ``|dz|, |dy|,
+        |dx|`` in 3-D), 0 at the origin (on the source)."""
+        d = self.distance(*self._offsets())
+        table = np.zeros((self.n_hits,) + self.shape)
         off = d > 0
         table[:, off] = self.hit_probabilities(d[off]).T
-        return _readonly(table)
+        return readonly(table)
 
     @cached_property
     def log_likelihood(self) -> np.ndarray:
         """``log(likelihood)`` where it is positive, else 0 (those terms are multiplied by 0)."""
-        t = self.likelihood
-        out = np.zeros_like(t)
-        np.log(t, out=out, where=t > 0)
-        return _readonly(out)
+        return log_where_positive(self.likelihood)
 
-    @staticmethod
-    def _centre(table: np.ndarray) -> np.ndarray:
-        # [..., k] for k = 0..2n-2 holds the entry at |k - (n - 1)|: mirror the last two axes.
-        t = np.concatenate([table[..., :0:-1], table], axis=-1)
-        return np.concatenate([t[..., :0:-1, :], t], axis=-2)
+    def _centred_table(self) -> np.ndarray:
+        return centre(self.likelihood)
 
-    @cached_property
-    def centred_likelihood(self) -> np.ndarray:
-        """``likelihood`` centred: ``(n_hits, 2H-1, 2W-1)``, entry ``[h, dy + H-1, dx + W-1]``."""
-        return _readonly(self._centre(self.likelihood))
-
-    @cached_property
-    def centred_log_likelihood(self) -> np.ndarray:
-        """``log_likelihood`` centred as ``centred_likelihood``."""
-        return _readonly(self._centre(self.log_likelihood))
-
-    @cached_property
-    def centred_likelihood_log(self) -> np.ndarray:
-        """``L log L`` centred as ``centred_likelihood`` (0 where ``L = 0``): the kernels' table."""
-        return _readonly(self.centred_likelihood * self.centred_log_likelihood)
-
-    @cached_property
-    def centred_manhattan(self) -> np.ndarray:
-        """``|dy| + |dx|`` as float64 ``(2H-1, 2W-1)``, centred (space-aware infotaxis)."""
-        h, w = self.shape
-        dy, dx = np.meshgrid(np.arange(1 - h, h), np.arange(1 - w, w), indexing="ij")
-        return _readonly((np.abs(dy) + np.abs(dx)).astype(np.float64))
-
-    def initial_belief(self, first_hit: int) -> np.ndarray:
-        """The belief after the first hit at the start cell: ``(H, W)`` float64, sums to 1."""
-        if not _is_int(first_hit) or not 1 <= first_hit < self.n_hits:
-            raise ValidationError(
-                f"PoissonHits.initial_belief: got first_hit={first_hit!r}; expected an integer in 1..{self.n_hits - 1}")
-        h, w = self.shape
-        x0, y0 = self.start
-        p = self.centred_likelihood[first_hit, h - 1 - y0:2 * h - 1 - y0, w - 1 - x0:2 * w - 1 - x0].copy()
-        return p / p.sum()
-
-# ---------------------------------------------------------------- engine interface (methods)
-    @property
-    def random_source(self) -> bool:
-        return True  # each world draws its source at every reset (from the first hit)
-
-    def natural_grid_size(self) -> tuple:
-        """``(width, height)`` of the domain: ``(N, N)``, or ``(N, 1)`` in 1-D."""
-        h, w = self.shape
-        return (w, h)
-
-    def bind(self, grid_size) -> "PoissonHits":
-        if tuple(grid_size) != self.natural_grid_size():
-            fail("PoissonHits", "grid_size", self.grid_size,
-                 f"a domain matching the scenario's grid {tuple(grid_size)}")
-        return self
-
-    def fixed_source(self):
-        return None
-
-    def concentration_bounds(self) -> tuple:
-        """What ``sensors.Concentration`` reads: the mean number of hits per step, 0..mu(1)."""
-        return 0.0, float(self.mean_hits(1.0))
-
-    def field(self, grid_size):
-        return None
-
-    @cached_property
-    def _mean_table(self) -> np.ndarray:
-        """``(H, W)`` float32 mean hits by ``(|dy|, |dx|)``; at the source, ``mu(1)``."""
-        h, w = self.shape
-        dy, dx = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
-        d = np.maximum(self.distance(dx, dy), 1.0)
-        return _readonly(self.mean_hits(d).astype(np.float32))
-
-    def params(self, scenario) -> tuple:
-        h, w = self.shape
-        record = PoissonHitsParams
-        if self.source_motion.moves:
-            from .moving import MovingPoissonHitsParams as record
-        return record(np.ascontiguousarray(self.centred_likelihood), np.ascontiguousarray(self.first_hit_cdf),
-                      self._mean_table, int(w), int(h), self.source_motion.record())
-
-    def state_spec(self, scenario) -> dict:
-        h, w = self.shape
-        spec = {"source": StateArray(np.float64, "world", (2,), 0.0, float(max(w, h) - 1)),
-                "first_hit": StateArray(np.int64, "world", (), 0, self.n_hits - 1)}
-        if self.source_motion.moves:
-            spec["motion"] = StateArray(np.float64, "world", (1, self.source_motion.state_width()))
-        return spec
-
-    def state_tuple(self, arrays: dict) -> tuple:
-        if self.source_motion.moves:
-            return (arrays["source"], arrays["first_hit"], arrays["motion"])
-        return (arrays["source"], arrays["first_hit"])
-
-    def metadata(self) -> dict:
-        out = super().metadata()
-        if not self.source_motion.moves:  # as before motions existed
-            del out["source_motion"]
-        return out
-
-    def image(self, params, state, b: int, t: int) -> np.ndarray:
-        """``(H, W)`` float32 mean hits per step around world ``b``'s source, for pictures."""
-        h, w = self.shape
-        sx, sy = (int(v) for v in state[0][b])
-        ys, xs = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
-        return np.ascontiguousarray(params.mean_hits[np.abs(ys - sy), np.abs(xs - sx)])
-
-    def sources(self, params, state, num_worlds: int) -> np.ndarray:
-        return state[0].copy()
+    def _centred_mean(self) -> np.ndarray:
+        """Mean hits by offset, centred on every axis of the domain; at the source ``mu(1)``."""
+        return centre(self.mean_hits(np.maximum(self.distance(*self._offsets()), 1.0)), axes=max(self.dims, 2))

@@ -24,7 +24,7 @@ import numpy as np
 from ....engine.jit import njit
 from ...base import PlumeKernels
 from ...sources.motion import move_source, predict_belief, start_source
-from . import model as _m
+from . import plume as _m
 
 __all__ = ["KERNELS", "MovingPoissonHitsParams", "predict", "predicted"]
 

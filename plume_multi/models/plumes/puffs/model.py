@@ -443,7 +443,7 @@ class Puffs(Plume):
         ranges["wall"] = (0, 0 if walls is None else walls.n_masks - 1, False)  # the index of the world's mask
         return {name: StateArray(dtype, "world", tail, *ranges[name]) for name, (dtype, tail) in kinds.items()}
 
-    def check_state(self, ctx, arrays: dict) -> list:
+    def check_state(self, ctx, arrays: dict, world=None) -> list:
         """The live puffs within the region and their radius, their sorted copy's amplitudes, and
         bins that index it from 0 to ``n_live`` (``puffs/limits.py``)."""
         return L.state_problems(self, arrays)
