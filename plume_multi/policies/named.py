@@ -42,10 +42,10 @@ def _belief_searcher(make):
     """A factory of ``make()`` that first checks that the scenario has the belief it reads."""
 
     def factory(scenario, seed):
-        from ..models.plumes import PoissonHits
+        from ..models.plumes.poisson_hits import PoissonHitPlume
         from ..models.sensors import Belief
 
-        if not isinstance(scenario.plume, PoissonHits) or not any(isinstance(s, Belief) for s in scenario.sensors):
+        if not isinstance(scenario.plume, PoissonHitPlume) or not any(isinstance(s, Belief) for s in scenario.sensors):
             raise ValidationError("policy: infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit "
                                   "belief: the scenario needs a Poisson-hit plume and a Belief sensor (--scenario "
                                   "poisson_search[:...], or --plume poisson_hits --sensors hits belief)")

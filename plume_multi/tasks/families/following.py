@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...presets import plume_following
+from ...scenarios import plume_following
 from ..task import Protocol, Task
 
 __all__ = ["TASKS"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...models.sources import RandomWalk
-from ...presets import poisson_search
+from ...scenarios import poisson_search
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "random_walk_pursuit"]

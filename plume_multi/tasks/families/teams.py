@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from ...presets import poisson_search
+from ...scenarios import poisson_search
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "team_search", "SIZES"]
