@@ -46,7 +46,7 @@ def _belief_searcher(make):
         from ..models.sensors import Belief
 
         if not isinstance(scenario.plume, PoissonHitPlume) or not any(isinstance(s, Belief) for s in scenario.sensors):
-            raise ValidationError("policy: infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit "
+            raise ValidationError("infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit "
                                   "belief: the scenario needs a Poisson-hit plume and a Belief sensor (--scenario "
                                   "poisson_search[:...], or --plume poisson_hits --sensors hits belief)")
         return make()

@@ -437,5 +437,5 @@ def test_built_in_policies_by_name():
     assert isinstance(load_policy("surge-cast", windy), SurgeCast)
     with pytest.raises(UsageError, match="--policy surge-cast: SurgeCast: the scenario has no sensors.Wind"):
         load_policy("surge-cast", Scenario())
-    with pytest.raises(UsageError, match="--policy: infotaxis, space-aware-infotaxis and greedy decide"):
+    with pytest.raises(UsageError, match="--policy greedy: infotaxis, space-aware-infotaxis and greedy decide"):
         load_policy("greedy", Scenario())
