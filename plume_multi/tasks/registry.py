@@ -13,7 +13,7 @@ from .task import Task, check_task_id
 __all__ = ["FAMILIES", "register", "list", "make", "get"]
 
 # The families, in the order of the table (modules of plume_multi.tasks.families).
-FAMILIES = ("following", "teams", "pursuit", "puffs", "recorded")
+FAMILIES = ("otto", "following", "teams", "pursuit", "puffs", "walls", "recorded")
 
 _TASKS: dict = {}
 _loaded = False
