@@ -20,6 +20,7 @@ from importlib import import_module
 from . import _compat, errors
 from .engine.threads import choose_layer
 from .envs.registration import register_envs
+from .tasks.envs import register_gymnasium_tasks
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
 from .models import actions, bodies, plumes, rewards, sensors, sources
 from .scenario import Scenario
@@ -79,3 +80,4 @@ def __dir__():
 choose_layer()  # before any parallel kernel runs: Numba's threads must not slow a trainer's (engine/threads.py)
 _compat.install()
 register_envs()
+register_gymnasium_tasks()  # the benchmark's tasks, by their ids

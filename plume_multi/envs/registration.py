@@ -22,11 +22,9 @@ PETTINGZOO_ID = "plume_multi/plume_search-v0"
 
 
 def register_envs() -> None:
+    """The package's own ids (the benchmark's tasks register theirs: ``tasks.envs``)."""
     register_gymnasium()
     register_pettingzoo()
-    from ..tasks.envs import register_gymnasium_tasks  # the benchmark's tasks, by their ids
-
-    register_gymnasium_tasks()
 
 
 def register_gymnasium() -> None:

@@ -7,7 +7,7 @@ from ..models.plumes.poisson_hits import PoissonHitPlume
 from . import team_kernels as tk
 from .belief_state import belief_view, shaped_for, simulator_of
 from .infotaxis import TEAM_RULES
-from .team import decide_kinds
+from .team_decide import decide_kinds
 
 __all__ = ["Greedy"]
 

@@ -4,48 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numba
 import numpy as np
 
 from ..checks import is_int, shown
-from ..engine.threads import PARALLEL_LOCK
 from ..errors import StateError, ValidationError
 from . import team_kernels as tk
-from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
+from .belief_state import belief_view, shaped_for, simulator_of
+from .team_decide import decide_kinds
 from .infotaxis import TEAM_RULES, Infotaxis
 
-__all__ = ["Team"]  # decide_kinds: the kernel call Greedy and Team share
-
-
-def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, groups=None, moves=None,
-                 active=None, given=None):
-    """Actions of M agents that decide on ``beliefs`` by kind (``team_kernels.KIND_*``).
-
-    ``kinds``: ``(M,)`` ints, or a function ``m -> kinds`` (broadcast); ``given`` ``(M,)`` int
-    actions of the ``KIND_GIVEN`` agents (in ``0..K-1``); the other arguments as
-    ``belief_state.decision_inputs``. Returns ``(actions (M,) int64, scores (M, K) float64)``.
-    """
-    d = decision_inputs(who, plume, beliefs, positions, groups, moves, active)
-    if d.dims != 2:
-        raise ValidationError(f"{who}: the plume {plume.name} is 3-D; Greedy and mixed teams decide on 2-D beliefs "
-                              "(Infotaxis decides in 3-D)")
-    m, k = d.positions.shape[0], d.moves.shape[0]
-    kinds = np.ascontiguousarray(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
-    given = np.zeros(m, dtype=np.int64) if given is None else np.ascontiguousarray(given, dtype=np.int64)
-    asked = given[kinds == tk.KIND_GIVEN]
-    if asked.size and (asked.min() < 0 or asked.max() >= k):
-        raise ValidationError(f"{who}: a policy of observations gave actions in {asked.min()}..{asked.max()}; "
-                              f"expected integers in 0..{k - 1}")
-    h, w = plume.shape
-    threads = numba.config.NUMBA_NUM_THREADS  # scratch per thread, not per agent: it stays in cache
-    work, scratch = np.empty((threads, h, w)), np.empty((threads, 3, h * (2 * w - 1)))
-    scores, actions = np.empty((m, k)), np.empty(m, dtype=np.int64)
-    with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
-        tk.decide_batch(d.beliefs, d.starts, d.positions, kinds, given, np.ascontiguousarray(plume.centred_likelihood),
-                        np.ascontiguousarray(plume.centred_likelihood_log),
-                        np.ascontiguousarray(plume.centred_manhattan), d.moves, TEAM_RULES[team_rule], work, scratch,
-                        scores, actions, d.group_active)
-    return actions, scores
+__all__ = ["Team"]
 
 
 def _belief_kind(policy) -> int | None:

@@ -18,8 +18,8 @@ Example:
     1000
 """
 
-from .envs import TaskEnv, aec_env, parallel_env
-from .registry import FAMILIES, get, list, make, register
+from .envs import TaskEnv, aec_env, parallel_env, register
+from .registry import FAMILIES, get, list, make
 from .running import evaluate
 from .scores import TaskResult, iqm, iqm_interval
 from .task import TRAIN_SEED_BASE, Protocol, Task

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import MAX_SEED, Simulator
-from .registry import get, make
+from .registry import add, get, make
 from .task import Task
 
 __all__ = ["TaskEnv", "gym_env", "gym_vector_env", "parallel_env", "aec_env", "register_gymnasium_task",
@@ -143,6 +143,14 @@ def register_gymnasium_task(task: Task) -> None:
                        vector_entry_point="plume_multi.tasks.envs:gym_vector_env",
                        kwargs={"task_id": task.id}, max_episode_steps=None, order_enforce=False,
                        disable_env_checker=True)
+
+
+def register(task: Task) -> Task:
+    """Add ``task`` to the registry and register its Gymnasium id; returns it. An id already taken
+    by another task is refused: change the version instead."""
+    add(task)
+    register_gymnasium_task(task)
+    return task
 
 
 def register_gymnasium_tasks() -> None:

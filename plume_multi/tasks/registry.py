@@ -1,5 +1,5 @@
 """The registry of tasks: one module per family under ``plume_multi.tasks.families``, each with a
-``TASKS`` tuple of ``Task`` records; ``register(task)`` adds a task of the user's own."""
+``TASKS`` tuple of ``Task`` records; ``add(task)`` adds a task of the user's own (``tasks.register`` with its Gymnasium id)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ..checks import shown
 from ..errors import ValidationError
 from .task import Task, check_task_id
 
-__all__ = ["FAMILIES", "register", "list", "make", "get"]
+__all__ = ["FAMILIES", "add", "list", "make", "get"]
 
 # The families, in the order of the table (modules of plume_multi.tasks.families).
 FAMILIES = ("otto", "following", "teams", "pursuit", "puffs", "walls", "recorded")
@@ -38,14 +38,11 @@ def _add(task: Task) -> None:
     _TASKS[task.id] = task
 
 
-def register(task: Task) -> Task:
-    """Add ``task`` to the registry (and its Gymnasium id); returns it. An id already taken by
-    another task is refused: change the version instead."""
+def add(task: Task) -> Task:
+    """Add ``task`` to the registry; returns it. An id already taken by another task is refused:
+    change the version instead. (``tasks.register`` also registers its Gymnasium id.)"""
     _load()
     _add(task)
-    from .envs import register_gymnasium_task
-
-    register_gymnasium_task(task)
     return task
 
 

@@ -20,9 +20,15 @@ TINY = ["--agents", "3", "--grid", "24", "16", "--steps", "40", "--quiet"]
 
 
 def run(capsys, *argv):
+    """Exit code, stdout and stderr of the command, without the engine's compile notices (printed
+    after a second of compiling or loading from the cache: on a cold cache or a loaded machine)."""
     code = main(list(argv))
     out, err = capsys.readouterr()
-    return code, out, err
+    return code, out, without_compile_notices(err)
+
+
+def without_compile_notices(err: str) -> str:
+    return "".join(line for line in err.splitlines(keepends=True) if not line.startswith("plume_multi: compiling"))
 
 
 def outputs(tmp_path, name="run"):
@@ -89,6 +95,7 @@ class FakeTerminal(io.StringIO):
 def test_render_progress_is_one_bar_on_a_terminal_and_silent_otherwise(tmp_path, capsys, monkeypatch):
     argv = ["render", "--agents", "2", "--grid", "20", "12", "--steps", "30", "--policy", "random", "--no-movie",
             "--png", str(tmp_path / "a.png")]
+    monkeypatch.setenv("PLUME_MULTI_QUIET", "1")  # no compile notice among the bar's lines
     code, out, err = run(capsys, *argv)
     assert code == 0 and err == ""  # not a terminal (CI logs): quiet
     terminal = FakeTerminal()
@@ -365,6 +372,7 @@ def test_every_failure_is_one_line_with_exit_code_2(capsys, argv):
 
 
 def test_demo_progress_is_one_bar(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PLUME_MULTI_QUIET", "1")  # no compile notice among the bar's lines
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["demo", "--agents", "4", "--steps", "30", "--worlds", "2", "--out", str(tmp_path)]) == 0

@@ -15,7 +15,7 @@ from plume_multi import Simulator, StateError, ValidationError, evaluate
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.policies import GradientClimber, Greedy, Infotaxis, Team
 from plume_multi.policies import team_kernels as tk
-from plume_multi.policies.team import decide_kinds
+from plume_multi.policies.team_decide import decide_kinds
 from plume_multi.scenarios import poisson_search
 
 KINDS = {"infotaxis": tk.KIND_INFOTAXIS, "space_aware": tk.KIND_SPACE_AWARE, "greedy": tk.KIND_GREEDY,

@@ -24,9 +24,10 @@ import numpy as np
 from ...engine import rng
 from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
+from .gaussian_sources import STREAM  # this model's random stream (several sources draw from it too)
+from .interpolation import bilinear
 from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_int, check_point, check_real, dims_of, fail, grid_high
 
-STREAM = 0x6A09E667  # this model's random stream
 # |u|, |v| at most this (cells per step): a Wind reading (float32, rotated, with noise) stays finite
 MAX_WIND = 1e6
 
@@ -111,25 +112,6 @@ def sample_at(P, S, pw, x, y):
 @njit(inline="always")
 def wind_at(P, S, pw, x, y):
     return P.wind_u, P.wind_v
-
-
-@njit(inline="always")
-def bilinear_cells(h, w, x, y):
-    """For ``(x, y)`` inside ``[0, w-1] x [0, h-1]``: the cell ``(x0, y0)`` at or below it, the next
-    one ``(x1, y1)`` (the same at the last row or column) and the fractions ``(fx, fy)``."""
-    x0 = min(int(x), w - 1)
-    y0 = min(int(y), h - 1)
-    return x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), x - x0, y - y0
-
-
-@njit(inline="always")
-def bilinear(field, x, y):
-    """Bilinear interpolation of a ``(H, W)`` field at ``(x, y)`` inside ``[0, W-1] x [0, H-1]``."""
-    h, w = field.shape
-    x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, x, y)
-    top = (1.0 - fx) * field[y0, x0] + fx * field[y0, x1]
-    bottom = (1.0 - fx) * field[y1, x0] + fx * field[y1, x1]
-    return np.float32((1.0 - fy) * top + fy * bottom)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,

@@ -24,7 +24,9 @@ from ...engine.jit import njit
 from .. import sources as _sources  # every built-in motion: the step's cache key covers their files
 from ..base import PlumeKernels
 from ..sources.source_set import move_sources, place_sources, reach_source
-from .gaussian import STREAM, bilinear
+from .interpolation import bilinear
+
+STREAM = 0x6A09E667  # the Gaussian plume's random stream (gaussian.py draws a random source from it too)
 
 __all__ = ["GaussianSourcesParams", "KERNELS", "summed_field", "sources_params"]
 

@@ -26,7 +26,7 @@ from ...errors import StateError
 from ...units import Units
 from ..base import Plume, PlumeKernels, StateArray, check_int, fail
 from . import movie_files as files
-from .gaussian import bilinear_cells
+from .interpolation import bilinear_cells
 from .movie_values import resolve, scan
 
 STREAM = 0xBB67AE85

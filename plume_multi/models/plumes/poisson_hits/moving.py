@@ -17,7 +17,6 @@ State: the plume's ``source`` ``(B, 2)`` and ``first_hit`` ``(B,)``, and ``motio
 
 from __future__ import annotations
 
-from collections import namedtuple
 
 import numpy as np
 
@@ -28,9 +27,7 @@ from . import plume as _m
 
 __all__ = ["KERNELS", "MovingPoissonHitsParams", "predict", "predicted"]
 
-# the parameters of a moving target: PoissonHitsParams' fields in a class of their own (the samplers
-# find a plume's compiled functions from its parameters' class, and these are not the static plume's)
-MovingPoissonHitsParams = namedtuple("MovingPoissonHitsParams", _m.PoissonHitsParams._fields)
+MovingPoissonHitsParams = _m.MovingPoissonHitsParams
 
 
 @njit(inline="always")

@@ -43,6 +43,9 @@ __all__ = ["PoissonHitPlume", "PoissonHitsParams", "KERNELS", "MOVES_1D", "MOVES
 # the target's motion record (sources.Static's when it stays)
 PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height source_x source_y "
                                                     "motion")
+# the parameters of a moving target (moving.py): the same fields in a class of their own (the samplers
+# find a plume's compiled functions from its parameters' class, and these are not the static plume's)
+MovingPoissonHitsParams = namedtuple("MovingPoissonHitsParams", PoissonHitsParams._fields)
 
 # The 2*dims unit moves as (dx, dy). 2-D follows the engine's "cardinal" order (UP, RIGHT, DOWN,
 # LEFT) so the same action indices mean the same moves everywhere; 1-D is (RIGHT, LEFT); 3-D adds
@@ -337,9 +340,7 @@ class PoissonHitPlume(Plume):
 
             return PoissonHits3Params(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
                                       *(int(n) for n in sides), *(int(c) for c in fixed))
-        record = PoissonHitsParams
-        if self.motion.moves:
-            from .moving import MovingPoissonHitsParams as record
+        record = MovingPoissonHitsParams if self.motion.moves else PoissonHitsParams
         return record(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
                       *(int(n) for n in sides), *(int(c) for c in fixed), self.motion.record())
 
