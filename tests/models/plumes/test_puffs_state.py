@@ -62,7 +62,7 @@ def test_every_array_of_the_puff_state_through_corruptions(sim, tmp_path):
     core array it contradicts), or accepted and stepped on with finite observations."""
     results = corruptions.run_in_subprocess(_scenario(), tmp_path, num_worlds=3, steps=20)
     model_keys = {r["key"] for r in results if r["key"].startswith("model:")}
-    assert len(model_keys) == 20  # every array of the puff state, scratch, sources and wind regime included
+    assert len(model_keys) == 21  # every array of the puff state: scratch, sources, wind regime and walls included
     for r in results:
         if r["outcome"] == "refused":
             if r["key"].startswith("model:plume."):
