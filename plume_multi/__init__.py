@@ -25,7 +25,7 @@ from .errors import ComponentError, PlumeError, RenderingError, StateError, Vali
 from .models import actions, bodies, plumes, rewards, sensors, sources
 from .scenario import Scenario
 from .simulator import Simulator
-from .units import Units
+from .models.units import Units
 from .world import WorldState
 
 __version__ = "0.1.0"

@@ -27,7 +27,7 @@ from .models import plumes as _plumes
 from .models import rewards as _rewards
 from .models import sensors as _sensors
 from .models.base import Model, check_real, is_int, is_real
-from .units import MAX_UNIT, MIN_UNIT, Units
+from .models.units import MAX_UNIT, MIN_UNIT, Units
 from .walls import Walls
 
 __all__ = ["Scenario", "ACTION_MODELS", "MAX_GRID_SIDE", "MAX_CELLS_3D", "MAX_AGENTS", "MAX_SENSORS",

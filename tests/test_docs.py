@@ -148,7 +148,17 @@ def test_python_block_runs(block, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # pictures and movies land in a temporary folder
     script = tmp_path / "block.py"  # run as a reader runs it: a script, a module with a source file
     script.write_text(code, encoding="utf-8")
-    runpy.run_path(str(script), run_name="__docs__")
+    import gymnasium
+    from plume_multi.tasks import registry
+
+    tasks_before, ids_before = dict(registry._load()), set(gymnasium.registry)
+    try:
+        runpy.run_path(str(script), run_name="__docs__")
+    finally:  # a page's own task (the benchmark page registers one) stays on that page
+        registry._TASKS.clear()
+        registry._TASKS.update(tasks_before)
+        for env_id in set(gymnasium.registry) - ids_before:
+            del gymnasium.registry[env_id]
 
 
 def test_no_page_points_at_documents_users_do_not_have():

@@ -32,7 +32,7 @@ from ..checks import (CheckedArguments, check_bool, check_choice, check_heading,
                       fail, is_int, is_real)
 from ..engine import api
 from ..world import rows_where as _rows_where
-from ..units import Units
+from .units import Units
 
 __all__ = ["Model", "StateArray", "StateWorld", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
            "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",

@@ -12,7 +12,7 @@ from . import team_kernels as tk
 from .belief_state import decision_inputs
 from .infotaxis import TEAM_RULES
 
-__all__ = ["decide_kinds"]
+__all__: list = []  # decide_kinds is internal: the kernel call Greedy and Team share
 
 
 def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, groups=None, moves=None,

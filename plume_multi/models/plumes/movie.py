@@ -23,7 +23,7 @@ from ...engine import rng
 from ...engine.api import grid_point
 from ...engine.jit import njit
 from ...errors import StateError
-from ...units import Units
+from ..units import Units
 from ..base import Plume, PlumeKernels, StateArray, check_int, fail
 from . import movie_files as files
 from .interpolation import bilinear_cells

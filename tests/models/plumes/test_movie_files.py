@@ -24,7 +24,7 @@ from plume_multi import Scenario, Simulator, bodies, plumes
 from plume_multi.errors import StateError, ValidationError
 from plume_multi.evaluation import EvaluationResult
 from plume_multi.scenario import load_scenario, save_scenario, scenario_from_metadata
-from plume_multi.units import Units
+from plume_multi.models.units import Units
 
 from models_reference import sensor_set
 from test_movie import WIND, movie_scenario

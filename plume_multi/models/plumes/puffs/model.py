@@ -28,7 +28,7 @@ from ....engine.api import grid_point
 from ....engine.jit import njit
 from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
-from ....units import Units
+from ...units import Units
 from ...base import Plume, PlumeKernels, StateArray
 from . import limits as L
 from ...sources.source_set import (motion_of, move_sources, move_sources_among_walls, parse_source, place_sources,

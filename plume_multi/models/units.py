@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_point, check_real, fail
-from .errors import ValidationError
+from ..checks import check_point, check_real, fail
+from ..errors import ValidationError
 
 __all__ = ["Units", "MIN_UNIT", "MAX_UNIT"]
 
