@@ -41,28 +41,37 @@ import sys
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 
-from plume_multi.models.plumes import PoissonHits
-from plume_multi.models.plumes.poisson_hits import kernels as kp
-from plume_multi.models.plumes.poisson_hits import kernels_3d as k3
-from plume_multi.models.plumes.poisson_hits.plume import window
-from plume_multi.policies.infotaxis import Infotaxis, run_search
-from plume_multi.scenarios import otto_benchmark_plume, otto_protocol
+# plume_multi (and numba) are imported inside our side's functions only: their side
+# (``theirs``, and benchmarks/otto_side_by_side.py's workers) runs where the package is not installed.
+
+
+def _our_plume(case: str):
+    from plume_multi.scenarios import otto_benchmark_plume
+
+    return otto_benchmark_plume(case)
+
+
+def _otto_3d():
+    from plume_multi.models.plumes import PoissonHits
+
+    return PoissonHits(2.0, 2.0, dims=3)
+
 
 # case -> (our plume, whose code: "otto-benchmark" or "otto", its setup folder, its SourceTracking's arguments)
 CASES = {
-    "isotropic-19x19": (lambda: otto_benchmark_plume("isotropic-19x19"), "otto-benchmark", "isotropic",
+    "isotropic-19x19": (lambda: _our_plume("isotropic-19x19"), "otto-benchmark", "isotropic",
                         dict(Ndim=2, lambda_over_dx=1.0, R_dt=1.0)),
-    "isotropic-53x53": (lambda: otto_benchmark_plume("isotropic-53x53"), "otto-benchmark", "isotropic",
+    "isotropic-53x53": (lambda: _our_plume("isotropic-53x53"), "otto-benchmark", "isotropic",
                         dict(Ndim=2, lambda_over_dx=3.0, R_dt=2.0)),
-    "windy-medium-detections": (lambda: otto_benchmark_plume("windy-medium-detections"), "otto-benchmark", "windy",
+    "windy-medium-detections": (lambda: _our_plume("windy-medium-detections"), "otto-benchmark", "windy",
                                 dict(R_bar=2.5)),
-    "windy-low-detections": (lambda: otto_benchmark_plume("windy-low-detections"), "otto-benchmark", "windy",
+    "windy-low-detections": (lambda: _our_plume("windy-low-detections"), "otto-benchmark", "windy",
                              dict(R_bar=0.25)),
-    "otto-3d": (lambda: PoissonHits(2.0, 2.0, dims=3), "otto", "otto", dict(Ndim=3, lambda_over_dx=2.0, R_dt=2.0)),
+    "otto-3d": (_otto_3d, "otto", "otto", dict(Ndim=3, lambda_over_dx=2.0, R_dt=2.0)),
 }
+MARKERS = {"otto-benchmark": "windy/classes/sourcetracking.py", "otto": "otto/classes/sourcetracking.py"}
 
 POLICIES = {"infotaxis": False, "space-aware": True}
 STOP_P = 1e-6
@@ -73,6 +82,11 @@ def sample_beliefs(plume, n: int, space_aware: bool, seed: int = 0):
     """``n`` (belief, cell) pairs met along Bayesian-protocol episodes of infotaxis (played here
     step by step with the package's kernels): what a decision sees. Returns ``(beliefs (n, H, W),
     cells (n, 2) int32)``."""
+    from plume_multi.models.plumes.poisson_hits import kernels as kp
+    from plume_multi.models.plumes.poisson_hits import kernels_3d as k3
+    from plume_multi.models.plumes.poisson_hits.plume import window
+    from plume_multi.policies.infotaxis import Infotaxis
+
     pol = Infotaxis(space_aware, plume=plume)
     r = np.random.default_rng(seed)
     beliefs, cells = [], []
@@ -103,6 +117,10 @@ def time_decisions(plume, space_aware: bool, n: int, repeat: int = 10) -> tuple:
     agents of a team standing on one cell, ``team_rule="independent"``), as in an episode, where
     the belief was just updated; cold, ``n`` different beliefs once each (``Infotaxis.decide`` on
     all of them in one call: the kernel's own cost and its reads from memory)."""
+    import numba
+
+    from plume_multi.policies.infotaxis import Infotaxis
+
     beliefs, cells = sample_beliefs(plume, n, space_aware)
     k = max(1, n // repeat)
     team = Infotaxis(space_aware, plume=plume, team_rule="independent")
@@ -127,14 +145,22 @@ def time_decisions(plume, space_aware: bool, n: int, repeat: int = 10) -> tuple:
     return hot / (k * repeat), cold / len(beliefs)
 
 
-def ours(case: str, space_aware: bool, episodes: int, timing_decisions: int, seed: int = 0) -> dict:
-    """Our statistics (every thread) and CPU time per decision (one thread)."""
+def ours(case: str, space_aware: bool, episodes: int, timing_decisions: int, seed: int = 0,
+         times: bool = False) -> dict:
+    """Our statistics (every thread) and CPU time per decision (one thread); with ``times``, also
+    each episode's expected search time (``"times"``)."""
+    from plume_multi.policies.infotaxis import run_search
+    from plume_multi.scenarios import otto_protocol
+
     plume = CASES[case][0]()
     res = run_search(plume, episodes, space_aware=space_aware, protocol="bayesian", seed=seed, progress=True,
                      **otto_protocol(plume))
     hot, cold = time_decisions(plume, space_aware, timing_decisions)
-    return {"episodes": episodes, "mean": res.mean, "ci95": res.ci95, "failed": int((~res.found).sum()),
-            "decisions": timing_decisions, "s_per_decision": hot, "s_per_decision_cold": cold}
+    out = {"episodes": episodes, "mean": res.mean, "ci95": res.ci95, "failed": int((~res.found).sum()),
+           "decisions": timing_decisions, "s_per_decision": hot, "s_per_decision_cold": cold}
+    if times:
+        out["times"] = res.search_time.tolist()
+    return out
 
 
 # ------------------------------------------------------------------------------ otto-benchmark
@@ -148,17 +174,39 @@ def _their_classes(root: Path, setup: str):
     return env, policy
 
 
-def theirs(root: Path, case: str, space_aware: bool, max_episodes: int, max_seconds: float) -> dict:
-    """Their own classes in the loop of their ``Worker`` (Bayesian protocol)."""
+def their_stop_t(root: Path, case: str) -> int:
+    """``STOP_t`` as their ``evaluate.py`` sets it (``autoset_numerical_parameters``), from their
+    own environment: 10000 in the windy setup; in the isotropic one (otto's too) ``4 N`` in 1-D,
+    else ``10 N^d``, ``round(5 10^d L / sqrt(mu0))`` or ``round(5 10^d L)`` as ``mu0`` is below
+    ``1e-3``, below 1 or not."""
+    _, _, setup, params = CASES[case]
+    if setup == "windy":
+        return 10000
+    Env, _ = _their_classes(root, setup)
+    env = Env(**params, dummy=True)
+    d, L, mu0 = params["Ndim"], params["lambda_over_dx"], env.mu0_Poisson
+    if d == 1:
+        return int(round(4 * env.N))
+    if mu0 < 1e-3:
+        return 10 * env.N ** d
+    return int(round(5 * 10 ** d * L / np.sqrt(mu0))) if mu0 < 1 else int(round(5 * 10 ** d * L))
+
+
+def theirs(root: Path, case: str, space_aware: bool, max_episodes: int, max_seconds: float,
+           progress: bool = True) -> dict:
+    """Their own classes in the loop of their ``Worker`` (Bayesian protocol): episodes until
+    ``max_episodes`` or ``max_seconds``. Returns the statistics, each episode's expected search
+    time (``"times"``) and the CPU time of their ``choose_action`` (``"decision_cpu"`` seconds over
+    ``"decisions"``). Needs NumPy, SciPy and tqdm only (no plume_multi)."""
     from tqdm.auto import tqdm
 
-    make, _, setup, params = CASES[case]
+    _, _, setup, params = CASES[case]
     Env, Policy = _their_classes(root, setup)
-    stop_t = otto_protocol(make())["max_steps"]
+    stop_t = their_stop_t(root, case)
     times, failed, decisions, decision_cpu = [], 0, 0, 0.0
     start = time.monotonic()
     with tqdm(total=max_episodes, desc=f"otto-benchmark {case} {'space-aware' if space_aware else 'infotaxis'}",
-              unit="episode", leave=False, dynamic_ncols=True) as bar:
+              unit="episode", leave=False, dynamic_ncols=True, disable=not progress) as bar:
         while len(times) < max_episodes and time.monotonic() - start < max_seconds:
             env = Env(**params, draw_source=False)
             pol = Policy(env=env, policy=1 if space_aware else 0)
@@ -180,8 +228,10 @@ def theirs(root: Path, case: str, space_aware: bool, max_episodes: int, max_seco
             times.append(expected)
             bar.update(1)
     t = np.array(times)
-    return {"episodes": len(t), "mean": float(t.mean()), "ci95": float(1.96 * t.std() / math.sqrt(len(t))),
-            "failed": failed, "decisions": decisions, "s_per_decision": decision_cpu / decisions}
+    return {"episodes": len(t), "mean": float(t.mean()) if len(t) else math.nan,
+            "ci95": float(1.96 * t.std() / math.sqrt(len(t))) if len(t) else math.inf,
+            "failed": failed, "decisions": decisions, "decision_cpu": decision_cpu,
+            "s_per_decision": decision_cpu / max(decisions, 1), "times": times}
 
 
 def _row(case, policy, mine, peer) -> str:
@@ -215,9 +265,11 @@ def main(argv=None) -> int:
         args.cases = ["isotropic-19x19"]
     roots = {"otto-benchmark": Path(args.otto_benchmark) if args.otto_benchmark else None,
              "otto": Path(args.otto) if args.otto else None}
-    for name, marker in (("otto-benchmark", "windy/classes/sourcetracking.py"), ("otto", "otto/classes/sourcetracking.py")):
+    for name, marker in MARKERS.items():
         if roots[name] is not None and not (roots[name] / marker).is_file():
             parser.error(f"--{name} {roots[name]}: not a checkout of {name} (no {marker})")
+    import numba
+
     missing = sorted({CASES[c][1] for c in args.cases if roots[CASES[c][1]] is None})
     print(f"# Bayesian protocol; ours on {numba.get_num_threads()} threads"
           + (f"; code not given ({', '.join(missing)}): ours only there" if missing else ""))
@@ -230,6 +282,8 @@ def main(argv=None) -> int:
             mine = ours(case, POLICIES[policy], args.episodes, args.timing_decisions)
             root = roots[CASES[case][1]]
             peer = theirs(root, case, POLICIES[policy], args.their_episodes, args.their_seconds) if root else None
+            if peer is not None:
+                del peer["times"]
             results.append({"case": case, "policy": policy, "ours": mine, "otto_benchmark": peer})
             print(_row(case, policy, mine, peer), flush=True)
             if args.json:

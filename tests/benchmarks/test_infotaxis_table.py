@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
 
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import PoissonHits
@@ -68,3 +73,37 @@ def test_otto_benchmark_script_runs_tiny_without_the_fetched_code(capsys, monkey
     row = bench._row("windy-low-detections", "infotaxis", {"episodes": 10, "mean": 5.0, "ci95": 1.0, "s_per_decision": 1e-5},
                      {"episodes": 4, "mean": 5.5, "ci95": 0.6, "s_per_decision": 1e-3})
     assert "| yes |" in row and "100×" in row
+
+
+def test_side_by_side_their_side_imports_neither_plume_multi_nor_numba():
+    # their side runs on machines without the package: the module and otto_benchmark.py import it lazily
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import otto_side_by_side as s; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('plume_multi', 'numba')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_side_by_side_runs_our_side_tiny_and_merges_files_into_the_table(tmp_path, capsys):
+    sbs = _load("otto_side_by_side")
+    assert sbs.main(["ours", "--case", "isotropic-19x19", "--policy", "infotaxis", "--quick",
+                     "--out", str(tmp_path / "ours.json")]) == 0
+    ours = json.loads((tmp_path / "ours.json").read_text())
+    assert ours["side"] == "ours" and len(ours["times"]) == 20 and ours["timing"]["s_per_decision"] > 0
+    # their side in two files (two machines or two budgets): pooled; per decision weighted by decisions
+    rng = np.random.default_rng(0)
+    a, b = rng.exponential(10.0, 30).tolist(), rng.exponential(10.0, 50).tolist()
+    for name, times, spd, n in (("t1", a, 2e-4, 100), ("t2", b, 4e-4, 300)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {"case": "isotropic-19x19", "policy": "infotaxis", "side": "theirs", "failed": 1, "decisions": n,
+             "timing": {"decisions": n, "s_per_decision": spd}, "times": times}))
+    assert sbs.main(["merge", str(tmp_path / "ours.json"), str(tmp_path / "t1.json"), str(tmp_path / "t2.json")]) == 0
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| isotropic-19x19")][0]
+    t, o = np.array(a + b), np.array(ours["times"])
+    z = (o.mean() - t.mean()) / np.sqrt(o.var() / len(o) + t.var() / len(t))
+    inside = "yes" if abs(o.mean() - t.mean()) <= 1.96 * t.std() / np.sqrt(len(t)) else "no"
+    assert f"| 80 | {t.mean():.2f} ± {1.96 * t.std() / np.sqrt(80):.2f} | {inside} | {z:+.2f} |" in row
+    assert "| 0.35 ms |" in row  # (2e-4 * 100 + 4e-4 * 300) / 400
+    with pytest.raises(SystemExit):  # their side without their code: a usage error naming the checkout
+        sbs.main(["theirs", "--case", "otto-3d", "--policy", "infotaxis", "--otto", str(tmp_path), "--out",
+                  str(tmp_path / "x.json")])
+    assert "not a checkout of otto" in capsys.readouterr().err
