@@ -132,7 +132,8 @@ def test_a_triple_grid_makes_a_3d_scenario_that_round_trips_through_json():
     (dict(sensors=(sensors.Antennae(),)), r"Antennae is 2-D only; the scenario is 3-D \(grid_size=\(6, 5, 4\)\)"),
     (dict(sensors=(sensors.Heading(),)), "Heading is 2-D only"),
     (dict(sensors=(sensors.History(sensors.Wind()),)), "Wind is 2-D only"),
-    (dict(plume=plumes.Movie(np.zeros((2, 5, 6), np.float32), source=(1, 1))), "Movie is 2-D only"),
+    (dict(plume=plumes.Movie(np.zeros((2, 5, 6), np.float32), source=(1, 1))),
+     r"Movie.frames: got frames \(T, H, W\) of shape \(2, 5, 6\); expected volumes \(T, D, H, W\) to run in the 3-D"),
     (dict(plume=plumes.PoissonHits(1.0, 2.0)), r"PoissonHits.dims: got 2; expected 3 to run in the 3-D scenario of "
                                                 r"grid_size=\(6, 5, 4\)"),
     (dict(plume=plumes.WindyPoissonHits()), r"WindyPoissonHits is 2-D only; the scenario is 3-D"),
