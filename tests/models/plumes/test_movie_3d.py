@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from models_reference import NaiveSim
-from test_three_dimensions import compare, continuous_actions, point_sensors
+from test_three_dimensions import compare, continuous_actions, point_sensors, snapshot_and_continue
 from plume_multi import Scenario, Simulator, bodies, plumes, rewards
 from plume_multi.errors import StateError, ValidationError
 from plume_multi.models.plumes.movie import sample_at3, sample_cell3, wind_at3
@@ -184,18 +184,7 @@ def test_a_saved_volume_keeps_its_checksum_and_a_mapped_one_is_guarded(tmp_path)
 
 def test_a_snapshot_of_volume_worlds_continues_bit_for_bit_and_bad_clocks_are_refused():
     sc = scenario(plumes.Movie(volumes(10), source=(1, 1, 1)), max_steps=20)
-    acts = continuous_actions(sc, 4, 12, 3)
-    sim = Simulator(sc, num_worlds=2)
-    sim.reset(seed=4)
-    for a in acts[:5]:
-        sim.step(a)
-    snap = sim.snapshot()
-    expected = [tuple(np.array(x) for x in sim.step(a)) for a in acts[5:]]
-    other = Simulator(sc, num_worlds=2)
-    other.restore(snap)
-    for a, want in zip(acts[5:], expected):
-        for got, e in zip(other.step(a), want):
-            np.testing.assert_array_equal(got, e)
+    snap, other = snapshot_and_continue(sc, continuous_actions(sc, 4, 12, 3), 5, seed=4)
     bad = dict(snap)
     bad["model:plume.start"] = np.array([0, T], np.int64)  # frame T: outside the movie
     with pytest.raises(ValidationError, match="plume.start"):
