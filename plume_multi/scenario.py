@@ -168,8 +168,8 @@ class Scenario:
             size = _cells("grid_size", self.grid_size, size_rule, 2, 3)
             if not all(1 <= c <= MAX_GRID_SIDE for c in size) or (len(size) == 3 and math.prod(size) > MAX_CELLS_3D):
                 _fail("grid_size", self.grid_size, size_rule)
-            if len(size) == 3 and plume is not None:  # before anything reads a 2-D plume's grid
-                plume.check_dims(3, size)
+            if plume is not None:  # before anything reads a plume of the other dimension's grid
+                plume.check_dims(len(size), size)
         natural = plume.natural_grid_size() if plume is not None and hasattr(plume, "natural_grid_size") else None
         if self.grid_size is None:
             size = tuple(natural or DEFAULT_GRID)

@@ -82,8 +82,9 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("benchmark_models", ("test_models_table.py",)),
     # the default scenario among walls (2-D), a continuous body among 3-D walls, the puffs' scene among walls
     ("walls", ("test_walls.py", "test_walls_table.py", "test_walls_scene.py")),
-    # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default)
-    ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py")),
+    # the 3-D combinations (table body with every 3-D sensor, continuous body, the 3-D default; the
+    # continuous body over a Movie's volumes)
+    ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py", "test_movie_3d.py")),
     # the trainers' imports (torch, TorchRL, Tianshou, Stable-Baselines3) once, in one process
     ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes

@@ -35,7 +35,7 @@ class Units:
     Attributes:
         cell_size: the length of a cell's side (length unit), or None.
         step_duration: seconds per step, or None.
-        origin: ``(x, y)`` position of cell ``(0, 0)`` (length unit).
+        origin: ``(x, y)`` position of cell ``(0, 0)`` (length unit); ``(x, y, z)`` in 3-D.
         length_unit: the name of the length unit (``"mm"``, ``"m"``, ...), or None (unnamed).
     """
 
@@ -49,7 +49,7 @@ class Units:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, check_real("Units", name, value, MIN_UNIT, MAX_UNIT))
-        object.__setattr__(self, "origin", check_point("Units", "origin", self.origin, limit=MAX_UNIT))
+        object.__setattr__(self, "origin", check_point("Units", "origin", self.origin, length=(2, 3), limit=MAX_UNIT))
         if self.length_unit is not None and (not isinstance(self.length_unit, str) or not self.length_unit):
             fail("Units", "length_unit", self.length_unit, "None or a non-empty string such as 'mm'")
 
@@ -85,7 +85,7 @@ class Units:
         return _times(length_per_second, self._need("step_duration") / self._need("cell_size"))
 
     def position(self, xy):
-        """Cell coordinates ``(..., 2)`` -> physical positions ``origin + xy * cell_size``."""
+        """Cell coordinates ``(..., 2)`` (``(..., 3)`` with a 3-D origin) -> physical positions ``origin + xy * cell_size``."""
         return np.asarray(self.origin) + np.asarray(xy, dtype=np.float64) * self._need("cell_size")
 
     def cell_position(self, position):

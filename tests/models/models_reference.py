@@ -214,24 +214,39 @@ class GaussianReference:
 
 @registers(PLUMES, P.Movie)
 class MovieReference:
+    """Frames ``(T, H, W)`` in 2-D, volumes ``(T, D, H, W)`` in 3-D: cells and points are ``(x, y)``
+    or ``(x, y, z)``. A stored value ``v`` reads ``clip((v - offset) * scale, 0, 1)`` in float32,
+    ``fill`` when not finite; float reads interpolate the stored values (non-finite ones replaced
+    by ``fill_raw``, the value that reads ``fill``), then apply the rule."""
+
     def __init__(self, sim):
         self.sim = sim
         self.plume = m = sim.plume
         self.frames = m.frames
         self.T = m.frames.shape[0]
-        if m.frames.dtype.kind == "f":
-            self.scale = F32(1.0)
+        finite = m.frames[np.isfinite(m.frames)]
+        if m.normalize == "minmax":
+            lo, hi = float(finite.min()), float(finite.max())
+            self.offset, self.scale = F32(lo), F32(1.0 / (hi - lo))
+        elif m.normalize is not None:
+            raise NotImplementedError("the reference normalises with 'minmax' only")
         else:
-            self.scale = F32(m.scale if m.scale is not None else 1.0 / np.iinfo(m.frames.dtype).max)
+            self.offset = F32(0.0)
+            default = 1.0 if m.frames.dtype.kind == "f" else 1.0 / np.iinfo(m.frames.dtype).max
+            self.scale = F32(default if m.scale is None else m.scale)
+        self.fill = F32(0.0 if m.nan is None else m.nan)
+        fill_raw = float(self.offset) + float(self.fill) / float(self.scale)
+        self.values = np.where(np.isfinite(m.frames), m.frames.astype(np.float64), fill_raw)
+        n = m.frames.ndim - 1
         wind = m.wind
         if wind is None:
-            self.wind = np.zeros((1, 1, 1, 2), np.float32)
+            self.wind = np.zeros((1,) * (n + 1) + (n,), np.float32)
         else:
             arr = np.asarray(wind, np.float64)
-            if arr.shape == (2,):
-                arr = arr.reshape(1, 1, 1, 2)
+            if arr.ndim == 1:
+                arr = arr.reshape((1,) * (n + 1) + (n,))
             elif arr.ndim == 2:
-                arr = arr.reshape(self.T, 1, 1, 2)
+                arr = arr.reshape((self.T,) + (1,) * n + (n,))
             self.wind = arr.astype(np.float32)
         self.start = sim.movie_start  # shared: tests compare it with the plume's state
 
@@ -247,18 +262,24 @@ class MovieReference:
         f = int(self.start[b] + self.sim.t[b])
         return f % self.T if self.plume.end == "wrap" else min(f, self.T - 1)
 
-    def conc_cell(self, b, ix, iy):
-        return F32(self.frames[self.frame(b), iy, ix]) * self.scale
+    def rule(self, v) -> np.float32:
+        """The concentration of a stored (or interpolated, float32) value."""
+        if not np.isfinite(v):
+            return self.fill
+        return min(max(F32(F32(v) - self.offset) * self.scale, F32(0.0)), F32(1.0))
 
-    def conc_at(self, b, x, y):
-        return F32(bilinear(self.frames[self.frame(b)], x, y)) * self.scale
+    def conc_cell(self, b, *cell):
+        return self.rule(self.frames[(self.frame(b),) + tuple(reversed(cell))])
 
-    def wind_at(self, b, x, y):
+    def conc_at(self, b, *point):
+        values = self.values[self.frame(b)]
+        return self.rule(F32(trilinear(values, *point) if len(point) == 3 else bilinear(values, *point)))
+
+    def wind_at(self, b, *point):
         wind = self.wind
         f = self.frame(b) if wind.shape[0] > 1 else 0
-        iy = clamp(math.floor(y + 0.5), 0, wind.shape[1] - 1)
-        ix = clamp(math.floor(x + 0.5), 0, wind.shape[2] - 1)
-        return float(wind[f, iy, ix, 0]), float(wind[f, iy, ix, 1])
+        cell = [clamp(math.floor(c + 0.5), 0, side - 1) for c, side in zip(point, wind.shape[-2:0:-1])]
+        return tuple(float(c) for c in wind[(f,) + tuple(reversed(cell))])
 
 
 @registers(BODY_RESETS, A.Cardinal)

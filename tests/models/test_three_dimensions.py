@@ -132,7 +132,8 @@ def test_a_triple_grid_makes_a_3d_scenario_that_round_trips_through_json():
     (dict(sensors=(sensors.Antennae(),)), r"Antennae is 2-D only; the scenario is 3-D \(grid_size=\(6, 5, 4\)\)"),
     (dict(sensors=(sensors.Heading(),)), "Heading is 2-D only"),
     (dict(sensors=(sensors.History(sensors.Wind()),)), "Wind is 2-D only"),
-    (dict(plume=plumes.Movie(np.zeros((2, 5, 6), np.float32), source=(1, 1))), "Movie is 2-D only"),
+    (dict(plume=plumes.Movie(np.zeros((2, 5, 6), np.float32), source=(1, 1))),
+     r"Movie.frames: got frames \(T, H, W\) of shape \(2, 5, 6\); expected volumes \(T, D, H, W\) to run in the 3-D"),
     (dict(plume=plumes.PoissonHits(1.0, 2.0)), r"PoissonHits.dims: got 2; expected 3 to run in the 3-D scenario of "
                                                 r"grid_size=\(6, 5, 4\)"),
     (dict(plume=plumes.WindyPoissonHits()), r"WindyPoissonHits is 2-D only; the scenario is 3-D"),
@@ -239,22 +240,28 @@ def test_3d_results_do_not_depend_on_threads_or_the_batch_split():
     assert_same(part, [tuple(x[6:15] for x in step) for step in whole])
 
 
+def snapshot_and_continue(sc, acts, split, seed, num_worlds=2):
+    """Step ``acts[:split]``, snapshot, step the rest; a second simulator restored from the snapshot
+    steps the rest the same, bit for bit. Returns the snapshot and the second simulator."""
+    sim = Simulator(sc, num_worlds=num_worlds)
+    sim.reset(seed=seed)
+    for a in acts[:split]:
+        sim.step(a)
+    snap = sim.snapshot()
+    expected = [tuple(np.array(x) for x in sim.step(a)) for a in acts[split:]]
+    other = Simulator(sc, num_worlds=num_worlds)
+    other.restore(snap)
+    for a, want in zip(acts[split:], expected):
+        for g, e in zip(other.step(a), want):
+            np.testing.assert_array_equal(g, e)
+    return snap, other
+
+
 def test_3d_snapshot_restore_continues_bit_for_bit_and_refuses_bad_positions():
     sc = Scenario(grid_size=(6, 5, 4), n_agents=2, action_model=A.Continuous(max_speed=1.5), max_steps=9,
                   plume=plumes.Gaussian(sigma=2.0), sensors=point_sensors(), reward=rewards.StepPenalty())
-    acts = continuous_actions(sc, 4, 20, 1)
-    sim = Simulator(sc, num_worlds=2)
-    sim.reset(seed=3)
-    for a in acts[:7]:
-        sim.step(a)
-    snap = sim.snapshot()
+    snap, other = snapshot_and_continue(sc, continuous_actions(sc, 4, 20, 1), 7, seed=3)
     assert snap["pos"].shape == (4, 3) and snap["model:body.xyz"].shape == (4, 3)
-    expected = [tuple(np.array(x) for x in sim.step(a)) for a in acts[7:]]
-    other = Simulator(sc, num_worlds=2)
-    other.restore(snap)
-    for a, want in zip(acts[7:], expected):
-        for g, e in zip(other.step(a), want):
-            np.testing.assert_array_equal(g, e)
     bad = dict(snap)
     bad["pos"] = snap["pos"].copy()
     bad["pos"][1, 2] = 4  # z = depth: outside

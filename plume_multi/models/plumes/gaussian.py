@@ -25,7 +25,7 @@ from ...engine import rng
 from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
 from .gaussian_sources import STREAM  # this model's random stream (several sources draw from it too)
-from .interpolation import bilinear
+from .interpolation import bilinear, trilinear
 from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_int, check_point, check_real, dims_of, fail, grid_high
 
 # |u|, |v| at most this (cells per step): a Wind reading (float32, rotated, with noise) stays finite
@@ -164,30 +164,6 @@ def sample_at3(P, S, pw, x, y, z):
 @njit(inline="always")
 def wind_at3(P, S, pw, x, y, z):
     return P.wind_u, P.wind_v, P.wind_w
-
-
-@njit(inline="always")
-def trilinear(field, x, y, z):
-    """Trilinear interpolation of a ``(D, H, W)`` field at ``(x, y, z)`` inside
-    ``[0, W-1] x [0, H-1] x [0, D-1]``, in float64: the bilinear values of the planes ``z0`` and
-    ``z1`` around ``z`` (as ``bilinear``), weighted ``(1 - fz, fz)``."""
-    d, h, w = field.shape
-    x0 = min(int(x), w - 1)
-    y0 = min(int(y), h - 1)
-    z0 = min(int(z), d - 1)
-    x1 = min(x0 + 1, w - 1)
-    y1 = min(y0 + 1, h - 1)
-    z1 = min(z0 + 1, d - 1)
-    fx = x - x0
-    fy = y - y0
-    fz = z - z0
-    top = (1.0 - fx) * field[z0, y0, x0] + fx * field[z0, y0, x1]
-    bottom = (1.0 - fx) * field[z0, y1, x0] + fx * field[z0, y1, x1]
-    below = (1.0 - fy) * top + fy * bottom
-    top = (1.0 - fx) * field[z1, y0, x0] + fx * field[z1, y0, x1]
-    bottom = (1.0 - fx) * field[z1, y1, x0] + fx * field[z1, y1, x1]
-    above = (1.0 - fy) * top + fy * bottom
-    return np.float32((1.0 - fz) * below + fz * above)
 
 
 KERNELS_3D = PlumeKernels3D(source=source3, sample_cell=sample_cell3, sample_at=sample_at3, reset_world=reset_world3,

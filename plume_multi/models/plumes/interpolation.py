@@ -1,4 +1,4 @@
-"""Bilinear interpolation on a grid of cells, the float reads of the gridded plumes."""
+"""Bilinear and trilinear interpolation on a grid of cells, the float reads of the gridded plumes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from ...engine.jit import njit
 
-__all__ = ["bilinear_cells", "bilinear"]
+__all__ = ["bilinear_cells", "bilinear", "trilinear_cells", "trilinear"]
 
 
 @njit(inline="always")
@@ -26,3 +26,28 @@ def bilinear(field, x, y):
     top = (1.0 - fx) * field[y0, x0] + fx * field[y0, x1]
     bottom = (1.0 - fx) * field[y1, x0] + fx * field[y1, x1]
     return np.float32((1.0 - fy) * top + fy * bottom)
+
+
+@njit(inline="always")
+def trilinear_cells(d, h, w, x, y, z):
+    """For ``(x, y, z)`` inside ``[0, w-1] x [0, h-1] x [0, d-1]``: ``bilinear_cells`` of the plane,
+    then the plane ``z0`` at or below ``z``, the next one ``z1`` (the same at the last) and ``fz``."""
+    x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, x, y)
+    z0 = min(int(z), d - 1)
+    return x0, y0, z0, x1, y1, min(z0 + 1, d - 1), fx, fy, z - z0
+
+
+@njit(inline="always")
+def trilinear(field, x, y, z):
+    """Trilinear interpolation of a ``(D, H, W)`` field at ``(x, y, z)`` inside
+    ``[0, W-1] x [0, H-1] x [0, D-1]``, in float64: the bilinear values of the planes ``z0`` and
+    ``z1`` around ``z`` (as ``bilinear``), weighted ``(1 - fz, fz)``."""
+    d, h, w = field.shape
+    x0, y0, z0, x1, y1, z1, fx, fy, fz = trilinear_cells(d, h, w, x, y, z)
+    top = (1.0 - fx) * field[z0, y0, x0] + fx * field[z0, y0, x1]
+    bottom = (1.0 - fx) * field[z0, y1, x0] + fx * field[z0, y1, x1]
+    below = (1.0 - fy) * top + fy * bottom
+    top = (1.0 - fx) * field[z1, y0, x0] + fx * field[z1, y0, x1]
+    bottom = (1.0 - fx) * field[z1, y1, x0] + fx * field[z1, y1, x1]
+    above = (1.0 - fy) * top + fy * bottom
+    return np.float32((1.0 - fz) * below + fz * above)

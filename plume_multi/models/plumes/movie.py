@@ -1,10 +1,12 @@
 """``Movie(frames_or_path, ...)``: a recorded plume, one frame per step, shared by every world.
 
-The frames ``(T, H, W)`` are stored once, read-only, as float32, uint16 or uint8; every world runs
-its own frame clock over them, so 4096 worlds over a 262 MB movie add no memory per world. A
-stored value ``v`` reads ``clip((v - offset) * scale, 0, 1)`` (``movie_values.py``: the
-normalisation and NaN policy); files are read by ``movie_files.py`` (formats, layout, safety),
-described for users in docs/recorded-data.md.
+The frames ``(T, H, W)`` (or, in a 3-D scenario, volumes ``(T, D, H, W)``) are stored once,
+read-only, as float32, uint16 or uint8; every world runs its own frame clock over them, so 4096
+worlds over a 262 MB movie add no memory per world. A stored value ``v`` reads
+``clip((v - offset) * scale, 0, 1)`` (``movie_values.py``: the normalisation and NaN policy);
+files are read by ``movie_files.py`` (formats, layout, safety), described for users in
+docs/recorded-data.md. The clock, the value rule and the files are the same in 2-D and 3-D; only
+the reads differ (``sample_at`` bilinear, ``sample_at3`` trilinear).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from ...engine.api import grid_point
 from ...engine.jit import njit
 from ...errors import StateError
 from ..units import Units
-from ..base import Plume, PlumeKernels, StateArray, check_int, fail
+from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_int, fail
 from . import movie_files as files
-from .interpolation import bilinear_cells
+from .interpolation import bilinear_cells, trilinear_cells
 from .movie_values import resolve, scan
 
 STREAM = 0xBB67AE85
@@ -35,10 +37,14 @@ MAX_WIND = 1e6  # cells per step: a wind reading stays finite in float32, noise 
 # one; wind (Tw, Hw, Ww, 2); the source cell; a stored value v reads clip((v - offset) * scale, 0, 1),
 # or fill when v is not finite (fill_raw: the stored value that reads fill, for interpolation)
 MovieParams = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y offset fill fill_raw")
+# in 3-D: frames (T, D, H, W), wind (Tw, Dw, Hw, Ww, 3), the source (x, y, z)
+Movie3Params = namedtuple("Movie3Params", "frames scale n_frames wrap start wind source_x source_y source_z offset "
+                                          "fill fill_raw")
 
 
 # --------------------------------------------------------------------- compiled functions
-# S = (start frame per world (B,) int64,)
+# S = (start frame per world (B,) int64,); the clock (reset_world, frame_index, view) and the value
+# rule (concentration, stored) serve both dimensions
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
@@ -86,6 +92,14 @@ def stored(P, frame, iy, ix):
 
 
 @njit(inline="always")
+def bilinear_stored(P, frame, x0, y0, x1, y1, fx, fy):
+    """Bilinear between the four stored values (``stored``) of an ``(H, W)`` frame, float64."""
+    top = (1.0 - fx) * stored(P, frame, y0, x0) + fx * stored(P, frame, y0, x1)
+    bottom = (1.0 - fx) * stored(P, frame, y1, x0) + fx * stored(P, frame, y1, x1)
+    return (1.0 - fy) * top + fy * bottom
+
+
+@njit(inline="always")
 def sample_cell(P, S, pw, ix, iy):
     return concentration(P, P.frames[pw, iy, ix])
 
@@ -100,9 +114,7 @@ def sample_at(P, S, pw, x, y):
     if not inside:
         return np.float32(0.0)
     x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, x, y)
-    top = (1.0 - fx) * stored(P, frame, y0, x0) + fx * stored(P, frame, y0, x1)
-    bottom = (1.0 - fx) * stored(P, frame, y1, x0) + fx * stored(P, frame, y1, x1)
-    return concentration(P, np.float32((1.0 - fy) * top + fy * bottom))
+    return concentration(P, np.float32(bilinear_stored(P, frame, x0, y0, x1, y1, fx, fy)))
 
 
 @njit(inline="always")
@@ -118,19 +130,69 @@ KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_
                        view=view, wind_at=wind_at)
 
 
+# ------------------------------------------------------------------ in 3-D (volumes (T, D, H, W))
+@njit(inline="always")
+def source3(P, S, b):
+    return P.source_x, P.source_y, P.source_z
+
+
+@njit(inline="always")
+def sample_cell3(P, S, pw, ix, iy, iz):
+    return concentration(P, P.frames[pw, iz, iy, ix])
+
+
+@njit(inline="always")
+def sample_at3(P, S, pw, x, y, z):
+    """Trilinear between the eight stored values around ``(x, y, z)`` (the bilinear values of the
+    planes ``z0`` and ``z1``, weighted ``(1 - fz, fz)``), then the rule; 0 off the grid, outside
+    ``[0, W-1] x [0, H-1] x [0, D-1]`` (the 3-D plumes' convention: no half-cell margin), and for NaN."""
+    volume = P.frames[pw]
+    d, h, w = volume.shape
+    if not (x >= 0.0 and y >= 0.0 and z >= 0.0 and x <= w - 1 and y <= h - 1 and z <= d - 1):
+        return np.float32(0.0)
+    x0, y0, z0, x1, y1, z1, fx, fy, fz = trilinear_cells(d, h, w, x, y, z)
+    below = bilinear_stored(P, volume[z0], x0, y0, x1, y1, fx, fy)
+    above = bilinear_stored(P, volume[z1], x0, y0, x1, y1, fx, fy)
+    return concentration(P, np.float32((1.0 - fz) * below + fz * above))
+
+
+@njit(inline="always")
+def wind_at3(P, S, pw, x, y, z):
+    """The wind ``(u, v, w)`` of the nearest cell (clamped into the grid) of the frame, or the constant."""
+    wind = P.wind
+    f = pw if wind.shape[0] > 1 else 0
+    iz = min(max(int(np.floor(z + 0.5)), 0), wind.shape[1] - 1)
+    iy = min(max(int(np.floor(y + 0.5)), 0), wind.shape[2] - 1)
+    ix = min(max(int(np.floor(x + 0.5)), 0), wind.shape[3] - 1)
+    return np.float64(wind[f, iz, iy, ix, 0]), np.float64(wind[f, iz, iy, ix, 1]), np.float64(wind[f, iz, iy, ix, 2])
+
+
+KERNELS_3D = PlumeKernels3D(source=source3, sample_cell=sample_cell3, sample_at=sample_at3, reset_world=reset_world,
+                            view=view, wind_at=wind_at3)
+
+
+def _components(wind) -> str:
+    """``"u, v"`` or ``"u, v, w"``: the components of a wind array ``(..., k)`` or of ``k`` of them."""
+    n = wind if isinstance(wind, int) else wind.shape[-1]
+    return ", ".join("uvw"[:n])
+
+
 @dataclass(frozen=True)
 class Movie(Plume):
     """A recorded plume.
 
     Args:
-        frames: an array ``(T, H, W)`` (float, uint8 or uint16) or the path of a movie file:
-            ``.npy``, ``.npz``, HDF5 or a Zarr store (the layout: docs/recorded-data.md).
-        source: ``(x, y)`` of the source in cells; default the file's ``source_location`` (cells)
-            or ``source_location_px`` (pixels), an error when none is there.
+        frames: an array ``(T, H, W)`` (float, uint8 or uint16), or ``(T, D, H, W)`` volumes for
+            a 3-D scenario, or the path of a movie file: ``.npy``, ``.npz``, HDF5 or a Zarr store
+            (the layout: docs/recorded-data.md; a Zarr volume has dims ``("t", "z", "y", "x")``).
+        source: ``(x, y)`` of the source in cells (``(x, y, z)`` for volumes); default the file's
+            ``source_location`` (cells) or ``source_location_px`` (pixels), an error when none is there.
         start: ``"random"`` (each world draws its first frame per episode from its stream) or a frame.
         end: ``"wrap"`` (frame ``(start + t) % T``) or ``"clamp"`` (the last frame repeats).
         wind: ``None`` (calm, or the file's ``u``/``v``), a constant ``(u, v)``, per frame
-            ``(T, 2)`` or per cell ``(T, H, W, 2)``, in cells per step, ``|u|, |v| <= 1e6``.
+            ``(T, 2)`` or per cell ``(T, H, W, 2)``, in cells per step, ``|u|, |v| <= 1e6``. For
+            volumes ``(u, v, w)`` (a pair: ``w = 0``), ``(T, 3)`` or ``(T, D, H, W, 3)`` (the file's
+            ``u``, ``v`` and ``w``, ``w`` 0 when absent).
         fps: frames per second of the recording (default the file's ``fps``): one frame per step,
             so a step lasts ``1 / fps`` seconds (``units()``).
         scale: with ``normalize=None``, the factor from stored values to concentration, in
@@ -154,9 +216,12 @@ class Movie(Plume):
         checksum: ``"sha256:<hex>"`` the file must have (a saved scenario's), or None.
 
     Conventions: after a reset a world shows frame ``start``, after k steps frame ``start + k``.
-    ``Scenario.grid_size`` defaults to the movie's ``(W, H)``; a given one must equal it. Cell
-    ``(x, y)`` is ``frames[t, y, x]`` after any flip of ``origin`` / ``extent``; the file's wind
-    and source follow the flip, ``source=`` and ``wind=`` are the simulation's.
+    ``Scenario.grid_size`` defaults to the movie's ``(W, H)`` (``(W, H, D)`` for volumes); a given
+    one must equal it. Cell ``(x, y)`` is ``frames[t, y, x]`` (``(x, y, z)`` is
+    ``frames[t, z, y, x]``) after any flip of ``origin`` / ``extent``; the file's wind and source
+    follow the flip, ``source=`` and ``wind=`` are the simulation's. Float positions read
+    bilinearly in 2-D (within half a cell of the grid: its edge), trilinearly in 3-D (off the grid
+    ``[0, W-1] x [0, H-1] x [0, D-1]``: 0, as every 3-D plume).
     """
 
     frames: object = None
@@ -175,6 +240,7 @@ class Movie(Plume):
     checksum: str | None = None
 
     kernels: ClassVar = KERNELS
+    kernels_3d: ClassVar = KERNELS_3D
 
     def __post_init__(self):
         if self.mmap is not None:
@@ -190,7 +256,7 @@ class Movie(Plume):
             frames, attrs, where = self._array(self.frames), {}, "the frames"
         geo = files.geometry(attrs, frames.shape, where, origin=self.origin, cell_size=self.cell_size)
         if geo.flip_rows or geo.flip_cols:
-            frames = np.ascontiguousarray(frames[:, ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1])
+            frames = np.ascontiguousarray(frames[..., ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1])
         mapped = recording is not None and recording.mapped and not (geo.flip_rows or geo.flip_cols)
         offset, scale, fill = resolve(frames, scan(frames), where, nan=self.nan, normalize=self.normalize,
                                       scale=self.scale)
@@ -216,19 +282,23 @@ class Movie(Plume):
             self._set("origin", str(self.origin))
         if self.cell_size is not None:
             self._set("cell_size", geo.cell_size)
-        T, H, W = frames.shape
-
+        T, *space = frames.shape  # space: (H, W), or (D, H, W) for volumes
+        sides = space[::-1]  # (W, H[, D])
+        grid = "x".join(str(n) for n in sides)
+        names = "(x, y)" if len(sides) == 2 else "(x, y, z)"
+        box = " x ".join(f"[0, {n - 1}]" for n in sides)
+        what = "frames" if len(sides) == 2 else "volumes"
         if self.source is not None:
-            inside = f"(x, y) in cells, two finite numbers inside the {W}x{H} frames: [0, {W - 1}] x [0, {H - 1}]"
-            src = check_point("Movie", "source", self.source, expected=inside)
-            if not (0 <= src[0] <= W - 1 and 0 <= src[1] <= H - 1):
+            inside = f"{names} in cells, {len(sides)} finite numbers inside the {grid} {what}: {box}"
+            src = check_point("Movie", "source", self.source, length=len(sides), expected=inside)
+            if not all(0 <= c <= n - 1 for c, n in zip(src, sides)):
                 fail("Movie", "source", self.source, inside)
         else:
             src = files.source_in_cells(attrs, frames.shape, geo, where)
             if src is None:
-                fail("Movie", "source", None, f"(x, y) in cells ({where} names no source_location)")
-            if not (0 <= src[0] <= W - 1 and 0 <= src[1] <= H - 1):
-                refuse("Movie", "source", f"{src} from {where}", f"a point inside the {W}x{H} frames")
+                fail("Movie", "source", None, f"{names} in cells ({where} names no source_location)")
+            if not all(0 <= c <= n - 1 for c, n in zip(src, sides)):
+                refuse("Movie", "source", f"{src} from {where}", f"a point inside the {grid} {what}")
         self._set("source", src)
         if isinstance(self.start, str):
             if self.start != "random":
@@ -237,7 +307,7 @@ class Movie(Plume):
             self._set("start", check_int("Movie", "start", self.start, 0, T - 1))
         if self.end not in ("wrap", "clamp"):
             fail("Movie", "end", self.end, "'wrap' or 'clamp'")
-        self._set_wind(recording, geo, T, H, W)
+        self._set_wind(recording, geo, frames.shape)
         fps = self.fps if self.fps is not None else attrs.get("fps")
         if fps is not None:
             fps = check_real("Movie", "fps", fps, 1e-6, 1e6)
@@ -255,48 +325,62 @@ class Movie(Plume):
         """Frames given as an array: float32, uint8 and uint16 kept (not copied), other floats
         converted to float32."""
         if not isinstance(frames, np.ndarray):
-            fail("Movie", "frames", frames, "an array (T, H, W) or the path of a movie file")
-        if frames.ndim != 3 or min(frames.shape) < 1:
-            refuse("Movie", "frames", f"array of shape {frames.shape}", "shape (T, H, W) with T, H, W >= 1")
+            fail("Movie", "frames", frames, "an array (T, H, W), volumes (T, D, H, W) or the path of a movie file")
+        if frames.ndim not in (3, 4) or min(frames.shape) < 1:
+            refuse("Movie", "frames", f"array of shape {frames.shape}",
+                   "shape (T, H, W), or (T, D, H, W) volumes, with every side >= 1")
         if frames.dtype.kind == "f":
             return np.ascontiguousarray(frames, dtype=np.float32)
         if frames.dtype in (np.uint8, np.uint16):
             return np.ascontiguousarray(frames, dtype=frames.dtype.newbyteorder("="))
         refuse("Movie", "frames", f"dtype {frames.dtype}", "float16/32/64, uint8 or uint16 frames")
 
-    def _set_wind(self, recording, geo, T, H, W) -> None:
-        """``_wind`` ``(Tw, Hw, Ww, 2)`` float32 (each of Tw, Hw, Ww 1 or the movie's), and the
-        ``wind`` field in a form that compares and writes to JSON: a pair, T pairs, or an array."""
+    def _set_wind(self, recording, geo, shape) -> None:
+        """``_wind`` ``(Tw, Hw, Ww, 2)`` float32 (each of Tw, Hw, Ww 1 or the movie's; for volumes
+        ``(Tw, Dw, Hw, Ww, 3)``), and the ``wind`` field in a form that compares and writes to
+        JSON: a pair (a triple), T of them, or an array."""
+        T, *space = shape
+        n = len(space)  # components: (u, v) in 2-D, (u, v, w) in 3-D
         given = self.wind
         if given is None and recording is not None and recording.wind is not None:
-            arr = recording.wind  # u, v of shapes (T, H, W), (T,) or ()
-            arr = {(T, H, W, 2): arr, (T, 2): arr, (2,): arr}.get(arr.shape)
+            arr = recording.wind  # u, v[, w] of shapes (T, *space), (T,) or ()
+            if arr.shape[-1] == 2 and n == 3:  # a volume's file without w: no vertical wind
+                arr = np.concatenate([arr, np.zeros(arr.shape[:-1] + (1,))], axis=-1)
+            arr = arr if arr.shape in ((T, *space, n), (T, n), (n,)) else None
             if arr is None:
-                refuse("Movie", "wind", f"u and v of shape {recording.wind.shape[:-1]} in {str(recording.path)!r}",
-                       f"u and v of shape ({T}, {H}, {W}) (per cell), ({T},) (per frame) or () (constant)")
-            if arr.ndim == 4:
-                arr = arr[:, ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1]
-            self._set("_wind", self._check_wind(arr, T, H, W, f"in {str(recording.path)!r}"))
+                refuse("Movie", "wind", f"{_components(recording.wind)} of shape {recording.wind.shape[:-1]} in "
+                       f"{str(recording.path)!r}", f"{_components(n)} of shape {tuple(shape)} (per cell), ({T},) "
+                       f"(per frame) or () (constant)")
+            if arr.ndim == n + 2:
+                arr = arr[..., ::-1 if geo.flip_rows else 1, ::-1 if geo.flip_cols else 1, :]
+            self._set("_wind", self._check_wind(arr, shape, f"in {str(recording.path)!r}"))
             return
-        wind = self._check_wind(given, T, H, W, "")
+        wind = self._check_wind(given, shape, "")
         self._set("_wind", wind)
         if given is None:
             return
         values = np.asarray(given, dtype=np.float64)
-        if values.shape == (2,):  # a pair, T pairs (JSON lists of numbers), or the array
-            self._set("wind", tuple(float(c) for c in values))
-        elif values.shape == (T, 2):
-            self._set("wind", tuple((float(u), float(v)) for u, v in values))
+        if values.shape in ((n,), (2,)):  # a pair (a triple), T of them (JSON lists of numbers), or the array
+            self._set("wind", tuple(float(c) for c in wind.reshape(n)))
+        elif values.shape == (T, n):
+            self._set("wind", tuple(tuple(float(c) for c in row) for row in values))
         else:
             self._set("wind", wind)
 
     @staticmethod
-    def _check_wind(wind, T, H, W, where) -> np.ndarray:
-        """Wind as ``(Tw, Hw, Ww, 2)`` float32 with each of Tw, Hw, Ww either 1 or the movie's."""
+    def _check_wind(wind, shape, where) -> np.ndarray:
+        """Wind as ``(Tw, Hw, Ww, 2)`` float32 with each of Tw, Hw, Ww either 1 or the movie's
+        (volumes: ``(Tw, Dw, Hw, Ww, 3)``; a constant pair gets ``w = 0``)."""
+        T, *space = shape
+        n = len(space)
         if wind is None:
-            return np.zeros((1, 1, 1, 2), np.float32)
-        rule = f"None, (u, v), ({T}, 2) or ({T}, {H}, {W}, 2) finite numbers with |u|, |v| <= {MAX_WIND:g}"
-        if isinstance(wind, (str, bytes, set, dict)):
+            return np.zeros((1,) * (n + 1) + (n,), np.float32)
+        if n == 2:
+            rule = f"None, (u, v), ({T}, 2) or ({T}, {space[0]}, {space[1]}, 2)"
+        else:
+            rule = f"None, (u, v, w) (or (u, v): w = 0), ({T}, 3) or ({T}, {', '.join(map(str, space))}, 3)"
+        rule += f" finite numbers with |{'|, |'.join('uvw'[:n])}| <= {MAX_WIND:g}"
+        if isinstance(wind, (str, bytes, dict, set)):
             fail("Movie", "wind", wind, rule)
         try:
             arr = np.asarray(wind)
@@ -305,7 +389,9 @@ class Movie(Plume):
         if arr.dtype.kind not in "iuf":
             refuse("Movie", "wind", f"{wind!r}{' ' + where if where else ''}", rule)
         arr = arr.astype(np.float64)
-        shapes = {(2,): (1, 1, 1, 2), (T, 2): (T, 1, 1, 2), (T, H, W, 2): (T, H, W, 2)}
+        if n == 3 and arr.shape == (2,):
+            arr = np.append(arr, 0.0)
+        shapes = {(n,): (1,) * (n + 1) + (n,), (T, n): (T,) + (1,) * n + (n,), (T, *space, n): (T, *space, n)}
         if arr.shape not in shapes:
             refuse("Movie", "wind", f"shape {arr.shape}{' ' + where if where else ''}", rule)
         if not np.isfinite(arr).all() or np.abs(arr).max() > MAX_WIND:
@@ -351,8 +437,10 @@ class Movie(Plume):
 
     def units(self, grid_size=None) -> Units:
         geo = self._geometry
+        # volumes: cubic voxels, plane 0 at z = 0 (the data zoo's attributes describe x and y)
+        origin = geo.origin if self.dims == 2 else (*geo.origin, 0.0)
         return Units(cell_size=geo.cell_size, step_duration=None if self.fps is None else 1.0 / self.fps,
-                     origin=geo.origin, length_unit=geo.length_unit)
+                     origin=origin, length_unit=geo.length_unit)
 
     # ----------------------------------------------------------------- identity
     def _identity(self) -> tuple:
@@ -373,14 +461,13 @@ class Movie(Plume):
         return f"Movie({what}, source={self.source}, start={self.start!r}, end={self.end!r})"
 
     def metadata(self) -> dict:
-        T, H, W = self.frames.shape
         wind = self.wind
         if isinstance(wind, np.ndarray):
             wind = {"shape": list(wind.shape)}
         elif isinstance(wind, tuple):
             wind = [list(w) if isinstance(w, tuple) else w for w in wind]
         return {"family": "plume", "model": "Movie",
-                "frames": str(self.path) if self._file is not None else {"shape": [T, H, W],
+                "frames": str(self.path) if self._file is not None else {"shape": list(self.frames.shape),
                                                                               "dtype": str(self.frames.dtype)},
                 "checksum": self.file_checksum(), "source": list(self.source), "start": self.start,
                 "end": self.end, "wind": wind, "fps": self.fps, "scale": self.scale, "key": self.key,
@@ -388,8 +475,25 @@ class Movie(Plume):
                 self.normalize, "origin": self.origin, "cell_size": self.cell_size, "mmap": self.mmap}
 
     # ----------------------------------------------------------------- engine interface
+    @property
+    def dims(self) -> int:
+        """2 for frames ``(T, H, W)``, 3 for volumes ``(T, D, H, W)``."""
+        return self.frames.ndim - 1
+
     def natural_grid_size(self) -> tuple:
-        return int(self.frames.shape[2]), int(self.frames.shape[1])
+        """``(W, H)``, or ``(W, H, D)`` for volumes."""
+        return tuple(int(n) for n in self.frames.shape[:0:-1])
+
+    def kernels_for(self, dims: int):
+        """Frames run in 2-D scenarios, volumes in 3-D ones (``check_dims`` refuses the others)."""
+        return None if dims != self.dims else (self.kernels if dims == 2 else self.kernels_3d)
+
+    def check_dims(self, dims: int, grid_size) -> None:
+        if dims != self.dims:
+            given = ("frames (T, H, W)" if self.dims == 2 else "volumes (T, D, H, W)") + f" of shape {self.frames.shape}"
+            wanted = "volumes (T, D, H, W)" if dims == 3 else "frames (T, H, W)"
+            refuse("Movie", "frames", given, f"{wanted} to run in the {dims}-D scenario of grid_size="
+                   f"{tuple(grid_size)} (or grid_size=None: the movie's own size)")
 
     def bind(self, grid_size) -> "Movie":
         return self
@@ -404,8 +508,9 @@ class Movie(Plume):
         T = self.frames.shape[0]
         start = -1 if self.start == "random" else int(self.start)
         fill_raw = float(self._offset) + float(self._fill) / float(self._scale)
-        return MovieParams(self.frames, self._scale, T, self.end == "wrap", start, self._wind, self.source[0],
-                           self.source[1], self._offset, self._fill, fill_raw)
+        record = MovieParams if self.dims == 2 else Movie3Params
+        return record(self.frames, self._scale, T, self.end == "wrap", start, self._wind, *self.source, self._offset,
+                      self._fill, fill_raw)
 
     def state_spec(self, ctx) -> dict:
         return {"start": StateArray(np.int64, "world", (), 0, self.frames.shape[0] - 1)}

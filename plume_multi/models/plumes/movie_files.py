@@ -1,7 +1,8 @@
 """Recorded plumes from files, read safely: what ``plumes.Movie(path)`` opens and how.
 
 The formats and every attribute: docs/recorded-data.md. A movie file holds the frames
-``concentration`` ``(t, y, x)``, optionally the wind ``u`` and ``v`` beside it, and attributes
+``concentration`` ``(t, y, x)`` (or volumes ``(t, z, y, x)``: the same readers, one more axis),
+optionally the wind ``u`` and ``v`` (and, for volumes, ``w``) beside it, and attributes
 (``fps``, ``pixel_to_grid``, ``origin``, ``extent``, ``source_location`` or ``source_location_px``,
 ``length_unit``, ``schema_version``, ``source_dtype``) in the data zoo's schema 1.0.0 (plume_nav_sim),
 where pairs are ``(y, x)``.
@@ -52,15 +53,18 @@ READABLE = "float16, float32, float64, uint8 or uint16"
 ATTRIBUTES = ("fps", "pixel_to_grid", "origin", "extent", "source_location", "source_location_px", "length_unit",
               "spatial_unit", "schema_version", "source_dtype")
 DATA_EXTRA = "pip install 'plume-multi[data]'"
+WIND = ("u", "v", "w")  # the wind's components in a file (w: volumes only)
+ZARR_DIMS = (("t", "y", "x"), ("t", "z", "y", "x"))  # a Zarr store's frames, or volumes
 
 
 @dataclass
 class Recording:
     """What a movie file holds.
 
-    ``frames`` ``(T, H, W)`` C-ordered, native float32, uint16 or uint8 (float16 and float64 are
-    read as float32); ``attrs`` the file's attributes (the file's or group's, then the frames'
-    own); ``wind`` ``(..., 2)`` float64 ``(u, v)`` as stored, or None; ``mapped``: memory-mapped."""
+    ``frames`` ``(T, H, W)`` or ``(T, D, H, W)`` C-ordered, native float32, uint16 or uint8
+    (float16 and float64 are read as float32); ``attrs`` the file's attributes (the file's or
+    group's, then the frames' own); ``wind`` ``(..., 2)`` float64 ``(u, v)`` as stored (``(..., 3)``
+    with a ``w``), or None; ``mapped``: memory-mapped."""
 
     frames: np.ndarray
     attrs: dict
@@ -179,14 +183,14 @@ def read_recording(path, key=None, mmap=None) -> Recording:
     return Recording(frames, {k: _plain(v) for k, v in attrs.items()}, wind, p, mapped, signature)
 
 
-def _check_array(p: Path, name: str, shape, dtype, ndim=3) -> np.dtype:
+def _check_array(p: Path, name: str, shape, dtype) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype.kind not in "fu" or (dtype.kind == "f" and dtype.itemsize not in (2, 4, 8)) or \
             (dtype.kind == "u" and dtype.itemsize > 2):
         refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has dtype {dtype}", f"{READABLE} frames")
-    if len(shape) != ndim or min(shape) < 1:
+    if len(shape) not in (3, 4) or min(shape) < 1:
         refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has shape {tuple(shape)}",
-               "frames of shape (T, H, W), each at least 1")
+               "frames of shape (T, H, W), or volumes (T, D, H, W), each side at least 1")
     return dtype
 
 
@@ -265,8 +269,8 @@ def _read_npz(p: Path, key, mmap):
                  f"'concentration')")
         frames = _as_kernel_array(_npz_member(p, data, name, frames=True))
         attrs = {a: _npz_member(p, data, a, limit=64) for a in ATTRIBUTES if a in data.files}
-        u, v = (_npz_member(p, data, c) if c in data.files else None for c in ("u", "v"))
-    return frames, attrs, _wind(p, u, v), False
+        u, v, w = (_npz_member(p, data, c) if c in data.files else None for c in WIND)
+    return frames, attrs, _wind(p, frames.ndim, u, v, w), False
 
 
 def _read_hdf5(p: Path, key, mmap):
@@ -285,8 +289,8 @@ def _read_hdf5(p: Path, key, mmap):
         frames = _as_kernel_array(ds[...])
         group = ds.parent
         attrs = {**f.attrs, **(group.attrs if group.name != "/" else {}), **ds.attrs}
-        u, v = (_h5_wind(p, group, c) for c in ("u", "v"))
-    return frames, attrs, _wind(p, u, v), False
+        u, v, w = (_h5_wind(p, group, c) for c in WIND)
+    return frames, attrs, _wind(p, frames.ndim, u, v, w), False
 
 
 def _h5_datasets(f) -> list:
@@ -321,8 +325,9 @@ def _read_zarr(p: Path, key, mmap):
             fail("Movie", "key", key, f"the name of a variable of {str(p)!r}: it has {sorted(map(str, ds.data_vars))} "
                  f"(default 'concentration')")
         var = ds[name]
-        if tuple(var.dims) != ("t", "y", "x"):
-            refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has dims {tuple(var.dims)}", "dims ('t', 'y', 'x')")
+        if tuple(var.dims) not in ZARR_DIMS:
+            refuse("Movie", "frames", f"{str(p)!r} whose {name!r} has dims {tuple(var.dims)}",
+                   "dims ('t', 'y', 'x'), or ('t', 'z', 'y', 'x') for volumes")
         packed = sorted(set(var.attrs) & {"scale_factor", "add_offset"})
         if packed:
             refuse("Movie", "frames", f"{str(p)!r} whose {name!r} is packed ({packed})",
@@ -331,33 +336,40 @@ def _read_zarr(p: Path, key, mmap):
         _check_memory(p, var.size * 4, "zarr")
         frames = _as_kernel_array(var.values)
         attrs = {**ds.attrs, **var.attrs}
-        u, v = (_zarr_wind(p, ds, c) for c in ("u", "v"))
-    return frames, attrs, _wind(p, u, v), False
+        u, v, w = (_zarr_wind(p, ds, c, tuple(var.dims)) for c in WIND)
+    return frames, attrs, _wind(p, frames.ndim, u, v, w), False
 
 
-def _zarr_wind(p: Path, ds, name):
+def _zarr_wind(p: Path, ds, name, cells: tuple):
+    """A wind component of a Zarr store: dims ``cells`` (the frames': per cell), ``('t',)`` or ``()``."""
     if name not in ds:
         return None
     var = ds[name]
-    if tuple(var.dims) not in (("t", "y", "x"), ("t",), ()):
+    if tuple(var.dims) not in (cells, ("t",), ()):
         refuse("Movie", "wind", f"{str(p)!r} whose {name!r} has dims {tuple(var.dims)}",
-               "dims ('t', 'y', 'x') (per cell), ('t',) (per frame) or () (constant)")
+               f"dims {cells} (per cell), ('t',) (per frame) or () (constant)")
     _check_memory(p, var.size * 8, "zarr")
     return var.values
 
 
-def _wind(p: Path, u, v):
-    """``(..., 2)`` float64 from the ``u`` and ``v`` arrays of a file (None when it has neither)."""
+def _wind(p: Path, ndim: int, u, v, w=None):
+    """``(..., 2)`` float64 from the ``u`` and ``v`` arrays of a file (None when it has neither);
+    ``(..., 3)`` with a ``w``, which only volumes (frames of ``ndim`` 4) may have."""
+    if w is not None and ndim != 4:
+        refuse("Movie", "wind", f"{str(p)!r} with a vertical wind w beside frames (t, y, x)",
+               "u and v only (w is for volumes (t, z, y, x))")
     if u is None and v is None:
+        if w is not None:
+            refuse("Movie", "wind", f"{str(p)!r} with w but no u and v", "u and v with w, or no wind")
         return None
     if u is None or v is None:
         refuse("Movie", "wind", f"{str(p)!r} with {'u' if v is None else 'v'} but no {'v' if v is None else 'u'}",
                "both u and v (the wind's x and y components), or neither")
-    u, v = np.asarray(u), np.asarray(v)
-    if u.shape != v.shape or u.dtype.kind not in "iuf" or v.dtype.kind not in "iuf":
-        refuse("Movie", "wind", f"{str(p)!r} with u {u.shape} {u.dtype} and v {v.shape} {v.dtype}",
-               "u and v numbers of the same shape")
-    return np.stack([u.astype(np.float64), v.astype(np.float64)], axis=-1)
+    parts = [np.asarray(c) for c in (u, v, w) if c is not None]
+    if any(c.shape != parts[0].shape or c.dtype.kind not in "iuf" for c in parts):
+        found = " and ".join(f"{n} {c.shape} {c.dtype}" for n, c in zip(WIND, parts))
+        refuse("Movie", "wind", f"{str(p)!r} with {found}", f"{' and '.join(WIND[:len(parts)])} numbers of the same shape")
+    return np.stack([c.astype(np.float64) for c in parts], axis=-1)
 
 
 def _plain(value):
@@ -404,7 +416,7 @@ def geometry(attrs: dict, shape: tuple, where: str, *, origin=None, cell_size=No
     """The layout attributes (``pixel_to_grid``, ``origin``, ``extent``, ``length_unit``) read as
     docs/recorded-data.md says; ``origin`` (``"lower"`` / ``"upper"``) and ``cell_size`` given to
     Movie take the place of the file's."""
-    _, H, W = shape
+    H, W = shape[-2:]  # volumes: the planes' layout (z needs none: plane 0 at the bottom)
     version = attrs.get("schema_version")
     if version is not None and str(version).split(".")[0] != "1":
         refuse("Movie", "frames", f"{where} of schema_version {version!r}", "schema version 1.x (the data zoo's)")
@@ -470,11 +482,13 @@ def _close(a, b, rel=1e-6) -> bool:
 
 def source_in_cells(attrs: dict, shape: tuple, geo: Geometry, where: str):
     """The file's source (``source_location`` in cells or ``source_location_px`` in pixels, both
-    ``(x, y)`` of the stored frames) in the simulation's cells, or None."""
+    ``(x, y)`` of the stored frames, ``(x, y, z)`` of stored volumes) in the simulation's cells, or None."""
+    n = len(shape) - 1
     for name in ("source_location", "source_location_px"):
         if attrs.get(name) is not None:
-            x, y = check_point("Movie", "source", attrs[name], expected=f"(x, y): two finite numbers (the {name} of "
-                               f"{where})")
-            _, H, W = shape
-            return (W - 1 - x if geo.flip_cols else x), (H - 1 - y if geo.flip_rows else y)
+            point = "(x, y): two" if n == 2 else "(x, y, z): three"
+            x, y, *z = check_point("Movie", "source", attrs[name], length=n,
+                                   expected=f"{point} finite numbers (the {name} of {where})")
+            H, W = shape[-2:]
+            return (W - 1 - x if geo.flip_cols else x), (H - 1 - y if geo.flip_rows else y), *z
     return None

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 
 from ...checks import check_real, fail, is_real, refuse
@@ -29,7 +31,7 @@ class Scan:
     """What one pass over every value found.
 
     ``nonfinite``: how many values are NaN or infinite, ``first_bad`` the ``(t, y, x)`` of the
-    first, ``bad_frames`` how many frames hold one; ``low`` / ``high``: the finite extremes (NaN
+    first (``(t, z, y, x)`` in volumes), ``bad_frames`` how many frames hold one; ``low`` / ``high``: the finite extremes (NaN
     when no value is finite)."""
 
     values: int
@@ -41,13 +43,13 @@ class Scan:
 
 
 def _chunks(frames):
-    step = max(1, CHUNK // max(1, frames.shape[1] * frames.shape[2]))
+    step = max(1, CHUNK // max(1, math.prod(frames.shape[1:])))
     for t0 in range(0, frames.shape[0], step):
         yield t0, np.asarray(frames[t0:t0 + step])
 
 
 def scan(frames: np.ndarray) -> Scan:
-    """Every value of ``(T, H, W)`` frames once, a chunk of frames at a time."""
+    """Every value of ``(T, H, W)`` frames (``(T, D, H, W)`` volumes) once, a chunk of frames at a time."""
     nonfinite, bad_frames, first = 0, 0, None
     low, high = np.inf, -np.inf
     for t0, chunk in _chunks(frames):
@@ -58,8 +60,8 @@ def scan(frames: np.ndarray) -> Scan:
                 nonfinite += n_bad
                 bad_frames += int(np.count_nonzero(~finite.reshape(chunk.shape[0], -1).all(axis=1)))
                 if first is None:
-                    t, y, x = np.unravel_index(int(np.argmin(finite)), chunk.shape)
-                    first = (t0 + int(t), int(y), int(x))
+                    t, *cell = np.unravel_index(int(np.argmin(finite)), chunk.shape)
+                    first = (t0 + int(t), *(int(c) for c in cell))
                 chunk = chunk[finite]
         if chunk.size:
             low, high = min(low, float(chunk.min())), max(high, float(chunk.max()))
@@ -94,13 +96,20 @@ def _from_histogram(cum: np.ndarray, q: float) -> float:
     return below + (pos - k) * (above - below)
 
 
+def place(index) -> str:
+    """``frame t, row y, column x`` of a value at ``(t, y, x)`` (``frame t, plane z, row y, column
+    x`` at ``(t, z, y, x)``)."""
+    names = ("frame", "row", "column") if len(index) == 3 else ("frame", "plane", "row", "column")
+    return ", ".join(f"{name} {int(i)}" for name, i in zip(names, index))
+
+
 def _where(frames, mask_fn) -> str:
-    """``frame t, row y, column x`` of the first value where ``mask_fn(chunk)`` holds."""
+    """Where (``place``) the first value is at which ``mask_fn(chunk)`` holds."""
     for t0, chunk in _chunks(frames):
         mask = mask_fn(chunk)
         if mask.any():
-            t, y, x = np.unravel_index(int(np.argmax(mask)), chunk.shape)
-            return f"frame {t0 + int(t)}, row {int(y)}, column {int(x)}"
+            t, *cell = np.unravel_index(int(np.argmax(mask)), chunk.shape)
+            return place((t0 + int(t), *cell))
     return "nowhere"
 
 
@@ -112,7 +121,7 @@ def resolve(frames: np.ndarray, found: Scan, what: str, *, nan=None, normalize=N
     """``(offset, scale, fill)`` (float32) that map the stored values to concentration.
 
     Args:
-        frames: the ``(T, H, W)`` stored values.
+        frames: the ``(T, H, W)`` (``(T, D, H, W)``) stored values.
         found: ``scan(frames)``.
         what: how messages name the frames (``"the file 'm.zarr'"``).
         nan: None (refuse non-finite values) or the concentration in [0, 1] they read.
@@ -127,9 +136,8 @@ def resolve(frames: np.ndarray, found: Scan, what: str, *, nan=None, normalize=N
     T = frames.shape[0]
     fill = 0.0 if nan is None else check_real("Movie", "nan", nan, 0.0, 1.0)
     if found.nonfinite and nan is None:
-        t, y, x = found.first_bad
         refuse("Movie", "frames", f"{found.nonfinite} of {found.values} values of {what} that are not finite (NaN or "
-               f"infinite) in {found.bad_frames} of {T} frames, the first at frame {t}, row {y}, column {x}",
+               f"infinite) in {found.bad_frames} of {T} frames, the first at {place(found.first_bad)}",
                "finite values, or the option nan=0.0 to read them as concentration 0 (nan=c for another "
                "concentration c in [0, 1])")
     if found.nonfinite == found.values:

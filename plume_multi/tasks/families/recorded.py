@@ -13,11 +13,14 @@ from ...models.sensors import Antennae, Concentration
 from ...scenario import Scenario
 from ..task import Protocol, Task
 
-__all__ = ["TASKS", "synthetic_frames", "write_synthetic_recording", "movie_search", "SYNTHETIC_SOURCE"]
+__all__ = ["TASKS", "synthetic_frames", "synthetic_volumes", "write_synthetic_recording", "movie_search",
+           "SYNTHETIC_SOURCE", "SYNTHETIC_VOLUME_SOURCE"]
 
 SYNTHETIC_SHAPE = (100, 32, 64)  # (t, y, x)
 SYNTHETIC_SOURCE = (16, 16)  # (x, y) cells; the same read as (y, x), whichever order a reader takes
 SYNTHETIC_FPS = 15.0
+SYNTHETIC_VOLUME_SHAPE = (20, 6, 12, 24)  # (t, z, y, x): small, for tests and the documentation
+SYNTHETIC_VOLUME_SOURCE = (4, 6, 2)  # (x, y, z) cells
 SENSORS = (Concentration(), Antennae(angles=(90.0, 0.0, 270.0, 180.0), distance=1.0))
 
 
@@ -27,35 +30,55 @@ def synthetic_frames() -> np.ndarray:
     frames and its strength beating with a period of 20 frames (a stand-in for a recorded plume:
     deterministic, smooth, intermittent downwind)."""
     t, h, w = SYNTHETIC_SHAPE
-    sx, sy = SYNTHETIC_SOURCE
     tt, y, x = np.meshgrid(np.arange(t, dtype=np.float64), np.arange(h, dtype=np.float64),
                            np.arange(w, dtype=np.float64), indexing="ij")
+    return _meander(tt, x, y, SYNTHETIC_SOURCE, 0.0)
+
+
+def synthetic_volumes() -> np.ndarray:
+    """``(20, 6, 12, 24)`` float32 volumes ``(t, z, y, x)`` in [0, 1]: ``synthetic_frames``' plume
+    from the cell ``(4, 6, 2)``, its cross-section round (the same spread along z as along y)."""
+    t, d, h, w = SYNTHETIC_VOLUME_SHAPE
+    tt, z, y, x = np.meshgrid(*(np.arange(n, dtype=np.float64) for n in (t, d, h, w)), indexing="ij")
+    sx, sy, sz = SYNTHETIC_VOLUME_SOURCE
+    return _meander(tt, x, y, (sx, sy), (z - sz) ** 2)
+
+
+def _meander(tt, x, y, source, dz2) -> np.ndarray:
+    """The synthetic plume at ``(t, x, y)`` from ``source`` ``(x, y)``, ``dz2`` the squared
+    distance from the source's plane along z (0 in 2-D)."""
+    sx, sy = source
     down = np.maximum(x - sx, 0.0)
     centre = sy + 3.0 * np.sin(2 * np.pi * tt / 50.0 - down / 8.0) * np.minimum(1.0, down / 16.0)
     spread = 1.5 + 0.12 * down
     beat = 0.6 + 0.4 * np.cos(2 * np.pi * (down / 12.0 - tt / 20.0))
-    plume = np.exp(-((y - centre) ** 2) / (2 * spread**2)) * (1.5 / spread) * np.where(down > 0, beat, 1.0)
-    upstream = np.exp(-((x - sx) ** 2 + (y - sy) ** 2) / (2 * 1.5**2))
+    plume = np.exp(-((y - centre) ** 2 + dz2) / (2 * spread**2)) * (1.5 / spread) * np.where(down > 0, beat, 1.0)
+    upstream = np.exp(-((x - sx) ** 2 + (y - sy) ** 2 + dz2) / (2 * 1.5**2))
     frames = np.where(x >= sx, plume, upstream)
     return np.clip(frames, 0.0, 1.0).astype(np.float32)
 
 
-def write_synthetic_recording(path) -> Path:
+def write_synthetic_recording(path, dims: int = 2) -> Path:
     """Write ``synthetic_frames()`` as the data zoo lays a movie out: an HDF5 file (needs h5py:
     ``pip install "plume-multi[data]"``) with the dataset ``concentration`` ``(t, y, x)`` and its
-    attributes ``fps``, ``source_location``, ``schema_version``, ``source_dtype``. Returns the path."""
+    attributes ``fps``, ``source_location``, ``schema_version``, ``source_dtype``. With ``dims=3``,
+    ``synthetic_volumes()`` instead: ``concentration`` ``(t, z, y, x)``, ``source_location``
+    ``(x, y, z)``. Returns the path."""
     try:
         import h5py
     except ImportError:
         raise ValidationError("write_synthetic_recording: HDF5 needs h5py: pip install 'plume-multi[data]'") from None
+    if dims not in (2, 3) or isinstance(dims, bool):
+        raise ValidationError(f"dims: got {dims!r}; expected 2 (frames) or 3 (volumes)")
     p = Path(path)
     if p.suffix.lower() not in (".h5", ".hdf5"):
         raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in .h5 or .hdf5")
     p.parent.mkdir(parents=True, exist_ok=True)
     with h5py.File(p, "w") as f:
-        data = f.create_dataset("concentration", data=synthetic_frames())
+        data = f.create_dataset("concentration", data=synthetic_frames() if dims == 2 else synthetic_volumes())
         data.attrs["fps"] = SYNTHETIC_FPS
-        data.attrs["source_location"] = np.array(SYNTHETIC_SOURCE, dtype=np.float64)
+        source = SYNTHETIC_SOURCE if dims == 2 else SYNTHETIC_VOLUME_SOURCE
+        data.attrs["source_location"] = np.array(source, dtype=np.float64)
         data.attrs["schema_version"] = "1.0.0"
         data.attrs["source_dtype"] = "float32"
     return p
