@@ -373,8 +373,10 @@ class Movie(Plume):
         (volumes: ``(Tw, Dw, Hw, Ww, 3)``; a constant pair gets ``w = 0``)."""
         T, *space = shape
         n = len(space)
-        if wind is None:
-            return np.zeros((1,) * (n + 1) + (n,), np.float32)
+        if wind is None:  # read-only like every wind (mutability is part of the compiled signature)
+            calm = np.zeros((1,) * (n + 1) + (n,), np.float32)
+            calm.flags.writeable = False
+            return calm
         if n == 2:
             rule = f"None, (u, v), ({T}, 2) or ({T}, {space[0]}, {space[1]}, 2)"
         else:
