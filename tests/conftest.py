@@ -76,7 +76,11 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               "test_teams_table.py", "test_greedy.py", "test_probes.py", "test_docs_script.py", "test_puffs_regimes.py",
               "test_scene_tools.py", "test_training_tables.py", "test_windy_poisson_hits.py", "test_scenarios.py",
               # the benchmark's tasks run the Poisson teams, the puffs and the plume following of the above
-              "test_fronts.py", "test_table.py")),
+              "test_fronts.py", "test_table.py",
+              # the 3-D Poisson search (30 s to compile), which the 3-D task of test_fronts.py runs too
+              "test_poisson_hits_3d.py",
+              # the puffs' several-agent combination of test_puffs_engine.py
+              "test_puffs_sources.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
@@ -95,7 +99,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
     ("puffs", ("test_puffs.py", "test_hostile_inputs.py")),  # the standalone puff kernels
-    ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_poisson_hits_3d.py")),
+    ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
 _RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}

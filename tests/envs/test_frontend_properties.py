@@ -283,7 +283,8 @@ def test_the_values_cover_the_kinds_the_issue_lists():
     """Wrong types, huge and tiny numbers, NaN, None, nested lists and NumPy scalars are all drawn."""
     seen = set()
 
-    @settings(max_examples=400, deadline=None, database=None)
+    # derandomized: a fixed sequence of draws (a random one missed a kind now and then)
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True)
     @given(v=values)
     def collect(v):
         if v is None:

@@ -95,11 +95,13 @@ def test_plume_image_and_sources():
 
 def test_an_agent_at_the_source_finds_it():
     plume = Puffs(source=(20, 25), spin_up_steps=10)
-    sc = Scenario(grid_size=GRID, plume=plume, n_agents=1, start_positions=((19, 25),), max_steps=50)
+    # two agents (the several-agent driver the other tests compile; one agent would compile its own)
+    sc = Scenario(grid_size=GRID, plume=plume, n_agents=2, start_positions=((19, 25), (40, 30)), max_steps=50)
     sim = Simulator(sc)
     sim.reset(seed=0)
-    _, reward, terminated, _ = sim.step(np.array([1]))  # RIGHT, onto the source
+    _, reward, terminated, _ = sim.step(np.array([1, 0]))  # RIGHT, onto the source; the other, far off, UP
     assert terminated[0] and reward[0] == 1.0
+    assert not terminated[1] and reward[1] == 0.0
 
 
 def test_engine_interface_functions_match_the_standalone_sampling():
