@@ -10,11 +10,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 RAY_VENV ?= .venv-ray
 RAY_BIN := $(RAY_VENV)/bin
+# --no-compile: pip would write bytecode for all of the 15,000 files each environment installs
+# (about 40 s of CPU per environment); Python writes it on first import for the few it imports.
+INSTALL := -m pip install --quiet --no-compile
 # Gymnasium 1.2's RecordEpisodeStatistics has no SAME_STEP branch (1.3 added it): that one test
 # holds for the newer Gymnasium only.
 GYM12_DESELECT := --deselect "tests/envs/test_vector.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
 
-.PHONY: demo test test-ray ray-venv bench docs clean browser
+.PHONY: demo test test-deps test-ray ray-venv bench docs clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,15 +25,15 @@ $(BIN)/python:
 
 # One marker file per installed extra; the test extra includes all the others.
 $(VENV)/.installed-all: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[all]"
+	$(BIN)/python $(INSTALL) -e ".[all]"
 	touch $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python $(INSTALL) -e ".[docs]"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python $(INSTALL) -e ".[test]"
 	touch $@ $(VENV)/.installed-all $(VENV)/.installed-docs
 
 $(RAY_BIN)/python:
@@ -38,7 +41,7 @@ $(RAY_BIN)/python:
 	$(RAY_BIN)/python -m pip install --quiet --upgrade pip
 
 $(RAY_VENV)/.installed: pyproject.toml | $(RAY_BIN)/python
-	$(RAY_BIN)/python -m pip install --quiet -e ".[rllib,benchmarl,test-ray]"
+	$(RAY_BIN)/python $(INSTALL) -e ".[rllib,benchmarl,test-ray]"
 	touch $@
 
 ray-venv: $(RAY_VENV)/.installed
@@ -59,7 +62,11 @@ browser:
 # The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
 # the same models on one worker and starts the longest first), then the Ray tests.
 # PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
-test: $(VENV)/.installed-test $(RAY_VENV)/.installed browser
+# The two environments and the browser install side by side (-j3: each waits mostly on downloads).
+test-deps:
+	@$(MAKE) --no-print-directory -j3 $(VENV)/.installed-test $(RAY_VENV)/.installed browser
+
+test: test-deps
 	PLUME_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n auto --dist loadfile
 	$(MAKE) --no-print-directory test-ray
 
