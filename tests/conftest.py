@@ -80,7 +80,9 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               # the 3-D Poisson search (30 s to compile), which the 3-D task of test_fronts.py runs too
               "test_poisson_hits_3d.py",
               # the puffs' several-agent combination of test_puffs_engine.py
-              "test_puffs_sources.py")),
+              "test_puffs_sources.py",
+              # the tasks' statistics: a tiny run on the Gaussian probes of test_docs_script.py
+              "test_task_statistics.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),

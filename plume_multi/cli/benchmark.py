@@ -1,6 +1,6 @@
 """``plume-multi benchmark``: run policies on the benchmark's tasks and make its table.
 
-    plume-multi benchmark list [--markdown]
+    plume-multi benchmark list [--markdown [--statistics DIR]]
     plume-multi benchmark run TASK --policy NAME [--episodes E] [--seed S] [--max-steps T]
                               [--out results.csv|.parquet|FOLDER] [--ray [ADDRESS]] [--option KEY=VALUE]
     plume-multi benchmark table [--results DIR] [--markdown FILE] [--figure FILE] [--csv FILE]
@@ -29,6 +29,9 @@ def add_parser(sub) -> None:
     steps = bench.add_subparsers(dest="benchmark_command", metavar="SUBCOMMAND", parser_class=ArgumentParser)
     listing = steps.add_parser("list", help="the tasks: id, protocol and baselines")
     listing.add_argument("--markdown", action="store_true", help="every task's card as Markdown (the docs page's list)")
+    listing.add_argument("--statistics", default=None, metavar="DIR",
+                         help="with --markdown: end each card with its task's block DIR/<family>__<name>-vN.txt, "
+                              "where there is one (its plume statistics: docs/task_statistics.py writes them)")
     run = steps.add_parser("run", help="evaluate a policy on tasks by their protocol; write per-episode rows")
     run.add_argument("task", metavar="TASK", help="a task id (plume-multi benchmark list), a family, or all")
     run.add_argument("--policy", required=True, metavar="NAME",
@@ -87,10 +90,13 @@ def _task_ids(spec: str) -> list:
 def _list(args) -> int:
     from .. import tasks
 
+    if args.statistics is not None and not args.markdown:
+        raise UsageError("--statistics: goes with --markdown")
     if args.markdown:
-        from ..tasks.cards import cards_markdown
+        from ..tasks.cards import cards_markdown, statistics_blocks
 
-        print(cards_markdown(), end="")
+        blocks = None if args.statistics is None else statistics_blocks(args.statistics)
+        print(cards_markdown(blocks), end="")
         return 0
     for task_id in tasks.list():
         task = tasks.get(task_id)

@@ -8,14 +8,15 @@ from pathlib import Path
 import numpy as np
 
 # matplotlib on the Agg backend (or RenderingError naming the extra); a path with its suffix checked
+from ..checks import check_int
 from ..evaluation import _out_path, _pyplot
 from .runs import log_binned_density
 
 __all__ = ["plot_statistics"]
 
 
-def plot_statistics(stats, path, title: str | None = None) -> Path:
-    """Write a PNG of ``stats`` (``OdorStatistics``) to ``path``.
+def plot_statistics(stats, path, title: str | None = None, dpi: int = 90) -> Path:
+    """Write a PNG of ``stats`` (``OdorStatistics``) to ``path`` (14 x 8 inches at ``dpi``).
 
     Six panels: the mean signal, the intermittency factor and the whiff frequency against
     distance downwind (one line per crosswind offset; the probe index when the signals came
@@ -24,6 +25,7 @@ def plot_statistics(stats, path, title: str | None = None) -> Path:
     Villermaux & Vergassola 2014); the density of the signal at those probes.
     """
     path = _out_path(path, ".png")
+    dpi = check_int("plot_statistics", "dpi", dpi, 10, 1000)
     plt = _pyplot()
     x = stats.downwind if np.isfinite(stats.downwind).all() else np.arange(stats.n_probes, dtype=np.float64)
     across = stats.crosswind if np.isfinite(stats.crosswind).all() else np.zeros(stats.n_probes)
@@ -73,6 +75,6 @@ def plot_statistics(stats, path, title: str | None = None) -> Path:
                  f"censored runs: {stats.censored}", fontsize="medium")
     # fixed margins: tight_layout would draw the figure twice (half the cost of a plot)
     fig.subplots_adjust(left=0.06, right=0.985, bottom=0.07, top=0.93, wspace=0.22, hspace=0.25)
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path

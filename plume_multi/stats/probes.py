@@ -14,7 +14,8 @@ Protocol (``sample_signals``):
    (the plume develops; a ``Puffs`` plume also runs its own ``spin_up_steps`` at reset), then
    sampled after each of ``steps`` further steps. The probes do not move: they are agents of a
    ``Moore`` body that stays put, and the signal is the first column of their first sensor:
-   ``Concentration``, or ``Hits`` for ``PoissonHits`` (the number of odour hits, drawn each step).
+   ``Concentration``, or ``Hits`` for a Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``: the
+   number of odour hits, drawn each step).
    A probe that stops being active (a moving source reaching it) is left out of that world.
 
 The probes keep the scenario's sensors, reward and ``team`` when its first sensor is that signal
@@ -36,7 +37,8 @@ from ..checks import check_bool, check_int, check_real, fail, is_real
 from ..errors import ValidationError
 from ..models import bodies
 from ..models import sensors as sensor_models
-from ..models.plumes import Movie, PoissonHits, Puffs
+from ..models.plumes import Movie, Puffs
+from ..models.plumes.poisson_hits.plume import PoissonHitPlume
 from ..scenario import Scenario
 from ..simulator import Simulator
 
@@ -200,7 +202,7 @@ class ProbeSignals:
 
 def _signal_sensor(plume):
     """The sensor class whose first column is the signal of ``plume``, and its name."""
-    if isinstance(plume, PoissonHits):
+    if isinstance(plume, PoissonHitPlume):  # PoissonHits, WindyPoissonHits: the hits, not their mean
         return sensor_models.Hits, "hits"
     return sensor_models.Concentration, "concentration"
 

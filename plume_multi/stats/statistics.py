@@ -154,12 +154,13 @@ class OdorStatistics:
             lines.append("| " + " | ".join(_cell(row[name]) for name in columns) + " |")
         return "\n".join(lines)
 
-    def plot(self, path, title: str | None = None):
+    def plot(self, path, title: str | None = None, dpi: int = 90):
         """A PNG of the statistics against distance downwind, the whiff and blank duration
-        distributions and the concentration densities (``plume_multi.stats.plot``; needs matplotlib)."""
+        distributions and the concentration densities (``plume_multi.stats.plot``; needs matplotlib;
+        14 x 8 inches at ``dpi``)."""
         from .plot import plot_statistics
 
-        return plot_statistics(self, path, title=title)
+        return plot_statistics(self, path, title=title, dpi=dpi)
 
 
 def _cell(value) -> str:

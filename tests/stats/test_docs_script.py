@@ -3,24 +3,17 @@ and the tables of a plume (the Gaussian's, whose compiled step the suite shares)
 beside the literature reads the statistics it is given."""
 
 import dataclasses
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from plume_multi.stats import odor_statistics
+from docs_scripts import load
 from stats_reference import telegraph
-
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "plume_statistics.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("plume_statistics_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load("plume_statistics")
 
 
 def test_a_tiny_run_writes_the_figure_and_the_tables(tmp_path, capsys):

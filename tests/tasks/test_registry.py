@@ -1,6 +1,7 @@
 """The registry and the records: ids, versions, protocols, options, refusals (nothing compiles here)."""
 
 import dataclasses
+import re
 
 import gymnasium
 import pytest
@@ -97,13 +98,22 @@ def test_register_adds_a_users_task_and_refuses_a_taken_id():
         Task(id="mine/x-v0", scenario_factory=Scenario, protocol=Protocol(), card="")
 
 
-def test_the_docs_page_lists_every_task_with_its_card_as_the_registry_writes_it():
+def test_the_docs_page_lists_every_task_with_its_card_and_its_statistics_as_the_registry_writes_them():
     from pathlib import Path
 
-    from plume_multi.tasks.cards import BEGIN, END, cards_markdown
+    from plume_multi.tasks.cards import BEGIN, END, cards_markdown, statistics_blocks, task_slug
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "benchmark.md").read_text()
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    page = (docs / "benchmark.md").read_text()
     section = page[page.index(BEGIN):page.index(END) + len(END)] + "\n"
-    assert section == cards_markdown(), "regenerate it: plume-multi benchmark list --markdown"
+    blocks = statistics_blocks(docs / "plume-statistics" / "tasks")
+    assert section == cards_markdown(blocks), "regenerate it: python docs/task_statistics.py"
     for task_id in tasks.list():
         assert f"### `{task_id}`" in section and tasks.get(task_id).card in section
+    # every task but the one on the user's file has its statistics, and the figures they show exist
+    assert sorted(blocks) == sorted(t for t in tasks.list() if not tasks.get(t).options)
+    for task_id, text in blocks.items():
+        assert text.startswith("**Plume statistics**")
+        for name in re.findall(r"\(plume-statistics/tasks/([^)]+\.png)\)", text):
+            assert (docs / "plume-statistics" / "tasks" / name).read_bytes()[:4] == b"\x89PNG", (task_id, name)
+    assert (docs / "plume-statistics" / "tasks" / f"{task_slug('puffs/sparse-v0')}.png").is_file()
