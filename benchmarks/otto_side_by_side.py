@@ -99,20 +99,33 @@ def run_ours(case: str, policy: str, episodes: int, timing_decisions: int, seed:
 
 def pool_runs(runs: list) -> dict:
     """``{(case, policy): {side: pooled}}``: the episodes of each side pooled over files, its
-    per-decision time the decision-weighted mean of the files' single-process measures."""
+    per-decision time the decision-weighted mean of the files' single-process measures. A run is
+    either a file of this script (its per-episode ``times``) or a summary (``episodes``, ``mean``,
+    ``std``: a run whose per-episode file was not kept; it adds no per-decision time)."""
     out = {}
     for r in runs:
         side = out.setdefault((r["case"], r["policy"]), {}).setdefault(
-            r["side"], {"times": [], "failed": 0, "timed": 0, "cpu": 0.0})
-        side["times"] += r["times"]
+            r["side"], {"n": 0, "sum": 0.0, "sumsq": 0.0, "failed": 0, "timed": 0, "cpu": 0.0})
+        if "times" in r:
+            t = np.asarray(r["times"], dtype=float)
+            n, total, squares = len(t), float(t.sum()), float((t * t).sum())
+        else:
+            n = r["episodes"]
+            total, squares = n * r["mean"], n * (r["std"] ** 2 + r["mean"] ** 2)
+        side["n"] += n
+        side["sum"] += total
+        side["sumsq"] += squares
         side["failed"] += r["failed"]
-        side["timed"] += r["timing"]["decisions"]
-        side["cpu"] += r["timing"]["s_per_decision"] * r["timing"]["decisions"]
+        timing = r.get("timing", {"decisions": 0, "s_per_decision": 0.0})
+        side["timed"] += timing["decisions"]
+        side["cpu"] += timing["s_per_decision"] * timing["decisions"]
     for sides in out.values():
         for s in sides.values():
-            t = np.asarray(s["times"], dtype=float)
-            s.update(episodes=len(t), mean=float(t.mean()), std=float(t.std()),
-                     ci95=float(1.96 * t.std() / math.sqrt(len(t))), s_per_decision=s["cpu"] / max(s["timed"], 1))
+            n = s["n"]
+            mean = s["sum"] / n
+            std = math.sqrt(max(s["sumsq"] / n - mean * mean, 0.0))
+            s.update(episodes=n, mean=mean, std=std, ci95=1.96 * std / math.sqrt(n),
+                     s_per_decision=s["cpu"] / s["timed"] if s["timed"] else None)
     return out
 
 
@@ -132,9 +145,10 @@ def table(runs: list) -> str:
         both = mine is not None and peer is not None
         cells.append(("yes" if abs(mine["mean"] - peer["mean"]) <= peer["ci95"] else "no") if both else "—")
         cells.append(f"{z_score(mine, peer):+.2f}" if both else "—")
-        cells.append(f"{mine['s_per_decision'] * 1e6:.1f} µs" if mine else "—")
-        cells.append(f"{peer['s_per_decision'] * 1e3:.2f} ms" if peer else "—")
-        cells.append(f"{peer['s_per_decision'] / mine['s_per_decision']:.0f}×" if both else "—")
+        mine_t, peer_t = mine and mine["s_per_decision"], peer and peer["s_per_decision"]
+        cells.append(f"{mine_t * 1e6:.1f} µs" if mine_t else "—")
+        cells.append(f"{peer_t * 1e3:.2f} ms" if peer_t else "—")
+        cells.append(f"{peer_t / mine_t:.0f}×" if mine_t and peer_t else "—")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -166,8 +180,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.mode == "merge":
-        runs = [json.loads(Path(f).read_text()) for f in args.files]
-        print(f"# Bayesian protocol (otto-benchmark's evaluate.py); {len(runs)} files")
+        runs = []
+        for f in args.files:  # a run per file, or a list of runs (summaries: benchmarks/results/)
+            data = json.loads(Path(f).read_text())
+            runs += data if isinstance(data, list) else [data]
+        print(f"# Bayesian protocol (otto-benchmark's evaluate.py); {len(runs)} runs from {len(args.files)} files")
         print(table(runs))
         return 0
     if args.mode == "ours":

@@ -89,13 +89,16 @@ def test_side_by_side_runs_our_side_tiny_and_merges_files_into_the_table(tmp_pat
                      "--out", str(tmp_path / "ours.json")]) == 0
     ours = json.loads((tmp_path / "ours.json").read_text())
     assert ours["side"] == "ours" and len(ours["times"]) == 20 and ours["timing"]["s_per_decision"] > 0
-    # their side in two files (two machines or two budgets): pooled; per decision weighted by decisions
+    # their side in two files (two machines or two budgets): pooled; per decision weighted by
+    # decisions. The second file holds a list with one summary (no per-episode times)
     rng = np.random.default_rng(0)
     a, b = rng.exponential(10.0, 30).tolist(), rng.exponential(10.0, 50).tolist()
-    for name, times, spd, n in (("t1", a, 2e-4, 100), ("t2", b, 4e-4, 300)):
-        (tmp_path / f"{name}.json").write_text(json.dumps(
-            {"case": "isotropic-19x19", "policy": "infotaxis", "side": "theirs", "failed": 1, "decisions": n,
-             "timing": {"decisions": n, "s_per_decision": spd}, "times": times}))
+    (tmp_path / "t1.json").write_text(json.dumps(
+        {"case": "isotropic-19x19", "policy": "infotaxis", "side": "theirs", "failed": 1, "decisions": 100,
+         "timing": {"decisions": 100, "s_per_decision": 2e-4}, "times": a}))
+    (tmp_path / "t2.json").write_text(json.dumps(
+        [{"case": "isotropic-19x19", "policy": "infotaxis", "side": "theirs", "failed": 1, "episodes": len(b),
+          "mean": float(np.mean(b)), "std": float(np.std(b)), "timing": {"decisions": 300, "s_per_decision": 4e-4}}]))
     assert sbs.main(["merge", str(tmp_path / "ours.json"), str(tmp_path / "t1.json"), str(tmp_path / "t2.json")]) == 0
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| isotropic-19x19")][0]
     t, o = np.array(a + b), np.array(ours["times"])
