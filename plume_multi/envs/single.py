@@ -772,7 +772,7 @@ def _scenario(args: dict) -> Scenario:
         if args[key] is not None:
             kwargs[key] = args[key]
     size = kwargs.get("grid_size")
-    if isinstance(size, (tuple, list, np.ndarray)) and len(size) == 3:
+    if isinstance(size, (tuple, list, np.ndarray)) and np.ndim(size) == 1 and len(size) == 3:
         raise ValidationError(f"PlumeSearchEnv grid_size: got {tuple(size)!r}; expected (width, height): the "
                               "single-agent environment is 2-D (its contract). For 3-D worlds use Simulator, "
                               "vector_env, multi_agent_vector_env or parallel_env")

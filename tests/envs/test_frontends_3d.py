@@ -123,3 +123,7 @@ def test_multi_agent_vector_env_and_parallel_env_run_3d_teams():
 def test_the_single_agent_env_stays_2d():
     with pytest.raises(ValidationError, match=r"PlumeSearchEnv grid_size: got \(4, 4, 4\); expected \(width, height\)"):
         plume_multi.PlumeSearchEnv(grid_size=(4, 4, 4))
+    # a 0-d or 2-d array is no size of either kind: refused by name, never a TypeError of len()
+    for bad in (np.array(2), np.array([[4, 4], [4, 4]])):
+        with pytest.raises(ValidationError, match="PlumeSearchEnv grid_size: got"):
+            plume_multi.PlumeSearchEnv(grid_size=bad)
