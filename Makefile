@@ -59,13 +59,13 @@ browser:
 	  { $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
-# The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
-# the same models on one worker and starts the longest first), then the Ray tests.
-# PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
 # The two environments and the browser install side by side (-j3: each waits mostly on downloads).
 test-deps:
 	@$(MAKE) --no-print-directory -j3 $(VENV)/.installed-test $(RAY_VENV)/.installed browser
 
+# The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
+# the same models on one worker and starts the longest first), then the Ray tests.
+# PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
 test: test-deps
 	PLUME_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n auto --dist loadfile
 	$(MAKE) --no-print-directory test-ray
