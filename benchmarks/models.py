@@ -99,9 +99,10 @@ class NumpyModels:
             self.frames, self.scale = plume.frames, np.float32(plume._scale)
             self.start = sim.model_state("plume.start").copy()
             self.T = plume.frames.shape[0]
-            self.wind = tuple(float(v) for v in plume._wind[0, 0, 0])
-            if plume._wind.shape[:3] != (1, 1, 1):
+            wind = plume._wind  # (Tw, Hw, Ww, 2), or (Tw, Dw, Hw, Ww, 3) for volumes
+            if wind.shape[:-1] != (1,) * (wind.ndim - 1):
                 raise ValueError("NumpyModels covers a constant movie wind only")
+            self.wind = tuple(float(v) for v in wind.reshape(-1)[:2])
         elif plume.source_count() > 1 and isinstance(plume.source_motion, Drift):
             self.plume_kind = "drifting"
             self.src = sim.model_state("plume.source").copy()  # (B, K, 2)
@@ -164,6 +165,8 @@ class NumpyModels:
         if self.plume_kind == "analytic":
             d2 = ((pos - src) ** 2).sum(axis=1)
             return np.exp(-d2 / self.two_sigma2).astype(np.float32)
+        if self.plume_kind == "movie":  # volumes (T, D, H, W)
+            return self.frames[frame, pos[:, 2], pos[:, 1], pos[:, 0]].astype(np.float32) * self.scale
         return self.field[pos[:, 2], pos[:, 1], pos[:, 0]]
 
     def sample_cell(self, ix, iy, src, frame):
@@ -380,10 +383,24 @@ def _scenarios(movie_T: int, movie_size: int) -> dict:
         "gaussian, 3 drifting sources": (lambda N: Scenario(n_agents=N, plume=plumes.Gaussian(
             source=[(20, 30), (64, 100), (110, 50)], source_motion=Drift(velocity=(0.3, -0.2)))), False),
         THREE_D % ((movie_size // 2,) * 3): (lambda N: Scenario(n_agents=N, grid_size=(movie_size // 2,) * 3), False),
+        THREE_D_MOVIE % (min(movie_T, 200), *(movie_size // 2,) * 3): (lambda N: Scenario(
+            n_agents=N, plume=plumes.Movie(_volumes(min(movie_T, 200), movie_size // 2),
+                                           source=(4.0, movie_size // 4, movie_size // 4))), False),
     }
 
 
 THREE_D = "3-D default (%dx%dx%d)"
+THREE_D_MOVIE = "3-D movie uint8 (T=%d, %dx%dx%d)"
+
+
+def _volumes(T: int, side: int) -> np.ndarray:
+    """Volumes ``(T, side, side, side)`` uint8: the synthetic movie's frames, fading with height."""
+    key = ("volumes", T, side)
+    if key not in _movie_cache:
+        frames = _MOVIES(np.uint8, T, side)  # (T, side, side)
+        fade = np.linspace(1.0, 0.25, side)[None, :, None, None]
+        _movie_cache[key] = (frames[:, None, :, :] * fade).astype(np.uint8)
+    return _movie_cache[key]
 
 
 _movie_cache: dict = {}

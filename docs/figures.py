@@ -173,6 +173,25 @@ def draw_movie(fig):
     fig.suptitle("a world that started on frame 0 shows frame k after k steps", fontsize=9)
 
 
+@figure("plumes", "MovieVolumes", size=(7.0, 2.3))
+def draw_movie_volumes(fig):
+    from plume_multi.tasks.families.recorded import synthetic_volumes
+
+    movie = plumes.Movie(synthetic_volumes(), source=(4.0, 6.0, 2.0), start=0)
+    volume = movie.frames[0] / 255.0 if movie.frames.dtype == np.uint8 else movie.frames[0]  # (D, H, W)
+    x, y, z = (int(round(c)) for c in movie.source)
+    axes = fig.subplots(1, 3)
+    for ax, plane, title, point in ((axes[0], volume[z], f"z = {z} (x, y)", (x, y)),
+                                    (axes[1], volume[:, y, :], f"y = {y} (x, z)", (x, z)),
+                                    (axes[2], volume[:, :, x], f"x = {x} (y, z)", (y, z))):
+        _field_axes(ax, plane, title, vmax=max(float(volume.max()), 1e-9))
+        ax.plot(*point, **SOURCE)
+    axes[1].set_ylabel("z (cells)")
+    axes[2].set_xlabel("y (cells)")
+    axes[2].set_ylabel("z (cells)")
+    fig.suptitle("a volume (T, D, H, W): frame 0 through the source, three orthogonal slices", fontsize=9)
+
+
 @figure("plumes", "PoissonHits")
 def draw_poisson_hits(fig):
     left, right = fig.subplots(1, 2)

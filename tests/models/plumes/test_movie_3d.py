@@ -237,3 +237,24 @@ def test_files_of_the_wrong_layout_are_refused(tmp_path):
     np.save(tmp_path / "five.npy", np.zeros((1, 2, 2, 2, 2), np.float32))
     with pytest.raises(ValidationError, match=r"volumes \(T, D, H, W\), each side at least 1"):
         plumes.Movie(str(tmp_path / "five.npy"), source=(0, 0, 0))
+
+
+def test_world_i_of_seed_s_is_world_0_of_seed_s_plus_i():
+    """Batch splits: each world's clock and moves come from its own stream (the same compiled
+    combination as the tests above; the threaded driver is the 3-D template checked in
+    tests/models/plumes/test_poisson_hits_3d.py and tests/models/test_three_dimensions.py)."""
+    movie = plumes.Movie(volumes(6, shape=(7, D, H, W)), source=(1.5, 2.0, 0.0))
+    sc = scenario(movie, goal_radius=0.5, max_steps=9)
+    B, N, seed, steps = 3, sc.n_agents, 40, 8
+    acts = continuous_actions(sc, B * N, steps, 5)
+    batch = Simulator(sc, num_worlds=B)
+    obs = [batch.reset(seed=seed)]
+    starts = batch.model_state("plume.start").copy()
+    obs += [batch.step(a)[0] for a in acts]
+    for b in range(B):
+        single = Simulator(sc, num_worlds=1)
+        mine = [single.reset(seed=seed + b)]
+        assert single.model_state("plume.start")[0] == starts[b]
+        mine += [single.step(a[b * N:(b + 1) * N])[0] for a in acts]
+        for k, (got, want) in enumerate(zip(obs, mine)):
+            np.testing.assert_array_equal(got[b * N:(b + 1) * N], want, err_msg=f"world {b} step {k}")
