@@ -82,7 +82,9 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               # the puffs' several-agent combination of test_puffs_engine.py
               "test_puffs_sources.py",
               # the tasks' statistics: a tiny run on the Gaussian probes of test_docs_script.py
-              "test_task_statistics.py")),
+              "test_task_statistics.py",
+              # the standalone puff kernels, which the puffs' benchmark and engine tests above compile too
+              "test_puffs.py", "test_hostile_inputs.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
@@ -100,7 +102,6 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("benchmark", ("test_bench.py",)),
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
-    ("puffs", ("test_puffs.py", "test_hostile_inputs.py")),  # the standalone puff kernels
     ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
