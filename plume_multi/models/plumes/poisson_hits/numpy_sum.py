@@ -8,11 +8,13 @@ them with ``p / p.sum()``; ``column_sum`` adds the cells of our ``[y, x]`` belie
 x-major order and tree, so a belief after the same hits is the same to the last bit.
 
 Numba cannot cache a recursive function (a cached recursive function crashed the process when it
-was loaded back), so NumPy's recursion is unrolled: ``_level<k>`` splits and calls ``_level<k-1>``;
-16 levels sum up to 2**21 cells, beyond any grid the models allow (``MAX_CELLS``).
+was loaded back), so ``_pairwise`` walks NumPy's tree with explicit stacks, up to 2**21 cells
+(16 levels of halving), beyond any grid the models allow (``MAX_CELLS``).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ....engine.jit import njit
 
@@ -114,133 +116,49 @@ def _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n):
     return res
 
 
-# NumPy's recursion, one function per level (see the module docstring).
 @njit(cache=True)
-def _level1(a, base, sz, sy, d, h, scale, lo, n):
+def _pairwise(a, base, sz, sy, d, h, scale, n):
+    """NumPy's pairwise sum of the ``n`` cells from 0 (see ``_pairwise_leaf`` for the window):
+    runs of at most 128 are leaves, longer runs are halved at ``n2 = n // 2 - (n // 2) % 8`` and
+    the halves' sums added, left + right. NumPy recurses; this walks the same tree with explicit
+    stacks (Numba cannot cache a recursive function, and one compiled function per level cost
+    each caller about 10 s of compiling)."""
     if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n2) + _pairwise_leaf(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level2(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level1(a, base, sz, sy, d, h, scale, lo, n2) + _level1(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level3(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level2(a, base, sz, sy, d, h, scale, lo, n2) + _level2(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level4(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level3(a, base, sz, sy, d, h, scale, lo, n2) + _level3(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level5(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level4(a, base, sz, sy, d, h, scale, lo, n2) + _level4(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level6(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level5(a, base, sz, sy, d, h, scale, lo, n2) + _level5(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level7(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level6(a, base, sz, sy, d, h, scale, lo, n2) + _level6(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level8(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level7(a, base, sz, sy, d, h, scale, lo, n2) + _level7(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level9(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level8(a, base, sz, sy, d, h, scale, lo, n2) + _level8(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level10(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level9(a, base, sz, sy, d, h, scale, lo, n2) + _level9(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level11(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level10(a, base, sz, sy, d, h, scale, lo, n2) + _level10(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level12(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level11(a, base, sz, sy, d, h, scale, lo, n2) + _level11(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level13(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level12(a, base, sz, sy, d, h, scale, lo, n2) + _level12(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level14(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level13(a, base, sz, sy, d, h, scale, lo, n2) + _level13(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level15(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level14(a, base, sz, sy, d, h, scale, lo, n2) + _level14(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
-
-
-@njit(cache=True)
-def _level16(a, base, sz, sy, d, h, scale, lo, n):
-    if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n)
-    n2 = n // 2 - (n // 2) % 8
-    return _level15(a, base, sz, sy, d, h, scale, lo, n2) + _level15(a, base, sz, sy, d, h, scale, lo + n2, n - n2)
+        return _pairwise_leaf(a, base, sz, sy, d, h, scale, 0, n)
+    # frames: (lo, n, stage); stage 0: sum the left half next, 1: the right half, 2: add them.
+    # Halving from n <= MAX_CELLS reaches 128 within 16 levels: 64 entries are plenty.
+    frames = np.empty((64, 3), dtype=np.int64)
+    sums = np.empty(64)
+    top = 0
+    frames[0, 0] = 0
+    frames[0, 1] = n
+    frames[0, 2] = 0
+    k = 0  # sums held
+    while top >= 0:
+        lo = frames[top, 0]
+        m = frames[top, 1]
+        if m <= 128:
+            sums[k] = _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, m)
+            k += 1
+            top -= 1
+            continue
+        m2 = m // 2 - (m // 2) % 8
+        stage = frames[top, 2]
+        if stage == 2:
+            sums[k - 2] = sums[k - 2] + sums[k - 1]
+            k -= 1
+            top -= 1
+            continue
+        frames[top, 2] = stage + 1
+        top += 1
+        if stage == 0:
+            frames[top, 0] = lo
+            frames[top, 1] = m2
+        else:
+            frames[top, 0] = lo + m2
+            frames[top, 1] = m - m2
+        frames[top, 2] = 0
+    return sums[0]
 
 
 @njit(cache=True)
@@ -249,7 +167,7 @@ def column_sum(a, oy, ox, h, w, scale):
     ``(h, w)`` window of the C-contiguous 2-D ``a``, each value times ``scale``, summed in x-major
     order as NumPy sums an array indexed ``[x, y]``. ``h * w <= MAX_CELLS``."""
     flat = a.reshape(a.size)
-    return _level16(flat, oy * a.shape[1] + ox, 0, a.shape[1], 1, h, scale, 0, h * w)
+    return _pairwise(flat, oy * a.shape[1] + ox, 0, a.shape[1], 1, h, scale, h * w)
 
 
 @njit(cache=True)
@@ -260,4 +178,4 @@ def volume_sum(a, oz, oy, ox, d, h, w, scale):
     ``d * h * w <= MAX_CELLS``."""
     flat = a.reshape(a.size)
     sz = a.shape[1] * a.shape[2]
-    return _level16(flat, oz * sz + oy * a.shape[2] + ox, sz, a.shape[2], d, h, scale, 0, d * h * w)
+    return _pairwise(flat, oz * sz + oy * a.shape[2] + ox, sz, a.shape[2], d, h, scale, d * h * w)
