@@ -174,4 +174,8 @@ def checked_moves(who: str, moves, shape) -> np.ndarray:
             or not np.all(arr == np.round(arr)) or np.abs(arr).max() > max(shape):
         raise ValidationError(f"{who}: moves {arr.tolist()!r}; expected integer steps, finite, each within the "
                               f"grid's {max(shape)} cells")
-    return np.ascontiguousarray(arr, dtype=np.int32)
+    # read-only, as every plume's own ``moves``: mutability is part of a compiled signature, and
+    # the decision kernels are large (a writable copy compiled each of them again, 10-20 s)
+    out = np.array(arr, dtype=np.int32, order="C")
+    out.flags.writeable = False
+    return out

@@ -28,8 +28,9 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
         raise ValidationError(f"{who}: the plume {plume.name} is 3-D; Greedy and mixed teams decide on 2-D beliefs "
                               "(Infotaxis decides in 3-D)")
     m, k = d.positions.shape[0], d.moves.shape[0]
-    kinds = np.ascontiguousarray(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
-    given = np.zeros(m, dtype=np.int64) if given is None else np.ascontiguousarray(given, dtype=np.int64)
+    # writable copies whatever was given: mutability is part of the kernel's compiled signature
+    kinds = np.array(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
+    given = np.zeros(m, dtype=np.int64) if given is None else np.array(given, dtype=np.int64)
     asked = given[kinds == tk.KIND_GIVEN]
     if asked.size and (asked.min() < 0 or asked.max() >= k):
         raise ValidationError(f"{who}: a policy of observations gave actions in {asked.min()}..{asked.max()}; "

@@ -583,7 +583,7 @@ class PuffPlume:
             arr = np.broadcast_to(arr, (self.num_worlds,) + arr.shape)
         if arr.ndim != 3 or arr.shape[0] != self.num_worlds or arr.shape[2] != 2 or not np.isfinite(arr).all():
             raise ValidationError(f"cells: got shape {np.shape(cells)}; expected finite (B={self.num_worlds}, M, 2) or (M, 2) cells (x, y)")
-        return np.ascontiguousarray(arr)
+        return np.array(arr, order="C")  # a writable copy: mutability is part of the kernels' signature
 
     def sample(self, cells):
         """Concentration ``(B, M)`` and wind ``(B, M, 2)`` (cells per step) at cells ``(B, M, 2)``."""
