@@ -275,11 +275,14 @@ def run(mode, mask, seed, actions, {args}):
     n_worlds = world_t.shape[0]
     yes = seed == seed  # a run-time True (see ``advance``)
     no = not yes
+    # a run-time 0: a literal 0 types ``advance`` apart from ``step_parallel``'s call, which then
+    # compiled all of it a second time
+    first = n_worlds - n_worlds
     if mode == 0:
         bad = body_first_invalid(AP, actions)
         if bad >= 0:
             return bad
-        advance(0, n_worlds, actions, no, mask, {args})
+        advance(first, n_worlds, actions, no, mask, {args})
         return -1
     if mode == 1:
         for b in range(n_worlds):
@@ -287,7 +290,7 @@ def run(mode, mask, seed, actions, {args}):
                 if seed >= 0:
                     world_seed[b] = seed + b
                 reset_world(b, seed >= 0, yes, {args})
-    advance(0, n_worlds, actions, yes, mask, {args})
+    advance(first, n_worlds, actions, yes, mask, {args})
     return -1
 
 

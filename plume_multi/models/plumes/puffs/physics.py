@@ -836,14 +836,16 @@ def _sample_world(b, cells, p, st, conc, wind):
 @njit(cache=True, parallel=True)
 def reset_all(seeds, episode, spin_up, p, st):
     """Reset every world ``b`` with seed ``seeds[b]``."""
-    for b in prange(seeds.shape[0]):
+    for u in prange(seeds.shape[0]):
+        b = np.int64(u)  # prange's index is unsigned: the serial loop's int64 shares its compiled callees
         reset_world(b, seeds[b], episode, spin_up, p, st)
 
 
 @njit(cache=True, parallel=True)
 def advance_all(p, st):
     """Advance every world by one ``dt``."""
-    for b in prange(st.n_live.shape[0]):
+    for u in prange(st.n_live.shape[0]):
+        b = np.int64(u)
         advance_world(b, p, st)
 
 
@@ -856,14 +858,16 @@ def sample_all(cells, p, st, conc, wind):
         conc: ``(B, M)`` float64 out: concentration x conc_scale.
         wind: ``(B, M, 2)`` float64 out: wind in cells per step.
     """
-    for b in prange(cells.shape[0]):
+    for u in prange(cells.shape[0]):
+        b = np.int64(u)
         _sample_world(b, cells, p, st, conc, wind)
 
 
 @njit(cache=True, parallel=True)
 def step_all(cells, p, st, conc, wind):
     """Advance every world, then sample at the agents (one call, one prange over worlds)."""
-    for b in prange(cells.shape[0]):
+    for u in prange(cells.shape[0]):
+        b = np.int64(u)
         advance_world(b, p, st)
         _sample_world(b, cells, p, st, conc, wind)
 
