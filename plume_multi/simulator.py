@@ -267,7 +267,7 @@ class Simulator:
         if walls:
             label += " among walls"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        one_agent=sc.n_agents == 1, label=label, dims=dims, walls=walls,
+                        label=label, dims=dims, walls=walls,
                         several_sources=sc.plume.source_count() > 1)
 
     def _models(self) -> list:

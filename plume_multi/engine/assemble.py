@@ -81,8 +81,7 @@ class Layout:
     """What a driver is generated for: every model's compiled functions by role.
 
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
-    ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``one_agent``:
-    worlds hold one agent. ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
+    ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
     and the driver passes the third coordinate). ``walls``: ``""`` (none: the driver has no trace
     of them), ``"cells"`` (a grid body's move into a solid cell is refused) or ``"faces"`` (a
     continuous body stops at a solid cell's face: its ``place`` role); with walls the driver takes
@@ -96,7 +95,6 @@ class Layout:
     body: tuple
     reward: tuple
     sensors: tuple
-    one_agent: bool
     label: str = field(default="", compare=False)  # for messages only: models of one kind share a driver
     dims: int = 2
     walls: str = ""
@@ -128,7 +126,6 @@ from plume_multi.engine.jit import njit
 {engine_imports}
 {imports}
 
-ONE_AGENT = {one_agent}
 HAS_WORLD_CODE = {has_world_code}
 NEXT_STEP = {next_step}
 SAME_STEP = {same_step}
@@ -147,7 +144,7 @@ def observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args}):
 def reset_world(b, seeded, clear_outputs, {args}):
     """World ``b``'s new episode: start cells, the plume's and the bodies' draws. Its agents are
     observed afterwards by ``advance`` (the one place the sensors' code is compiled)."""
-    n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
+    n_agents = cfg[{C_N_AGENTS}]
     base = b * n_agents
     if seeded:
         world_episode[b] = 0
@@ -177,7 +174,7 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
     then observe them; with ``observe_only``, only observe the worlds where ``mask`` (after a
     reset, or for ``validate``). Observations are written only here, so the sensors' code is
     compiled once per driver (pasted, not called: the step's speed)."""
-    n_agents = 1 if ONE_AGENT else cfg[{C_N_AGENTS}]
+    n_agents = cfg[{C_N_AGENTS}]
 {load_sizes}
 {columns}
     max_steps = cfg[{C_MAX_STEPS}]
@@ -457,7 +454,7 @@ def source(layout: Layout) -> str:
                                                           for ref in layout.refs() if _fileless(ref)]
     return _TEMPLATE.format(
         source_lines="\n".join(source_lines), imports="\n".join(imports),
-        one_agent=layout.one_agent, next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
+        next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
         columns="\n".join(f"    col{k} = cols[{k}]" for k in range(len(layout.sensors))),
         observe_agent=textwrap.indent(agent_block, " " * 16),
         world_calls="\n".join(world_calls) or "    pass",
