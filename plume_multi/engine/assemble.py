@@ -9,8 +9,8 @@ them; Numba inlines them, so it runs as fast as a hand-written loop, and caches 
 text names functions only: no model hands it source code.
 
 Numbers (grid size, agents, parameters, column offsets) are arguments, so they never change the
-driver and never recompile it; the structural properties are one agent per world (then the agent
-loop is compiled away) and the dimension (``Layout.dims``: a 3-D driver carries the third
+driver and never recompile it (one agent per world included: a driver specialized to it was
+measured no faster); the structural properties are the dimension (``Layout.dims``: a 3-D driver carries the third
 coordinate everywhere, with the models' ``kernels_3d``; the 2-D driver has no trace of it). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
 state), ``AP, AS`` (body), ``RP`` (reward), then ``SP0, SS0, IP0, SP1, SS1, IP1, ...`` (sensors:
 parameters, state, and the wrapped sensor's parameters for a wrapper, else ``()``), then the core

@@ -20,7 +20,7 @@ Protocol (``sample_signals``):
 
 The probes keep the scenario's sensors, reward and ``team`` when its first sensor is that signal
 sensor (the default scenario's ``(Concentration(), Position())``, ``poisson_search``'s ``(Hits(),
-Belief())``): the step compiled for the scenario's agents (from 2 up) then samples the probes too,
+Belief())``): the step compiled for the scenario then samples the probes too,
 with no new compilation (Moore and Cardinal run one compiled body). Otherwise they sense
 ``(Concentration(), Position())`` or ``(Hits(),)``; ``sensors=`` chooses.
 """
