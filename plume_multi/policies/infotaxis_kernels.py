@@ -1,14 +1,25 @@
 """Infotaxis decision kernels (the policy; the plume's draws and belief updates are in
 ``plume_multi.models.plumes.poisson_hits.kernels``, whose tables these read).
 
-Infotaxis (Vergassola et al. 2007) without logarithms in the inner loop: for a move to ``x'``,
+Infotaxis (Vergassola et al. 2007) without logarithms in the inner loops: for a move to ``x'``,
 with ``p`` the belief and ``L_h(x) = Pr(h | x - x')`` (0 at ``x'``),
 ``A_h = sum_x p(x) L_h(x)`` is ``(1 - p_end) P(h)`` and
 ``B_h = sum_x p(x) L_h(x) (log p(x) + log L_h(x)) = sum_x u(x) L_h(x) + sum_x p(x) M_h(x)``
-with ``u = p log p`` (computed once per decision, by a vectorized logarithm) and
-``M_h = L_h log L_h`` (a table); the entropy (nats) of the posterior after hit ``h`` is
-``S_h = log A_h - B_h / A_h``, and the expected entropy is ``E[S] = sum_h A_h S_h``: three
-multiply-adds per cell and hit, no logarithm in the inner loop.
+with ``u = p log p`` (once per decision, by a vectorized logarithm) and ``M_h = L_h log L_h`` (a
+table); the entropy (nats) of the posterior after hit ``h`` is ``S_h = log A_h - B_h / A_h``.
+
+* Infotaxis, the expected entropy ``E[S] = sum_h A_h S_h = sum_h A_h log A_h - sum_h B_h``, and
+  ``sum_h B_h = sum_{x != x'} u(x) + sum_x p(x) N(x)`` with ``N = sum_h M_h`` (one table, the
+  plume's ``centred_likelihood_log[n_hits]``): one multiply-add per cell for each of
+  ``A_1 .. A_{n-1}`` and ``sum p N``, ``A_0`` from the total.
+* Space-aware infotaxis needs each ``S_h`` and ``C_h = sum_x p(x) L_h(x) D(x)`` (``D`` the
+  Manhattan distance to ``x'``): per hit ``h >= 1``, ``A_h``, ``B_h`` and ``C_h`` (four
+  multiply-adds per cell), hit 0 from the totals and ``sum p N``, ``sum p D``.
+
+Each pass reads the belief once for the four moves (windows of the tables ``L_h(. - x')``). On
+long rows only the cells from the first to the last above ``NEGLIGIBLE_P`` of each row are read
+(``_support``): episodes' beliefs are concentrated (on otto-benchmark's 53 x 53 case about 40 % of
+the cells are below 1e-30), and the windy cases have exact zeros upwind.
 """
 
 from __future__ import annotations
@@ -28,6 +39,12 @@ __all__ = ["RULE_INDEPENDENT", "RULE_BELIEVER", "all_probabilities", "decide", "
 ROWS_FROM = 32  # beliefs at least this wide are read row by row, narrower ones padded (_geometry)
 TIE_TOL = 1e-10  # scores within this of the best are ties; the lowest action index wins
 FOUND_TOL = 1e-10  # a move whose cell holds the source with probability > 1 - this is taken at once
+# Long rows (_support): the cells at either end of a row whose probability is at most this are left
+# out of a decision's window sums (their mass counts for hit 0). Together they hold at most n * 1e-30
+# of the mass (3e-27 on 53 x 53); every term of a score is a hit's probability times a logarithm
+# bounded by ~70, or a p log p, so a score moves by less than ~n_hits * n * 1e-28 bits (~1e-24 on
+# 53 x 53): some nine orders of magnitude below its rounding error (~1e-15).
+NEGLIGIBLE_P = 1e-30
 INV_LN2 = 1.0 / np.log(2.0)
 
 # How agents that share one belief choose their moves.
@@ -38,23 +55,31 @@ RULE_BELIEVER = 1  # in agent order, each agent assumes the earlier ones receive
 _FAST = {"reassoc", "contract", "nsz", "arcp"}
 
 
-# Bits of float64 for the vectorizable logarithm below.
-_MANTISSA = np.int64(0x000FFFFFFFFFFFFF)
-_EXP_ONE = np.int64(0x3FF0000000000000)
-_SQRT2 = np.sqrt(2.0)
+# The vectorizable logarithm below: float64 bits (fdlibm's and musl's reduction to [sqrt(2)/2, sqrt(2)))
+# and fdlibm's e_log.c coefficients of log(1 + f) = 2s + s R(s^2), |error| < 2^-58.45.
+_OFF = np.int64(0x3FE6A09E00000000)  # the bits of ~sqrt(2)/2
+_EXPONENT = np.int64(-(1 << 52))  # 0xFFF0000000000000: sign and exponent bits
 _LN2 = np.log(2.0)
+_LG1 = 6.666666666666735130e-01
+_LG2 = 3.999999999940941908e-01
+_LG3 = 2.857142874366239149e-01
+_LG4 = 2.222219843214978396e-01
+_LG5 = 1.818357216161805012e-01
+_LG6 = 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
 def _p_log_p(x, out):
-    """``out[i] = x[i] log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays;
-    returns ``(sum x, sum out)``.
+    """``out[i] = x[i] log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays of
+    probabilities; returns ``(sum x, sum out)``.
 
     libm's ``log`` does not vectorize and costs as much as the rest of a decision; this one does
-    (one branch-free loop, bound by its division): ``x = m 2^k``, ``m`` in ``[sqrt(2)/2, sqrt(2))``,
-    ``log m = 2 atanh(s)``, ``s = (m - 1)/(m + 1)``, by its series to ``s^21`` (``|s| < 0.172``):
-    within 1 ulp of ``np.log`` for normal numbers. Subnormal ``x`` (< 2.2e-308) get a wrong but
-    finite logarithm; it only enters the product with ``x`` itself, so it changes nothing visible.
+    (one branch-free loop): ``x = m 2^k`` with ``m`` in ``[sqrt(2)/2, sqrt(2))`` by integer
+    operations on the bits, ``log m = 2s + s R(s^2)``, ``s = (m - 1)/(m + 1)``, ``R`` fdlibm's
+    polynomial: within 3 ulp of ``np.log`` for normal numbers (4 ulp for ``x log x``). ``x = 0``
+    gives ``log x = -1023 log 2``, subnormal ``x`` a wrong but finite logarithm: multiplied by ``x``,
+    they change nothing visible.
     """
     xi = x.view(np.int64)
     mi = out.view(np.int64)
@@ -63,18 +88,15 @@ def _p_log_p(x, out):
     su = 0.0
     for i in range(n):
         b = xi[i]
-        mi[i] = (b & _MANTISSA) | _EXP_ONE  # the mantissa as a float in [1, 2), through out's bits
-        m = out[i]
-        adj = 1.0 if m > _SQRT2 else 0.0
-        m = m * (1.0 - 0.5 * adj)
-        k = np.float64((b >> 52) - 1023) + adj
-        f = m - 1.0
+        t = b - _OFF
+        mi[i] = b - (t & _EXPONENT)  # m, through out's bits
+        k = np.float64(t >> 52)
+        f = out[i] - 1.0
         s = f / (2.0 + f)
         z = s * s
-        r = z * (1 / 3 + z * (1 / 5 + z * (1 / 7 + z * (1 / 9 + z * (1 / 11 + z * (
-            1 / 13 + z * (1 / 15 + z * (1 / 17 + z * (1 / 19 + z * (1 / 21))))))))))
+        r = z * (_LG1 + z * (_LG2 + z * (_LG3 + z * (_LG4 + z * (_LG5 + z * (_LG6 + z * _LG7))))))
         p = x[i]
-        u = p * (k * _LN2 + (2.0 * s + 2.0 * s * r)) if p > 0.0 else 0.0
+        u = p * (k * _LN2 + (2.0 * s + s * r))
         out[i] = u
         sp += p
         su += u
@@ -93,18 +115,60 @@ def _geometry(h, w):
     return ww, w, h, w
 
 
+@njit(cache=True, error_model="numpy")
+def _ends(row):
+    """``(lo, hi)``: the first cell of ``row`` with ``p > NEGLIGIBLE_P`` and one past the last
+    (``lo >= hi`` when none); one branch-free pass (min and max reductions vectorize, a scan
+    from each end would not)."""
+    n = row.shape[0]
+    lo = n
+    hi = 0
+    for c in range(n):
+        keep = row[c] > NEGLIGIBLE_P
+        lo = min(lo, c if keep else n)
+        hi = max(hi, c + 1 if keep else 0)
+    return lo, hi
+
+
+@njit(cache=True, error_model="numpy")
+def _support(p, logs, iv):
+    """``p log p`` of every cell into ``logs`` ``(H * W,)``, the runs a decision's window sums read
+    into ``iv``, and the totals ``(sum p, sum p log p)`` over every cell.
+
+    Short rows (``_geometry``): one run over the padded rows, ``iv = (0, run)``. Long rows: run
+    ``r`` spans row ``r`` from its first to its last cell with ``p > NEGLIGIBLE_P`` (``iv[r]`` its
+    first cell, ``iv[h + r]`` its length, 0 for a row with none). The cells at the ends left out
+    (exact zeros, as the windy cases' cells upwind of every hit, or below ``NEGLIGIBLE_P``) still
+    count in the totals: their mass goes to hit 0, as if no hit could come from them.
+    """
+    h, w = p.shape
+    ww, bs, n_runs, run = _geometry(h, w)
+    totals = _p_log_p(p.reshape(h * w), logs)
+    if bs == ww:
+        iv[0] = 0
+        iv[1] = run
+    else:
+        for r in range(h):
+            lo, hi = _ends(p[r])
+            iv[r] = lo
+            iv[h + r] = max(hi - lo, 0)
+    return totals
+
+
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _window_sums(pp, t0, t1, b0, b1, b2, b3, n_runs, run, ww, bs, both):
+def _window_sums(pp, t0, t1, b0, b1, b2, b3, n_runs, iv, ww, bs, both):
     """``sum_x p(x) T(x - x'_j)`` of the table ``t0`` (and, with ``both``, of ``t1``) over the four
     windows at bases ``b0..b3``: the belief is read once for every window and table (8 sums, 8
     independent accumulators). ``pp`` the belief, rows ``bs`` apart; the flat tables' rows are ``ww``
-    apart (``_geometry``). Returns ``(t0 sums of the 4 windows, t1 sums of the 4 windows)`` (0 when
+    apart (``_geometry``); run ``r`` covers ``iv[n_runs + r]`` cells from ``iv[r]`` (``_support``).
+    Returns ``(t0 sums of the 4 windows, t1 sums of the 4 windows)`` (0 when
     not ``both``)."""
     a0 = a1 = a2 = a3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
     for r in range(n_runs):
-        ob = r * bs
-        o = r * ww
+        run = iv[n_runs + r]
+        ob = r * bs + iv[r]
+        o = r * ww + iv[r]
         pr = pp[ob:ob + run]
         l0 = t0[b0 + o:b0 + o + run]
         l1 = t0[b1 + o:b1 + o + run]
@@ -136,17 +200,18 @@ def _window_sums(pp, t0, t1, b0, b1, b2, b3, n_runs, run, ww, bs, both):
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _hit_sums(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, bs):
+def _hit_sums(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, iv, ww, bs):
     """Space-aware infotaxis' sums of one hit value over the four windows at ``b0..b3``:
     ``A = sum p L``, ``B = sum (u L + p M)``, ``C = sum p L D`` (``u = p log p`` laid out as ``pp``;
     ``lf``, ``mf``, ``df`` the flat ``L``, ``L log L`` and distance tables). Returns ``(A, B, C)``
-    of each window, 12 values, window by window."""
+    of each window, 12 values, window by window; the runs as in ``_window_sums``."""
     a0 = a1 = a2 = a3 = 0.0
     e0 = e1 = e2 = e3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
     for r in range(n_runs):
-        ob = r * bs
-        o = r * ww
+        run = iv[n_runs + r]
+        ob = r * bs + iv[r]
+        o = r * ww + iv[r]
         pr = pp[ob:ob + run]
         ur = up[ob:ob + run]
         l0 = lf[b0 + o:b0 + o + run]
@@ -204,16 +269,16 @@ def _x_log_x(a):
 
 
 @njit(cache=True, error_model="numpy")
-def _score_group(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t, space_aware):
+def _score_group(pp, up, iv, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t, space_aware):
     """Scores ``(4,)`` of the moves to the four targets ``(txs[j], tys[j])`` (module docstring).
 
-    ``p_t``, ``u_t``: ``p`` and ``p log p`` at each target; ``up``: ``p log p`` laid out as ``pp``
-    (read for space-aware infotaxis only). Infotaxis: a pass per pair of the tables
+    ``p_t``, ``u_t``: ``p`` and ``p log p`` at each target; ``up``: ``p log p``
+    laid out as ``pp`` (read for space-aware infotaxis only); ``iv``: the runs (``_support``). Infotaxis: a pass per pair of the tables
     ``L_1 .. L_{n-1}, N``; space-aware: a pass per hit value ``h >= 1`` (``_hit_sums``) and one for
     ``N`` and ``D``. Hit 0 from the totals: ``A_0 = sum p - p_t - sum_{h>0} A_h`` (``sum_h L_h = 1``
     off the target), ``B_0 = sum u - u_t + sum p N - sum_{h>0} B_h``, ``C_0 = sum p D - sum_{h>0} C_h``.
     """
-    ww, bs, n_runs, run = _geometry(h, w)
+    ww, bs, n_runs, _ = _geometry(h, w)
     nh = likf.shape[0]
     b0 = (h - 1 - tys[0]) * ww + (w - 1 - txs[0])
     b1 = (h - 1 - tys[1]) * ww + (w - 1 - txs[1])
@@ -225,37 +290,36 @@ def _score_group(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, 
     rest2 = total_p - p_t[2]
     rest3 = total_p - p_t[3]
     if not space_aware:
-        # E[S] = sum_h A_h log A_h - (sum u - u_t) - sum p N: only the A_h and sum p N are sums.
+        # E[S] = sum_h A_h log A_h - (sum u - u_t) - sum p N: only the A_h and sum p N are sums,
+        # two tables a pass (calls with plain table arguments: a table chosen by a conditional
+        # expression made the passes 1.5x slower).
         v0 = v1 = v2 = v3 = 0.0
-        n0 = n1 = n2 = n3 = 0.0
-        for k in range(1, nh + 1, 2):  # tables k, k+1 of L_1 .. L_{nh-1}, N
-            t0 = likf[k] if k < nh else nf
-            both = k + 1 <= nh
-            t1 = (likf[k + 1] if k + 1 < nh else nf) if both else t0
-            r = _window_sums(pp, t0, t1, b0, b1, b2, b3, n_runs, run, ww, bs, both)
-            if k < nh:
-                rest0 -= r[0]
-                rest1 -= r[1]
-                rest2 -= r[2]
-                rest3 -= r[3]
-                v0 += _x_log_x(r[0])
-                v1 += _x_log_x(r[1])
-                v2 += _x_log_x(r[2])
-                v3 += _x_log_x(r[3])
-            else:
-                n0, n1, n2, n3 = r[0], r[1], r[2], r[3]
-            if both:
-                if k + 1 < nh:
-                    rest0 -= r[4]
-                    rest1 -= r[5]
-                    rest2 -= r[6]
-                    rest3 -= r[7]
-                    v0 += _x_log_x(r[4])
-                    v1 += _x_log_x(r[5])
-                    v2 += _x_log_x(r[6])
-                    v3 += _x_log_x(r[7])
-                else:
-                    n0, n1, n2, n3 = r[4], r[5], r[6], r[7]
+        k = 1
+        while k + 1 < nh:  # L_k and L_{k+1}
+            r = _window_sums(pp, likf[k], likf[k + 1], b0, b1, b2, b3, n_runs, iv, ww, bs, True)
+            rest0 -= r[0] + r[4]
+            rest1 -= r[1] + r[5]
+            rest2 -= r[2] + r[6]
+            rest3 -= r[3] + r[7]
+            v0 += _x_log_x(r[0]) + _x_log_x(r[4])
+            v1 += _x_log_x(r[1]) + _x_log_x(r[5])
+            v2 += _x_log_x(r[2]) + _x_log_x(r[6])
+            v3 += _x_log_x(r[3]) + _x_log_x(r[7])
+            k += 2
+        if k < nh:  # the last L_k with N
+            r = _window_sums(pp, likf[k], nf, b0, b1, b2, b3, n_runs, iv, ww, bs, True)
+            rest0 -= r[0]
+            rest1 -= r[1]
+            rest2 -= r[2]
+            rest3 -= r[3]
+            v0 += _x_log_x(r[0])
+            v1 += _x_log_x(r[1])
+            v2 += _x_log_x(r[2])
+            v3 += _x_log_x(r[3])
+            n0, n1, n2, n3 = r[4], r[5], r[6], r[7]
+        else:  # N alone
+            r = _window_sums(pp, nf, nf, b0, b1, b2, b3, n_runs, iv, ww, bs, False)
+            n0, n1, n2, n3 = r[0], r[1], r[2], r[3]
         return ((v0 + _x_log_x(rest0) - (total_u - u_t[0]) - n0) * INV_LN2,
                 (v1 + _x_log_x(rest1) - (total_u - u_t[1]) - n1) * INV_LN2,
                 (v2 + _x_log_x(rest2) - (total_u - u_t[2]) - n2) * INV_LN2,
@@ -268,7 +332,7 @@ def _score_group(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, 
     s0 = s1 = s2 = s3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
     for hit in range(1, nh):
-        r = _hit_sums(pp, up, likf[hit], lloglf[hit], manhf, b0, b1, b2, b3, n_runs, run, ww, bs)
+        r = _hit_sums(pp, up, likf[hit], lloglf[hit], manhf, b0, b1, b2, b3, n_runs, iv, ww, bs)
         rest0 -= r[0]
         e0 -= r[1]
         c0 -= r[2]
@@ -285,7 +349,7 @@ def _score_group(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, 
         e3 -= r[10]
         c3 -= r[11]
         s3 += _hit_value(r[9], r[10], r[11], True)
-    r = _window_sums(pp, nf, manhf, b0, b1, b2, b3, n_runs, run, ww, bs, True)
+    r = _window_sums(pp, nf, manhf, b0, b1, b2, b3, n_runs, iv, ww, bs, True)
     return (s0 + _hit_value(rest0, e0 + r[0], c0 + r[4], True),
             s1 + _hit_value(rest1, e1 + r[1], c1 + r[5], True),
             s2 + _hit_value(rest2, e2 + r[2], c2 + r[6], True),
@@ -331,7 +395,10 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
     n = h * w
     flat = p.reshape(n)
     logs = scratch[2, :n]
-    total_p, total_u = _p_log_p(flat, logs)  # logs: p log p
+    if n + 2 * n_runs > scratch.shape[1]:
+        raise ValueError("infotaxis decide: scratch too small")
+    iv = scratch[2, n:n + 2 * n_runs].view(np.int64)
+    total_p, total_u = _support(p, logs, iv)  # logs: p log p on the runs
     if bs == ww:  # short rows: both padded
         pp = scratch[0]
         up = scratch[1]
@@ -379,7 +446,8 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
             p_t = (p[tys[0], txs[0]], p[tys[1], txs[1]], p[tys[2], txs[2]], p[tys[3], txs[3]])
             u_t = (logs[tys[0] * w + txs[0]], logs[tys[1] * w + txs[1]], logs[tys[2] * w + txs[2]],
                    logs[tys[3] * w + txs[3]])
-            r = _score_group(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t, space_aware)
+            r = _score_group(pp, up, iv, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t,
+                             space_aware)
             scores[sel3] = r[3]  # a padded group repeats sel0: its own score written last
             scores[sel2] = r[2]
             scores[sel1] = r[1]

@@ -1,4 +1,4 @@
-"""Infotaxis decision kernels in 3-D (``infotaxis_kernels.py`` in 2-D; the same formulas).
+"""Infotaxis decision kernels in 3-D (``infotaxis_kernels.py`` in 2-D; the same quantities).
 
 For a move to ``x'`` with belief ``p`` ``(D, H, W)`` and ``L_h(x) = Pr(h | x - x')``, the sums
 ``A_h = sum p L_h``, ``B_h = sum u L_h + sum p M_h`` (``u = p log p``, ``M_h = L_h log L_h``) and,
