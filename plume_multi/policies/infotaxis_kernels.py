@@ -40,10 +40,11 @@ ROWS_FROM = 32  # beliefs at least this wide are read row by row, narrower ones 
 TIE_TOL = 1e-10  # scores within this of the best are ties; the lowest action index wins
 FOUND_TOL = 1e-10  # a move whose cell holds the source with probability > 1 - this is taken at once
 # Long rows (_support): the cells at either end of a row whose probability is at most this are left
-# out of a decision's window sums (their mass counts for hit 0). Together they hold at most n * 1e-30
-# of the mass (3e-27 on 53 x 53); every term of a score is a hit's probability times a logarithm
-# bounded by ~70, or a p log p, so a score moves by less than ~n_hits * n * 1e-28 bits (~1e-24 on
-# 53 x 53): some nine orders of magnitude below its rounding error (~1e-15).
+# out of a decision's window sums (their mass counts for hit 0). Together they hold at most
+# d = n * 1e-30 of the probability (3e-27 on 53 x 53). An infotaxis score, sum_h A_h log A_h minus
+# sums linear in p, moves by at most (n_hits + 1) d (1 + |log d|) nats (1e-24 bits on 53 x 53); a
+# space-aware one by at most ~n_hits d (12 + max |log p|) bits (< 1e-22): seven or more orders of
+# magnitude below a score's rounding error (~1e-15).
 NEGLIGIBLE_P = 1e-30
 INV_LN2 = 1.0 / np.log(2.0)
 
@@ -118,8 +119,7 @@ def _geometry(h, w):
 @njit(cache=True, error_model="numpy")
 def _ends(row):
     """``(lo, hi)``: the first cell of ``row`` with ``p > NEGLIGIBLE_P`` and one past the last
-    (``lo >= hi`` when none); one branch-free pass (min and max reductions vectorize, a scan
-    from each end would not)."""
+    (``lo >= hi`` when none), in one branch-free pass (its min and max reductions vectorize)."""
     n = row.shape[0]
     lo = n
     hi = 0
@@ -161,8 +161,7 @@ def _window_sums(pp, t0, t1, b0, b1, b2, b3, n_runs, iv, ww, bs, both):
     windows at bases ``b0..b3``: the belief is read once for every window and table (8 sums, 8
     independent accumulators). ``pp`` the belief, rows ``bs`` apart; the flat tables' rows are ``ww``
     apart (``_geometry``); run ``r`` covers ``iv[n_runs + r]`` cells from ``iv[r]`` (``_support``).
-    Returns ``(t0 sums of the 4 windows, t1 sums of the 4 windows)`` (0 when
-    not ``both``)."""
+    Returns ``(t0 sums of the 4 windows, t1 sums of the 4 windows)`` (0 when not ``both``)."""
     a0 = a1 = a2 = a3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
     for r in range(n_runs):
@@ -272,10 +271,10 @@ def _x_log_x(a):
 def _score_group(pp, up, iv, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t, space_aware):
     """Scores ``(4,)`` of the moves to the four targets ``(txs[j], tys[j])`` (module docstring).
 
-    ``p_t``, ``u_t``: ``p`` and ``p log p`` at each target; ``up``: ``p log p``
-    laid out as ``pp`` (read for space-aware infotaxis only); ``iv``: the runs (``_support``). Infotaxis: a pass per pair of the tables
-    ``L_1 .. L_{n-1}, N``; space-aware: a pass per hit value ``h >= 1`` (``_hit_sums``) and one for
-    ``N`` and ``D``. Hit 0 from the totals: ``A_0 = sum p - p_t - sum_{h>0} A_h`` (``sum_h L_h = 1``
+    ``p_t``, ``u_t``: ``p`` and ``p log p`` at each target; ``up``: ``p log p`` laid out as ``pp``
+    (read for space-aware infotaxis only); ``iv``: the runs (``_support``). Infotaxis: a pass per
+    pair of the tables ``L_1 .. L_{n-1}, N``; space-aware: a pass per hit value ``h >= 1``
+    (``_hit_sums``) and one for ``N`` and ``D``. Hit 0 from the totals: ``A_0 = sum p - p_t - sum_{h>0} A_h`` (``sum_h L_h = 1``
     off the target), ``B_0 = sum u - u_t + sum p N - sum_{h>0} B_h``, ``C_0 = sum p D - sum_{h>0} C_h``.
     """
     ww, bs, n_runs, _ = _geometry(h, w)
@@ -361,13 +360,15 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
     """Infotaxis action of an agent at ``(x, y)`` with belief ``p`` ``(H, W)``.
 
     ``lik`` ``(n_hits, 2H-1, 2W-1)``: the centred likelihood; ``llogl`` ``(n_hits + 1, 2H-1, 2W-1)``:
-    ``L log L`` of each hit value, then their sum over hit values (``PoissonHitPlume.centred_likelihood_log``);
-    ``manh`` ``(2H-1, 2W-1)``; ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded
-    belief, ``p log p``, the logarithms); ``p`` C-contiguous; ``scores`` ``(K,)`` float64 out: the expected entropy in bits
-    (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf`` for a move
-    onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once).
-    Returns the allowed action with the lowest score, ties within ``1e-10`` to the lowest index
-    (-1 if no move is allowed).
+    ``L log L`` of each hit value, then their sum over the hit values
+    (``PoissonHitPlume.centred_likelihood_log``); ``manh`` ``(2H-1, 2W-1)``; ``scratch``
+    ``(3, H * (2W-1))`` float64, overwritten (padded belief and ``p log p`` on short rows; ``p log p``
+    and the runs, ``_support``); ``p`` C-contiguous; ``scores`` ``(K,)`` float64 out: the expected
+    entropy in bits (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf``
+    for a move onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once,
+    the other moves unscored). Returns the allowed action with the lowest score, ties within
+    ``1e-10`` to the lowest index (-1 if no move is allowed). Moves are scored four at a time
+    (``_score_group``; a last group of fewer repeats its first move).
     """
     h, w = p.shape
     if llogl.shape[0] != lik.shape[0] + 1:

@@ -236,7 +236,8 @@ def _score6(pp, up, total_p, total_u, likf, lloglf, manhf, d, h, w, targets, spa
 def decide3(p, scratch, lik, llogl, manh, moves, x, y, z, space_aware, scores):
     """Infotaxis action of an agent at ``(x, y, z)`` with belief ``p`` ``(D, H, W)``.
 
-    ``lik`` ``(n_hits, 2D-1, 2H-1, 2W-1)``; ``llogl`` ``(n_hits + 1, ...)`` (its last plane unread); ``manh`` ``(2D-1, 2H-1, 2W-1)``; ``moves``
+    ``lik`` ``(n_hits, 2D-1, 2H-1, 2W-1)``; ``llogl`` ``(n_hits + 1, ...)`` (its last plane, the sum,
+    unread); ``manh`` ``(2D-1, 2H-1, 2W-1)``; ``moves``
     ``(K, 3)`` int32; ``scratch`` ``(3, D * H * (2W-1))`` float64, overwritten; ``scores`` ``(K,)``
     out: the expected entropy in bits (or the space-aware value) of each move, ``inf`` off the
     grid, ``-inf`` for a move onto a cell holding the source with probability ``> 1 - 1e-10``

@@ -376,6 +376,18 @@ def test_ties_go_to_the_lowest_allowed_action():
     assert scores[3] == np.inf and a == nv.decide(p, 0, y0, moves, like)[0] and a != 3
 
 
+def test_the_decision_kernel_refuses_tables_without_the_sum_plane():
+    """``llogl`` ends with ``sum_h L log L`` (``centred_likelihood_log``): a table of the hit values
+    alone is an error, not a read past its end."""
+    m = PoissonHits(1.0, 2.0, grid_size=9)
+    llogl = m.centred_likelihood_log
+    assert llogl.shape == (m.n_hits + 1,) + m.centred_likelihood.shape[1:]
+    np.testing.assert_allclose(llogl[-1], llogl[:-1].sum(axis=0), rtol=1e-15, atol=1e-300)
+    with pytest.raises(ValueError, match="n_hits \\+ 1 planes"):
+        ik.decide(m.initial_belief(1), np.empty((3, 9 * 17)), m.centred_likelihood, llogl[:-1],
+                  m.centred_manhattan, m.moves, 4, 4, False, np.empty(4))
+
+
 def test_a_move_onto_a_certain_source_is_taken():
     m = PoissonHits(1.0, 2.0, grid_size=9)
     p = np.zeros(m.shape)
