@@ -1,14 +1,25 @@
 """Infotaxis decision kernels (the policy; the plume's draws and belief updates are in
 ``plume_multi.models.plumes.poisson_hits.kernels``, whose tables these read).
 
-Infotaxis (Vergassola et al. 2007) without logarithms in the inner loop: for a move to ``x'``,
+Infotaxis (Vergassola et al. 2007) without logarithms in the inner loops: for a move to ``x'``,
 with ``p`` the belief and ``L_h(x) = Pr(h | x - x')`` (0 at ``x'``),
 ``A_h = sum_x p(x) L_h(x)`` is ``(1 - p_end) P(h)`` and
 ``B_h = sum_x p(x) L_h(x) (log p(x) + log L_h(x)) = sum_x u(x) L_h(x) + sum_x p(x) M_h(x)``
-with ``u = p log p`` (computed once per decision, by a vectorized logarithm) and
-``M_h = L_h log L_h`` (a table); the entropy (nats) of the posterior after hit ``h`` is
-``S_h = log A_h - B_h / A_h``, and the expected entropy is ``E[S] = sum_h A_h S_h``: three
-multiply-adds per cell and hit, no logarithm in the inner loop.
+with ``u = p log p`` (once per decision, by a vectorized logarithm) and ``M_h = L_h log L_h`` (a
+table); the entropy (nats) of the posterior after hit ``h`` is ``S_h = log A_h - B_h / A_h``.
+
+* Infotaxis, the expected entropy ``E[S] = sum_h A_h S_h = sum_h A_h log A_h - sum_h B_h``, and
+  ``sum_h B_h = sum_{x != x'} u(x) + sum_x p(x) N(x)`` with ``N = sum_h M_h`` (one table, the
+  plume's ``centred_likelihood_log[n_hits]``): one multiply-add per cell for each of
+  ``A_1 .. A_{n-1}`` and ``sum p N``, ``A_0`` from the total.
+* Space-aware infotaxis needs each ``S_h`` and ``C_h = sum_x p(x) L_h(x) D(x)`` (``D`` the
+  Manhattan distance to ``x'``): per hit ``h >= 1``, ``A_h``, ``B_h`` and ``C_h`` (four
+  multiply-adds per cell), hit 0 from the totals and ``sum p N``, ``sum p D``.
+
+Each pass reads the belief once for the four moves (windows of the tables ``L_h(. - x')``). On
+long rows only the cells from the first to the last above ``NEGLIGIBLE_P`` of each row are read
+(``_support``): episodes' beliefs are concentrated (on otto-benchmark's 53 x 53 case about 40 % of
+the cells are below 1e-30), and the windy cases have exact zeros upwind.
 """
 
 from __future__ import annotations
@@ -28,6 +39,13 @@ __all__ = ["RULE_INDEPENDENT", "RULE_BELIEVER", "all_probabilities", "decide", "
 ROWS_FROM = 32  # beliefs at least this wide are read row by row, narrower ones padded (_geometry)
 TIE_TOL = 1e-10  # scores within this of the best are ties; the lowest action index wins
 FOUND_TOL = 1e-10  # a move whose cell holds the source with probability > 1 - this is taken at once
+# Long rows (_support): the cells at either end of a row whose probability is at most this are left
+# out of a decision's window sums (their mass counts for hit 0). Together they hold at most
+# d = n * 1e-30 of the probability (3e-27 on 53 x 53). An infotaxis score, sum_h A_h log A_h minus
+# sums linear in p, moves by at most (n_hits + 1) d (1 + |log d|) nats (1e-24 bits on 53 x 53); a
+# space-aware one by at most ~n_hits d (12 + max |log p|) bits (< 1e-22): seven or more orders of
+# magnitude below a score's rounding error (~1e-15).
+NEGLIGIBLE_P = 1e-30
 INV_LN2 = 1.0 / np.log(2.0)
 
 # How agents that share one belief choose their moves.
@@ -38,40 +56,52 @@ RULE_BELIEVER = 1  # in agent order, each agent assumes the earlier ones receive
 _FAST = {"reassoc", "contract", "nsz", "arcp"}
 
 
-# Bits of float64 for the vectorizable logarithm below.
-_MANTISSA = np.int64(0x000FFFFFFFFFFFFF)
-_EXP_ONE = np.int64(0x3FF0000000000000)
-_SQRT2 = np.sqrt(2.0)
+# The vectorizable logarithm below: float64 bits (fdlibm's and musl's reduction to [sqrt(2)/2, sqrt(2)))
+# and fdlibm's e_log.c coefficients of log(1 + f) = 2s + s R(s^2), |error| < 2^-58.45.
+_OFF = np.int64(0x3FE6A09E00000000)  # the bits of ~sqrt(2)/2
+_EXPONENT = np.int64(-(1 << 52))  # 0xFFF0000000000000: sign and exponent bits
 _LN2 = np.log(2.0)
+_LG1 = 6.666666666666735130e-01
+_LG2 = 3.999999999940941908e-01
+_LG3 = 2.857142874366239149e-01
+_LG4 = 2.222219843214978396e-01
+_LG5 = 1.818357216161805012e-01
+_LG6 = 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _log_or_zero(x, out):
-    """``out[i] = log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays.
+def _p_log_p(x, out):
+    """``out[i] = x[i] log(x[i])`` (0 where ``x[i] == 0``) for 1-D contiguous float64 arrays of
+    probabilities; returns ``(sum x, sum out)``.
 
     libm's ``log`` does not vectorize and costs as much as the rest of a decision; this one does
-    (one branch-free loop): ``x = m 2^k``, ``m`` in ``[sqrt(2)/2, sqrt(2))``,
-    ``log m = 2 atanh(s)``, ``s = (m - 1)/(m + 1)``, by its series to ``s^21`` (``|s| < 0.172``):
-    within 1 ulp of ``np.log`` for normal numbers. Subnormal ``x`` (< 2.2e-308) get a wrong but
-    finite value; they only enter products with ``x`` itself, so they change nothing visible.
+    (one branch-free loop): ``x = m 2^k`` with ``m`` in ``[sqrt(2)/2, sqrt(2))`` by integer
+    operations on the bits, ``log m = 2s + s R(s^2)``, ``s = (m - 1)/(m + 1)``, ``R`` fdlibm's
+    polynomial: within 3 ulp of ``np.log`` for normal numbers (4 ulp for ``x log x``). ``x = 0``
+    gives ``log x = -1023 log 2``, subnormal ``x`` a wrong but finite logarithm: multiplied by ``x``,
+    they change nothing visible.
     """
     xi = x.view(np.int64)
     mi = out.view(np.int64)
     n = x.shape[0]
+    sp = 0.0
+    su = 0.0
     for i in range(n):
         b = xi[i]
-        mi[i] = (b & _MANTISSA) | _EXP_ONE  # the mantissa as a float in [1, 2), through out's bits
-        m = out[i]
-        adj = 1.0 if m > _SQRT2 else 0.0
-        m = m * (1.0 - 0.5 * adj)
-        k = np.float64((b >> 52) - 1023) + adj
-        f = m - 1.0
+        t = b - _OFF
+        mi[i] = b - (t & _EXPONENT)  # m, through out's bits
+        k = np.float64(t >> 52)
+        f = out[i] - 1.0
         s = f / (2.0 + f)
         z = s * s
-        r = z * (1 / 3 + z * (1 / 5 + z * (1 / 7 + z * (1 / 9 + z * (1 / 11 + z * (
-            1 / 13 + z * (1 / 15 + z * (1 / 17 + z * (1 / 19 + z * (1 / 21))))))))))
-        v = k * _LN2 + (2.0 * s + 2.0 * s * r)
-        out[i] = v if x[i] > 0.0 else 0.0
+        r = z * (_LG1 + z * (_LG2 + z * (_LG3 + z * (_LG4 + z * (_LG5 + z * (_LG6 + z * _LG7))))))
+        p = x[i]
+        u = p * (k * _LN2 + (2.0 * s + s * r))
+        out[i] = u
+        sp += p
+        su += u
+    return sp, su
 
 
 @njit(cache=True, inline="always")
@@ -86,47 +116,135 @@ def _geometry(h, w):
     return ww, w, h, w
 
 
+@njit(cache=True, error_model="numpy")
+def _ends(row):
+    """``(lo, hi)``: the first cell of ``row`` with ``p > NEGLIGIBLE_P`` and one past the last
+    (``lo >= hi`` when none), in one branch-free pass (its min and max reductions vectorize)."""
+    n = row.shape[0]
+    lo = n
+    hi = 0
+    for c in range(n):
+        keep = row[c] > NEGLIGIBLE_P
+        lo = min(lo, c if keep else n)
+        hi = max(hi, c + 1 if keep else 0)
+    return lo, hi
+
+
+@njit(cache=True, error_model="numpy")
+def _support(p, logs, iv):
+    """``p log p`` of every cell into ``logs`` ``(H * W,)``, the runs a decision's window sums read
+    into ``iv``, and the totals ``(sum p, sum p log p)`` over every cell.
+
+    Short rows (``_geometry``): one run over the padded rows, ``iv = (0, run)``. Long rows: run
+    ``r`` spans row ``r`` from its first to its last cell with ``p > NEGLIGIBLE_P`` (``iv[r]`` its
+    first cell, ``iv[h + r]`` its length, 0 for a row with none). The cells at the ends left out
+    (exact zeros, as the windy cases' cells upwind of every hit, or below ``NEGLIGIBLE_P``) still
+    count in the totals: their mass goes to hit 0, as if no hit could come from them.
+    """
+    h, w = p.shape
+    ww, bs, n_runs, run = _geometry(h, w)
+    totals = _p_log_p(p.reshape(h * w), logs)
+    if bs == ww:
+        iv[0] = 0
+        iv[1] = run
+    else:
+        for r in range(h):
+            lo, hi = _ends(p[r])
+            iv[r] = lo
+            iv[h + r] = max(hi - lo, 0)
+    return totals
+
+
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _sums(pp, up, lf, mf, df, base, n_runs, run, ww, bs, with_lik, with_dist):
-    """``(sum p L, sum u L, sum p M, sum p L D)`` over the window at ``base`` (terms not asked for
-    are 0): ``pp``, ``up`` the padded belief and ``p log p``, ``lf`` / ``mf`` / ``df`` the flat
-    ``L``, ``L log L`` and distance tables; ``bs`` the belief's row stride (``ww`` padded, ``w``
-    not). Short rows (``w < 64``) are one run over the padded rows, padding included (zeros); long
-    rows go row by row over the unpadded belief."""
-    a = 0.0
-    b1 = 0.0
-    b2 = 0.0
-    c = 0.0
+def _window_sums(pp, t0, t1, b0, b1, b2, b3, n_runs, iv, ww, bs, both):
+    """``sum_x p(x) T(x - x'_j)`` of the table ``t0`` (and, with ``both``, of ``t1``) over the four
+    windows at bases ``b0..b3``: the belief is read once for every window and table (8 sums, 8
+    independent accumulators). ``pp`` the belief, rows ``bs`` apart; the flat tables' rows are ``ww``
+    apart (``_geometry``); run ``r`` covers ``iv[n_runs + r]`` cells from ``iv[r]`` (``_support``).
+    Returns ``(t0 sums of the 4 windows, t1 sums of the 4 windows)`` (0 when not ``both``)."""
+    a0 = a1 = a2 = a3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
     for r in range(n_runs):
-        ob = r * bs
-        o = r * ww
+        run = iv[n_runs + r]
+        ob = r * bs + iv[r]
+        o = r * ww + iv[r]
         pr = pp[ob:ob + run]
-        mr = mf[base + o:base + o + run]
-        if with_lik:
-            ur = up[ob:ob + run]
-            lr = lf[base + o:base + o + run]
-            if with_dist:
-                dr = df[base + o:base + o + run]
-                for i in range(run):
-                    q = pr[i] * lr[i]
-                    a += q
-                    b1 += ur[i] * lr[i]
-                    b2 += pr[i] * mr[i]
-                    c += q * dr[i]
-            else:
-                for i in range(run):
-                    a += pr[i] * lr[i]
-                    b1 += ur[i] * lr[i]
-                    b2 += pr[i] * mr[i]
-        elif with_dist:
-            dr = df[base + o:base + o + run]
+        l0 = t0[b0 + o:b0 + o + run]
+        l1 = t0[b1 + o:b1 + o + run]
+        l2 = t0[b2 + o:b2 + o + run]
+        l3 = t0[b3 + o:b3 + o + run]
+        if both:
+            k0 = t1[b0 + o:b0 + o + run]
+            k1 = t1[b1 + o:b1 + o + run]
+            k2 = t1[b2 + o:b2 + o + run]
+            k3 = t1[b3 + o:b3 + o + run]
             for i in range(run):
-                b2 += pr[i] * mr[i]
-                c += pr[i] * dr[i]
+                p = pr[i]
+                a0 += p * l0[i]
+                a1 += p * l1[i]
+                a2 += p * l2[i]
+                a3 += p * l3[i]
+                c0 += p * k0[i]
+                c1 += p * k1[i]
+                c2 += p * k2[i]
+                c3 += p * k3[i]
         else:
             for i in range(run):
-                b2 += pr[i] * mr[i]
-    return a, b1, b2, c
+                p = pr[i]
+                a0 += p * l0[i]
+                a1 += p * l1[i]
+                a2 += p * l2[i]
+                a3 += p * l3[i]
+    return (a0, a1, a2, a3, c0, c1, c2, c3)
+
+
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
+def _hit_sums(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, iv, ww, bs):
+    """Space-aware infotaxis' sums of one hit value over the four windows at ``b0..b3``:
+    ``A = sum p L``, ``B = sum (u L + p M)``, ``C = sum p L D`` (``u = p log p`` laid out as ``pp``;
+    ``lf``, ``mf``, ``df`` the flat ``L``, ``L log L`` and distance tables). Returns ``(A, B, C)``
+    of each window, 12 values, window by window; the runs as in ``_window_sums``."""
+    a0 = a1 = a2 = a3 = 0.0
+    e0 = e1 = e2 = e3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
+    for r in range(n_runs):
+        run = iv[n_runs + r]
+        ob = r * bs + iv[r]
+        o = r * ww + iv[r]
+        pr = pp[ob:ob + run]
+        ur = up[ob:ob + run]
+        l0 = lf[b0 + o:b0 + o + run]
+        l1 = lf[b1 + o:b1 + o + run]
+        l2 = lf[b2 + o:b2 + o + run]
+        l3 = lf[b3 + o:b3 + o + run]
+        k0 = mf[b0 + o:b0 + o + run]
+        k1 = mf[b1 + o:b1 + o + run]
+        k2 = mf[b2 + o:b2 + o + run]
+        k3 = mf[b3 + o:b3 + o + run]
+        d0 = df[b0 + o:b0 + o + run]
+        d1 = df[b1 + o:b1 + o + run]
+        d2 = df[b2 + o:b2 + o + run]
+        d3 = df[b3 + o:b3 + o + run]
+        for i in range(run):
+            p = pr[i]
+            u = ur[i]
+            q0 = p * l0[i]
+            q1 = p * l1[i]
+            q2 = p * l2[i]
+            q3 = p * l3[i]
+            a0 += q0
+            a1 += q1
+            a2 += q2
+            a3 += q3
+            e0 += u * l0[i] + p * k0[i]
+            e1 += u * l1[i] + p * k1[i]
+            e2 += u * l2[i] + p * k2[i]
+            e3 += u * l3[i] + p * k3[i]
+            c0 += q0 * d0[i]
+            c1 += q1 * d1[i]
+            c2 += q2 * d2[i]
+            c3 += q3 * d3[i]
+    return (a0, e0, c0, a1, e1, c1, a2, e2, c2, a3, e3, c3)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -143,208 +261,118 @@ def _hit_value(a, b, c, space_aware):
     return a * s_bits
 
 
-@njit(cache=True, error_model="numpy")
-def _move_score(pp, up, total_p, total_u, likf, llogl, manhf, h, w, tx, ty, space_aware):
-    """Infotaxis (or space-aware) score of moving to ``(tx, ty)``; see the module docstring.
+@njit(cache=True, inline="always", error_model="numpy")
+def _x_log_x(a):
+    """``a log a`` (nats), 0 for ``a <= 0``."""
+    return a * np.log(a) if a > 0.0 else 0.0
 
-    ``pp``, ``up``: the belief and ``p log p``, flat, rows ``bs`` apart (``_geometry``: padded to
-    ``2w - 1`` with zeros on narrow grids, so that the table window of the move is one contiguous
-    run: cell ``y * (2w-1) + x`` meets table entry ``base + y * (2w-1) + x``). Hit 0 needs only ``sum p L0 log L0`` (and ``sum p D``): as
-    ``sum_h L_h = 1`` off the source, ``A_0`` and ``sum u L_0`` are the totals (without the
-    target cell) minus the other hits' sums. Their error stays at rounding level (~1e-16) and
-    enters the score only as ``A_0 log A_0 - B_0``, so scores keep ~1e-14 accuracy even when
-    ``A_0`` is tiny (a strong source).
+
+@njit(cache=True, error_model="numpy")
+def _score_group(pp, up, iv, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t, space_aware):
+    """Scores ``(4,)`` of the moves to the four targets ``(txs[j], tys[j])`` (module docstring).
+
+    ``p_t``, ``u_t``: ``p`` and ``p log p`` at each target; ``up``: ``p log p`` laid out as ``pp``
+    (read for space-aware infotaxis only); ``iv``: the runs (``_support``). Infotaxis: a pass per
+    pair of the tables ``L_1 .. L_{n-1}, N``; space-aware: a pass per hit value ``h >= 1``
+    (``_hit_sums``) and one for ``N`` and ``D``. Hit 0 from the totals: ``A_0 = sum p - p_t - sum_{h>0} A_h`` (``sum_h L_h = 1``
+    off the target), ``B_0 = sum u - u_t + sum p N - sum_{h>0} B_h``, ``C_0 = sum p D - sum_{h>0} C_h``.
     """
-    ww, bs, n_runs, run = _geometry(h, w)
-    base = (h - 1 - ty) * ww + (w - 1 - tx)
-    t = ty * bs + tx
-    rest_p = total_p - pp[t]
-    rest_u = total_u - up[t]
-    sum_c = 0.0
-    total = 0.0
-    for hit in range(1, likf.shape[0]):
-        a, b1, b2, c = _sums(pp, up, likf[hit], llogl[hit], manhf, base, n_runs, run, ww, bs, True, space_aware)
-        rest_p -= a
-        rest_u -= b1
-        sum_c += c
-        total += _hit_value(a, b1 + b2, c, space_aware)
-    _, _, b2, c_all = _sums(pp, up, likf[0], llogl[0], manhf, base, n_runs, run, ww, bs, False, space_aware)
-    c0 = c_all - sum_c  # D = 0 at the target, so sum p D needs no correction there
-    total += _hit_value(rest_p, rest_u + b2, c0, space_aware)
-    return total
-
-
-@njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _sums4(pp, up, lf, mf, df, b0, b1, b2, b3, n_runs, run, ww, bs, with_lik, with_dist):
-    """``_sums`` for four windows at once (bases ``b0..b3``): the belief is read once for the
-    four moves. Returns ``(a, b1, b2, c)`` of each window, 16 values, window by window."""
-    a0 = a1 = a2 = a3 = 0.0
-    u0 = u1 = u2 = u3 = 0.0
-    m0 = m1 = m2 = m3 = 0.0
-    c0 = c1 = c2 = c3 = 0.0
-    for r in range(n_runs):
-        ob = r * bs
-        o = r * ww
-        pr = pp[ob:ob + run]
-        ur = up[ob:ob + run]
-        k0 = mf[b0 + o:b0 + o + run]
-        k1 = mf[b1 + o:b1 + o + run]
-        k2 = mf[b2 + o:b2 + o + run]
-        k3 = mf[b3 + o:b3 + o + run]
-        if with_lik:
-            l0 = lf[b0 + o:b0 + o + run]
-            l1 = lf[b1 + o:b1 + o + run]
-            l2 = lf[b2 + o:b2 + o + run]
-            l3 = lf[b3 + o:b3 + o + run]
-            if with_dist:
-                d0 = df[b0 + o:b0 + o + run]
-                d1 = df[b1 + o:b1 + o + run]
-                d2 = df[b2 + o:b2 + o + run]
-                d3 = df[b3 + o:b3 + o + run]
-                for i in range(run):
-                    p = pr[i]
-                    u = ur[i]
-                    q0 = p * l0[i]
-                    q1 = p * l1[i]
-                    q2 = p * l2[i]
-                    q3 = p * l3[i]
-                    a0 += q0
-                    a1 += q1
-                    a2 += q2
-                    a3 += q3
-                    u0 += u * l0[i]
-                    u1 += u * l1[i]
-                    u2 += u * l2[i]
-                    u3 += u * l3[i]
-                    m0 += p * k0[i]
-                    m1 += p * k1[i]
-                    m2 += p * k2[i]
-                    m3 += p * k3[i]
-                    c0 += q0 * d0[i]
-                    c1 += q1 * d1[i]
-                    c2 += q2 * d2[i]
-                    c3 += q3 * d3[i]
-            else:
-                for i in range(run):
-                    p = pr[i]
-                    u = ur[i]
-                    a0 += p * l0[i]
-                    a1 += p * l1[i]
-                    a2 += p * l2[i]
-                    a3 += p * l3[i]
-                    u0 += u * l0[i]
-                    u1 += u * l1[i]
-                    u2 += u * l2[i]
-                    u3 += u * l3[i]
-                    m0 += p * k0[i]
-                    m1 += p * k1[i]
-                    m2 += p * k2[i]
-                    m3 += p * k3[i]
-        elif with_dist:
-            d0 = df[b0 + o:b0 + o + run]
-            d1 = df[b1 + o:b1 + o + run]
-            d2 = df[b2 + o:b2 + o + run]
-            d3 = df[b3 + o:b3 + o + run]
-            for i in range(run):
-                p = pr[i]
-                m0 += p * k0[i]
-                m1 += p * k1[i]
-                m2 += p * k2[i]
-                m3 += p * k3[i]
-                c0 += p * d0[i]
-                c1 += p * d1[i]
-                c2 += p * d2[i]
-                c3 += p * d3[i]
-        else:
-            for i in range(run):
-                p = pr[i]
-                m0 += p * k0[i]
-                m1 += p * k1[i]
-                m2 += p * k2[i]
-                m3 += p * k3[i]
-    return (a0, u0, m0, c0, a1, u1, m1, c1, a2, u2, m2, c2, a3, u3, m3, c3)
-
-
-@njit(cache=True, error_model="numpy")
-def _score4(pp, up, total_p, total_u, likf, llogl, manhf, h, w, txs, tys, space_aware, scores):
-    """``_move_score`` of four moves (targets ``txs[j], tys[j]``, scores written to
-    ``scores[j]``) in one pass per hit: the same sums, the belief read once for the four."""
-    ww, bs, n_runs, run = _geometry(h, w)
+    ww, bs, n_runs, _ = _geometry(h, w)
+    nh = likf.shape[0]
     b0 = (h - 1 - tys[0]) * ww + (w - 1 - txs[0])
     b1 = (h - 1 - tys[1]) * ww + (w - 1 - txs[1])
     b2 = (h - 1 - tys[2]) * ww + (w - 1 - txs[2])
     b3 = (h - 1 - tys[3]) * ww + (w - 1 - txs[3])
-    rest_p0 = total_p - pp[tys[0] * bs + txs[0]]
-    rest_p1 = total_p - pp[tys[1] * bs + txs[1]]
-    rest_p2 = total_p - pp[tys[2] * bs + txs[2]]
-    rest_p3 = total_p - pp[tys[3] * bs + txs[3]]
-    rest_u0 = total_u - up[tys[0] * bs + txs[0]]
-    rest_u1 = total_u - up[tys[1] * bs + txs[1]]
-    rest_u2 = total_u - up[tys[2] * bs + txs[2]]
-    rest_u3 = total_u - up[tys[3] * bs + txs[3]]
-    sc0 = sc1 = sc2 = sc3 = 0.0
-    sum_c0 = sum_c1 = sum_c2 = sum_c3 = 0.0
-    for hit in range(1, likf.shape[0]):
-        r = _sums4(pp, up, likf[hit], llogl[hit], manhf, b0, b1, b2, b3, n_runs, run, ww, bs, True, space_aware)
-        rest_p0 -= r[0]
-        rest_u0 -= r[1]
-        sum_c0 += r[3]
-        sc0 += _hit_value(r[0], r[1] + r[2], r[3], space_aware)
-        rest_p1 -= r[4]
-        rest_u1 -= r[5]
-        sum_c1 += r[7]
-        sc1 += _hit_value(r[4], r[5] + r[6], r[7], space_aware)
-        rest_p2 -= r[8]
-        rest_u2 -= r[9]
-        sum_c2 += r[11]
-        sc2 += _hit_value(r[8], r[9] + r[10], r[11], space_aware)
-        rest_p3 -= r[12]
-        rest_u3 -= r[13]
-        sum_c3 += r[15]
-        sc3 += _hit_value(r[12], r[13] + r[14], r[15], space_aware)
-    r = _sums4(pp, up, likf[0], llogl[0], manhf, b0, b1, b2, b3, n_runs, run, ww, bs, False, space_aware)
-    scores[0] = sc0 + _hit_value(rest_p0, rest_u0 + r[2], r[3] - sum_c0, space_aware)
-    scores[1] = sc1 + _hit_value(rest_p1, rest_u1 + r[6], r[7] - sum_c1, space_aware)
-    scores[2] = sc2 + _hit_value(rest_p2, rest_u2 + r[10], r[11] - sum_c2, space_aware)
-    scores[3] = sc3 + _hit_value(rest_p3, rest_u3 + r[14], r[15] - sum_c3, space_aware)
+    nf = lloglf[nh]  # sum_h L_h log L_h
+    rest0 = total_p - p_t[0]
+    rest1 = total_p - p_t[1]
+    rest2 = total_p - p_t[2]
+    rest3 = total_p - p_t[3]
+    if not space_aware:
+        # E[S] = sum_h A_h log A_h - (sum u - u_t) - sum p N: only the A_h and sum p N are sums,
+        # two tables a pass (calls with plain table arguments: a table chosen by a conditional
+        # expression made the passes 1.5x slower).
+        v0 = v1 = v2 = v3 = 0.0
+        k = 1
+        while k + 1 < nh:  # L_k and L_{k+1}
+            r = _window_sums(pp, likf[k], likf[k + 1], b0, b1, b2, b3, n_runs, iv, ww, bs, True)
+            rest0 -= r[0] + r[4]
+            rest1 -= r[1] + r[5]
+            rest2 -= r[2] + r[6]
+            rest3 -= r[3] + r[7]
+            v0 += _x_log_x(r[0]) + _x_log_x(r[4])
+            v1 += _x_log_x(r[1]) + _x_log_x(r[5])
+            v2 += _x_log_x(r[2]) + _x_log_x(r[6])
+            v3 += _x_log_x(r[3]) + _x_log_x(r[7])
+            k += 2
+        if k < nh:  # the last L_k with N
+            r = _window_sums(pp, likf[k], nf, b0, b1, b2, b3, n_runs, iv, ww, bs, True)
+            rest0 -= r[0]
+            rest1 -= r[1]
+            rest2 -= r[2]
+            rest3 -= r[3]
+            v0 += _x_log_x(r[0])
+            v1 += _x_log_x(r[1])
+            v2 += _x_log_x(r[2])
+            v3 += _x_log_x(r[3])
+            n0, n1, n2, n3 = r[4], r[5], r[6], r[7]
+        else:  # N alone
+            r = _window_sums(pp, nf, nf, b0, b1, b2, b3, n_runs, iv, ww, bs, False)
+            n0, n1, n2, n3 = r[0], r[1], r[2], r[3]
+        return ((v0 + _x_log_x(rest0) - (total_u - u_t[0]) - n0) * INV_LN2,
+                (v1 + _x_log_x(rest1) - (total_u - u_t[1]) - n1) * INV_LN2,
+                (v2 + _x_log_x(rest2) - (total_u - u_t[2]) - n2) * INV_LN2,
+                (v3 + _x_log_x(rest3) - (total_u - u_t[3]) - n3) * INV_LN2)
+    # space-aware: every hit value's A_h, B_h, C_h
+    e0 = total_u - u_t[0]
+    e1 = total_u - u_t[1]
+    e2 = total_u - u_t[2]
+    e3 = total_u - u_t[3]
+    s0 = s1 = s2 = s3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
+    for hit in range(1, nh):
+        r = _hit_sums(pp, up, likf[hit], lloglf[hit], manhf, b0, b1, b2, b3, n_runs, iv, ww, bs)
+        rest0 -= r[0]
+        e0 -= r[1]
+        c0 -= r[2]
+        s0 += _hit_value(r[0], r[1], r[2], True)
+        rest1 -= r[3]
+        e1 -= r[4]
+        c1 -= r[5]
+        s1 += _hit_value(r[3], r[4], r[5], True)
+        rest2 -= r[6]
+        e2 -= r[7]
+        c2 -= r[8]
+        s2 += _hit_value(r[6], r[7], r[8], True)
+        rest3 -= r[9]
+        e3 -= r[10]
+        c3 -= r[11]
+        s3 += _hit_value(r[9], r[10], r[11], True)
+    r = _window_sums(pp, nf, manhf, b0, b1, b2, b3, n_runs, iv, ww, bs, True)
+    return (s0 + _hit_value(rest0, e0 + r[0], c0 + r[4], True),
+            s1 + _hit_value(rest1, e1 + r[1], c1 + r[5], True),
+            s2 + _hit_value(rest2, e2 + r[2], c2 + r[6], True),
+            s3 + _hit_value(rest3, e3 + r[3], c3 + r[7], True))
 
 
 @njit(cache=True, error_model="numpy")
 def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
     """Infotaxis action of an agent at ``(x, y)`` with belief ``p`` ``(H, W)``.
 
-    ``lik``, ``llogl`` ``(n_hits, 2H-1, 2W-1)``: the centred likelihood and ``L log L`` tables;
-    ``manh`` ``(2H-1, 2W-1)``; ``scratch`` ``(3, H * (2W-1))`` float64, overwritten (padded
-    belief, ``p log p``, the logarithms); ``p`` C-contiguous; ``scores`` ``(K,)`` float64 out: the expected entropy in bits
-    (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf`` for a move
-    onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once).
-    Returns the allowed action with the lowest score, ties within ``1e-10`` to the lowest index
-    (-1 if no move is allowed).
+    ``lik`` ``(n_hits, 2H-1, 2W-1)``: the centred likelihood; ``llogl`` ``(n_hits + 1, 2H-1, 2W-1)``:
+    ``L log L`` of each hit value, then their sum over the hit values
+    (``PoissonHitPlume.centred_likelihood_log``); ``manh`` ``(2H-1, 2W-1)``; ``scratch``
+    ``(3, H * (2W-1))`` float64, overwritten (padded belief and ``p log p`` on short rows; ``p log p``
+    and the runs, ``_support``); ``p`` C-contiguous; ``scores`` ``(K,)`` float64 out: the expected
+    entropy in bits (or the space-aware value) of each move, ``inf`` for moves off the grid, ``-inf``
+    for a move onto a cell holding the source with probability ``> 1 - 1e-10`` (then taken at once,
+    the other moves unscored). Returns the allowed action with the lowest score, ties within
+    ``1e-10`` to the lowest index (-1 if no move is allowed). Moves are scored four at a time
+    (``_score_group``; a last group of fewer repeats its first move).
     """
     h, w = p.shape
-    ww, bs, n_runs, run = _geometry(h, w)
-    n = h * w
-    if bs == ww:  # short rows: both padded
-        pp = scratch[0]
-        up = scratch[1]
-        logs = scratch[2, :n]
-        _log_or_zero(p.reshape(n), logs)  # over the cells only
-        for yy in range(h):
-            o = yy * ww
-            pp[o:o + w] = p[yy]
-            up[o:o + w] = logs[yy * w:yy * w + w]
-            pp[o + w:o + ww] = 0.0
-            up[o + w:o + ww] = 0.0
-    else:  # long rows: the belief as it is
-        pp = p.reshape(n)
-        up = scratch[1, :n]
-        _log_or_zero(pp, up)
-    total_p, total_u = _times_and_totals(pp, up)
-    nh = lik.shape[0]
-    plane = lik.shape[1] * lik.shape[2]
-    likf = lik.reshape((nh, plane))
-    lloglf = llogl.reshape((nh, plane))
-    manhf = manh.reshape(plane)
+    if llogl.shape[0] != lik.shape[0] + 1:
+        raise ValueError("infotaxis decide: llogl must hold n_hits + 1 planes (centred_likelihood_log)")
     k_moves = moves.shape[0]
     forced = -1
     n_allowed = 0
@@ -362,16 +390,70 @@ def decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores):
             n_allowed += 1
     if forced >= 0:
         return forced
-    if k_moves == 4 and n_allowed == 4:
-        # away from the edges (most decisions): the four moves in one pass per hit
-        txs = (x + moves[0, 0], x + moves[1, 0], x + moves[2, 0], x + moves[3, 0])
-        tys = (y + moves[0, 1], y + moves[1, 1], y + moves[2, 1], y + moves[3, 1])
-        _score4(pp, up, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, space_aware, scores)
-    else:
-        for m in range(k_moves):
-            if scores[m] != np.inf:
-                scores[m] = _move_score(pp, up, total_p, total_u, likf, lloglf, manhf, h, w,
-                                        x + moves[m, 0], y + moves[m, 1], space_aware)
+    if n_allowed == 0:
+        return -1
+    ww, bs, n_runs, run = _geometry(h, w)
+    n = h * w
+    flat = p.reshape(n)
+    logs = scratch[2, :n]
+    if n + 2 * n_runs > scratch.shape[1]:
+        raise ValueError("infotaxis decide: scratch too small")
+    iv = scratch[2, n:n + 2 * n_runs].view(np.int64)
+    total_p, total_u = _support(p, logs, iv)  # logs: p log p on the runs
+    if bs == ww:  # short rows: both padded
+        pp = scratch[0]
+        up = scratch[1]
+        for yy in range(h):
+            o = yy * ww
+            pp[o:o + w] = p[yy]
+            pp[o + w:o + ww] = 0.0
+            if space_aware:
+                up[o:o + w] = logs[yy * w:yy * w + w]
+                up[o + w:o + ww] = 0.0
+    else:  # long rows: the belief as it is
+        pp = flat
+        up = logs
+    nh = lik.shape[0]
+    plane = lik.shape[1] * lik.shape[2]
+    likf = lik.reshape((nh, plane))
+    lloglf = llogl.reshape((nh + 1, plane))
+    manhf = manh.reshape(plane)
+    # the allowed moves four at a time (the last group padded with its first move)
+    sel0 = sel1 = sel2 = sel3 = -1
+    count = 0
+    seen = 0
+    for m in range(k_moves):
+        if scores[m] != 0.0:
+            continue
+        seen += 1
+        if count == 0:
+            sel0 = m
+        elif count == 1:
+            sel1 = m
+        elif count == 2:
+            sel2 = m
+        else:
+            sel3 = m
+        count += 1
+        if count == 4 or seen == n_allowed:
+            if count < 2:
+                sel1 = sel0
+            if count < 3:
+                sel2 = sel0
+            if count < 4:
+                sel3 = sel0
+            txs = (x + moves[sel0, 0], x + moves[sel1, 0], x + moves[sel2, 0], x + moves[sel3, 0])
+            tys = (y + moves[sel0, 1], y + moves[sel1, 1], y + moves[sel2, 1], y + moves[sel3, 1])
+            p_t = (p[tys[0], txs[0]], p[tys[1], txs[1]], p[tys[2], txs[2]], p[tys[3], txs[3]])
+            u_t = (logs[tys[0] * w + txs[0]], logs[tys[1] * w + txs[1]], logs[tys[2] * w + txs[2]],
+                   logs[tys[3] * w + txs[3]])
+            r = _score_group(pp, up, iv, total_p, total_u, likf, lloglf, manhf, h, w, txs, tys, p_t, u_t,
+                             space_aware)
+            scores[sel3] = r[3]  # a padded group repeats sel0: its own score written last
+            scores[sel2] = r[2]
+            scores[sel1] = r[1]
+            scores[sel0] = r[0]
+            count = 0
     best = np.inf
     for m in range(k_moves):
         if scores[m] < best:
@@ -394,19 +476,6 @@ def all_probabilities(values):
         v = flat[i]
         ok &= (v >= 0.0) & (v <= 1.0)
     return ok
-
-
-@njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _times_and_totals(pp, up):
-    """``up *= pp`` (``log p`` becomes ``p log p``); returns ``(sum p, sum p log p)``."""
-    sp = 0.0
-    su = 0.0
-    for i in range(pp.shape[0]):
-        u = up[i] * pp[i]
-        up[i] = u
-        sp += pp[i]
-        su += u
-    return sp, su
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Infotaxis decision kernels in 3-D (``infotaxis_kernels.py`` in 2-D; the same formulas).
+"""Infotaxis decision kernels in 3-D (``infotaxis_kernels.py`` in 2-D; the same quantities).
 
 For a move to ``x'`` with belief ``p`` ``(D, H, W)`` and ``L_h(x) = Pr(h | x - x')``, the sums
 ``A_h = sum p L_h``, ``B_h = sum u L_h + sum p M_h`` (``u = p log p``, ``M_h = L_h log L_h``) and,
@@ -26,8 +26,7 @@ from ..engine.jit import njit
 from ..models.plumes.poisson_hits.kernels import STREAM_HITS, draw_first_hit
 from ..models.plumes.poisson_hits.kernels_3d import (draw_first_hit_at3, draw_hit3, draw_source3, hit_mass3,
                                                      init_belief3, update_belief3)
-from .infotaxis_kernels import (_FAST, FOUND_TOL, ROWS_FROM, RULE_BELIEVER, TIE_TOL, _hit_value, _log_or_zero,
-                                _times_and_totals)
+from .infotaxis_kernels import _FAST, FOUND_TOL, ROWS_FROM, RULE_BELIEVER, TIE_TOL, _hit_value, _p_log_p
 
 __all__ = ["decide3", "decide_group3", "decide_batch3", "start_world3", "run_world3", "run_worlds3"]
 
@@ -237,7 +236,8 @@ def _score6(pp, up, total_p, total_u, likf, lloglf, manhf, d, h, w, targets, spa
 def decide3(p, scratch, lik, llogl, manh, moves, x, y, z, space_aware, scores):
     """Infotaxis action of an agent at ``(x, y, z)`` with belief ``p`` ``(D, H, W)``.
 
-    ``lik``, ``llogl`` ``(n_hits, 2D-1, 2H-1, 2W-1)``; ``manh`` ``(2D-1, 2H-1, 2W-1)``; ``moves``
+    ``lik`` ``(n_hits, 2D-1, 2H-1, 2W-1)``; ``llogl`` ``(n_hits + 1, ...)`` (its last plane, the sum,
+    unread); ``manh`` ``(2D-1, 2H-1, 2W-1)``; ``moves``
     ``(K, 3)`` int32; ``scratch`` ``(3, D * H * (2W-1))`` float64, overwritten; ``scores`` ``(K,)``
     out: the expected entropy in bits (or the space-aware value) of each move, ``inf`` off the
     grid, ``-inf`` for a move onto a cell holding the source with probability ``> 1 - 1e-10``
@@ -252,7 +252,7 @@ def decide3(p, scratch, lik, llogl, manh, moves, x, y, z, space_aware, scores):
         pp = scratch[0]
         up = scratch[1]
         logs = scratch[2, :n]
-        _log_or_zero(flat, logs)  # over the cells only
+        total_p, total_u = _p_log_p(flat, logs)  # over the cells only: p log p, and the totals
         for zz in range(d):
             for yy in range(h):
                 o = zz * plane_b + yy * ww
@@ -264,12 +264,11 @@ def decide3(p, scratch, lik, llogl, manh, moves, x, y, z, space_aware, scores):
     else:  # wide: the belief as it is
         pp = flat
         up = scratch[1, :n]
-        _log_or_zero(pp, up)
-    total_p, total_u = _times_and_totals(pp, up)
+        total_p, total_u = _p_log_p(pp, up)
     nh = lik.shape[0]
     size = lik.shape[1] * lik.shape[2] * lik.shape[3]
     likf = lik.reshape((nh, size))
-    lloglf = llogl.reshape((nh, size))
+    lloglf = llogl.reshape((llogl.shape[0], size))  # n_hits planes, then their sum (unread here)
     manhf = manh.reshape(size)
     k_moves = moves.shape[0]
     forced = -1

@@ -332,17 +332,27 @@ def test_decisions_match_the_reference_along_random_hit_sequences(space_aware):
 
 @pytest.mark.parametrize("space_aware", [False, True])
 def test_decisions_on_a_wide_grid_match_the_reference(space_aware):
-    """Grids of 64 cells and more are summed row by row (narrower ones in one padded run)."""
-    m = PoissonHits(1.0, 2.0, grid_size=65)
+    """Grids of 32 cells and more are summed row by row (narrower ones in one padded run), each row
+    from its first to its last cell above ``NEGLIGIBLE_P``: a belief spread everywhere, and one
+    concentrated as in an episode (most cells below 1e-30, a row and row ends of exact zeros),
+    decided where the moves' cells are in the summed runs and where they are not."""
+    m = PoissonHits(1.0, 2.0, grid_size=33)
     like, moves = _like(m), _moves(m)
     r = np.random.default_rng(9)
-    p = _random_belief(r, m.shape, sharp=3.0)
-    for x, y in [(30, 33), (0, 12)]:
-        a, scores = _decide(m, p, x, y, space_aware)
-        ref_a, ref_scores = nv.decide(p, x, y, moves, like, space_aware)
-        assert a == ref_a
-        fin = np.isfinite(ref_scores)
-        np.testing.assert_allclose(scores[fin], ref_scores[fin], rtol=1e-9, atol=1e-12)
+    spread = _random_belief(r, m.shape, sharp=3.0)
+    yy, xx = np.mgrid[0:33, 0:33]
+    peaked = np.exp(-((xx - 22.0) ** 2 + (yy - 10.0) ** 2) / 3.0) * (1 + r.random(m.shape))
+    peaked[0] = 0.0
+    peaked[5:15, 27:] = 0.0
+    peaked /= peaked.sum()
+    assert 0.5 < np.mean(peaked <= ik.NEGLIGIBLE_P) < 0.95
+    for p, cells in [(spread, [(15, 17), (0, 6)]), (peaked, [(21, 11), (3, 28)])]:
+        for x, y in cells:
+            a, scores = _decide(m, p, x, y, space_aware)
+            ref_a, ref_scores = nv.decide(p, x, y, moves, like, space_aware)
+            assert a == ref_a
+            fin = np.isfinite(ref_scores)
+            np.testing.assert_allclose(scores[fin], ref_scores[fin], rtol=1e-9, atol=1e-12)
 
 
 def test_ties_go_to_the_lowest_allowed_action():
@@ -364,6 +374,18 @@ def test_ties_go_to_the_lowest_allowed_action():
     # at the left edge LEFT is not allowed, the symmetric tie among the rest still goes lowest
     a, scores = _decide(m, p, 0, y0)
     assert scores[3] == np.inf and a == nv.decide(p, 0, y0, moves, like)[0] and a != 3
+
+
+def test_the_decision_kernel_refuses_tables_without_the_sum_plane():
+    """``llogl`` ends with ``sum_h L log L`` (``centred_likelihood_log``): a table of the hit values
+    alone is an error, not a read past its end."""
+    m = PoissonHits(1.0, 2.0, grid_size=9)
+    llogl = m.centred_likelihood_log
+    assert llogl.shape == (m.n_hits + 1,) + m.centred_likelihood.shape[1:]
+    np.testing.assert_allclose(llogl[-1], llogl[:-1].sum(axis=0), rtol=1e-15, atol=1e-300)
+    with pytest.raises(ValueError, match="n_hits \\+ 1 planes"):
+        ik.decide(m.initial_belief(1), np.empty((3, 9 * 17)), m.centred_likelihood, llogl[:-1],
+                  m.centred_manhattan, m.moves, 4, 4, False, np.empty(4))
 
 
 def test_a_move_onto_a_certain_source_is_taken():

@@ -222,8 +222,11 @@ class PoissonHitPlume(Plume):
 
     @cached_property
     def centred_likelihood_log(self) -> np.ndarray:
-        """``L log L`` centred as ``centred_likelihood`` (0 where ``L = 0``): the kernels' table."""
-        return readonly(self.centred_likelihood * self.centred_log_likelihood)
+        """The infotaxis kernels' table: ``(n_hits + 1, ...)`` float64, ``L log L`` of each hit value
+        centred as ``centred_likelihood`` (0 where ``L = 0``), then their sum over the hit values
+        (minus the entropy of the hit at each offset, nats)."""
+        m = self.centred_likelihood * self.centred_log_likelihood
+        return readonly(np.concatenate([m, m.sum(axis=0)[None]]))
 
     @cached_property
     def centred_manhattan(self) -> np.ndarray:
