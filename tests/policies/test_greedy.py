@@ -105,40 +105,15 @@ def test_ties_and_paths_are_the_documented_ones():
     assert gk.decide(corner, moves, np.array([0, 0]), scores) == 0 and scores[2] == scores[3] == np.inf
 
 
-def test_batched_decisions_are_the_single_ones_for_any_thread_count_and_team_rules():
-    m = PoissonHits(1.0, 2.0, grid_size=9)
+@pytest.mark.parametrize("dims", [2, 3])
+def test_batched_decisions_are_the_single_ones_for_any_thread_count_and_team_rules(dims):
+    m = PoissonHits(1.0, 2.0, grid_size=9) if dims == 2 else PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3)
+    like = (ref.nv.Likelihood(m.shape, m.lambda_over_dx, m.R_dt, m.dims, m.n_hits, m.norm) if dims == 2
+            else ref.r3.Likelihood3(m.shape, m.lambda_over_dx, m.R_dt, m.n_hits))
     rng = np.random.default_rng(2)
-    beliefs = np.stack([_random_belief(rng, m.shape) for _ in range(12)])
-    pos = np.stack([rng.integers(0, 9, 12), rng.integers(0, 9, 12)], axis=1)
-    moves = [tuple(int(v) for v in row) for row in m.moves]
-    single = [ref.greedy_decide(beliefs[i], pos[i], moves)[0] for i in range(12)]
-    results = []
-    for threads in (1, 2):
-        numba.set_num_threads(threads)
-        try:
-            policy = Greedy(plume=m)
-            results.append((policy.decide(beliefs, pos), policy.scores.copy()))
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    assert results[0][0].tolist() == single
-    np.testing.assert_array_equal(results[0][0], results[1][0])
-    np.testing.assert_array_equal(results[0][1], results[1][1])
-    # three agents at one cell on one belief: independent choices coincide, believers spread out
-    like = ref.nv.Likelihood(m.shape, m.lambda_over_dx, m.R_dt, m.dims, m.n_hits, m.norm)
-    team = np.array([[4, 4]] * 3)
-    b0 = m.initial_belief(1)[None]
-    independent = Greedy(plume=m, team_rule="independent").decide(b0, team, groups=3)
-    believer = Greedy(plume=m).decide(b0, team, groups=3)
-    assert len(set(independent.tolist())) == 1
-    assert believer.tolist() == ref.mixed_team_decide(b0[0], team.tolist(), ["greedy"] * 3, moves, like)
-
-
-def test_3d_batched_decisions_are_the_single_ones_for_any_thread_count_and_team_rules():
-    m = PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3)
-    rng = np.random.default_rng(4)
     beliefs = np.stack([_random_belief(rng, m.shape, ties=i % 3 == 0) for i in range(12)])
-    pos = rng.integers(0, 7, (12, 3))
-    pos[0] = (0, 6, 3)  # on two faces
+    pos = rng.integers(0, m.grid_size, (12, dims))
+    pos[0] = (0, m.grid_size - 1, 3)[:dims]  # on faces
     moves = [tuple(int(v) for v in row) for row in m.moves]
     single = [ref.greedy_decide(beliefs[i], pos[i], moves) for i in range(12)]
     results = []
@@ -154,7 +129,6 @@ def test_3d_batched_decisions_are_the_single_ones_for_any_thread_count_and_team_
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
     # four agents at the start on the first belief: independent choices coincide, believers spread out
-    like = ref.r3.Likelihood3(m.shape, m.lambda_over_dx, m.R_dt, m.n_hits)
     team = np.array([m.start] * 4)
     b0 = m.initial_belief(1)[None]
     independent = Greedy(plume=m, team_rule="independent").decide(b0, team, groups=4)

@@ -42,48 +42,32 @@ def _random_belief(rng, shape):
     return p / p.sum()
 
 
+def _mixed_teams(dims):
+    """``(plume, [(belief, positions, kinds)], given)``: three teams of four on one belief each,
+    the first at the start cell, with given moves (one off the grid, clamped for the believers'
+    update) and every kind; in 3-D on volumes ``(D, H, W)`` with the six moves of ``Cardinal``."""
+    if dims == 2:
+        m, rng = PoissonHits(1.0, 2.0, grid_size=11), np.random.default_rng(7)
+        rest = [([(2, 3), (2, 3), (9, 10), (0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
+                ([(5, 5), (4, 5), (10, 0), (5, 6)], ["space_aware", "greedy", "given", "infotaxis"])]
+        given = [0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0]  # LEFT from (2, 3); DOWN off the grid at (10, 0)
+    else:
+        m, rng = PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3), np.random.default_rng(8)
+        rest = [([(1, 2, 3), (1, 2, 3), (6, 0, 6), (0, 0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
+                ([(3, 3, 3), (2, 3, 3), (6, 0, 0), (3, 4, 2)], ["space_aware", "greedy", "given", "infotaxis"])]
+        given = [0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 5, 0]  # -x from (1, 2, 3); -z off the grid at (6, 0, 0)
+    teams = [(m.initial_belief(1), [m.start] * 4, ["greedy", "infotaxis", "space_aware", "greedy"])]
+    teams += [(_random_belief(rng, m.shape), pos, kinds) for pos, kinds in rest]
+    return m, teams, np.array(given)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("rule", ["believer", "independent"])
-def test_mixed_teams_match_the_sequential_reference(rule):
+def test_mixed_teams_match_the_sequential_reference(rule, dims):
     """Each agent in turn decides with its own policy on the belief updated with the earlier
-    agents' moves and most likely hits (believer), or on the shared belief alone."""
-    m = PoissonHits(1.0, 2.0, grid_size=11)
+    agents' moves and most likely hits (believer), or on the shared belief alone; in 2-D and 3-D."""
+    m, teams, given = _mixed_teams(dims)
     like, moves = _like(m), _moves(m)
-    rng = np.random.default_rng(7)
-    x0, y0 = m.start
-    teams = [  # (belief, positions, kinds)
-        (m.initial_belief(1), [(x0, y0)] * 4, ["greedy", "infotaxis", "space_aware", "greedy"]),
-        (_random_belief(rng, m.shape), [(2, 3), (2, 3), (9, 10), (0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
-        (_random_belief(rng, m.shape), [(5, 5), (4, 5), (10, 0), (5, 6)], ["space_aware", "greedy", "given", "infotaxis"]),
-    ]
-    given = np.array([0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0])  # LEFT from (2, 3); DOWN off the grid at (10, 0)
-    beliefs = np.stack([t[0] for t in teams])
-    positions = np.array([p for t in teams for p in t[1]])
-    kinds = np.array([KINDS[k] for t in teams for k in t[2]])
-    got, scores = decide_kinds("test", m, beliefs, positions, kinds, rule, groups=4, given=given)
-    want = []
-    for g, (belief, pos, kind) in enumerate(teams):
-        want += ref.mixed_team_decide(belief, pos, kind, moves, like, given=given[4 * g:4 * g + 4], rule=rule)
-    assert got.tolist() == want
-    assert np.isnan(scores[kinds == tk.KIND_GIVEN]).all() and np.isfinite(scores[kinds == tk.KIND_GREEDY]).any()
-    if rule == "believer":  # four agents at one cell spread out
-        assert len(set(got[:4].tolist())) > 1
-
-
-@pytest.mark.parametrize("rule", ["believer", "independent"])
-def test_3d_mixed_teams_match_the_sequential_reference(rule):
-    """As in 2-D, on volumes (D, H, W) with the six moves of Cardinal: greedy, given moves (one off
-    the grid, clamped for the believers' update) and both infotaxis values, with the 3-D Bayes update."""
-    m = PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3)
-    like, moves = _like(m), _moves(m)
-    rng = np.random.default_rng(8)
-    teams = [  # (belief, positions, kinds)
-        (m.initial_belief(1), [m.start] * 4, ["greedy", "infotaxis", "space_aware", "greedy"]),
-        (_random_belief(rng, m.shape), [(1, 2, 3), (1, 2, 3), (6, 0, 6), (0, 0, 0)],
-         ["infotaxis", "given", "greedy", "greedy"]),
-        (_random_belief(rng, m.shape), [(3, 3, 3), (2, 3, 3), (6, 0, 0), (3, 4, 2)],
-         ["space_aware", "greedy", "given", "infotaxis"]),
-    ]
-    given = np.array([0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 5, 0])  # -x from (1, 2, 3); -z off the grid at (6, 0, 0)
     beliefs = np.stack([t[0] for t in teams])
     positions = np.array([p for t in teams for p in t[1]])
     kinds = np.array([KINDS[k] for t in teams for k in t[2]])
