@@ -25,15 +25,20 @@ __all__ = ["TIE_RTOL", "most_likely_cell", "decide"]
 TIE_RTOL = 1e-9
 
 
-@njit(cache=True, inline="always")
-def _axis(index, shape, k):
-    """Coordinate ``k`` (0: ``x``, the last axis; 1: ``y``; 2: ``z``) of the row-major flat
-    ``index`` of an array of ``shape``; -1 for ``index == -1`` (no cell)."""
-    if index < 0:
-        return -1
-    for j in range(k):
-        index //= shape[len(shape) - 1 - j]
-    return index % shape[len(shape) - 1 - k]
+@njit(cache=True)
+def _at(p, x, y, z):
+    """``p[z, y, x]`` of a 3-D belief, ``p[y, x]`` of a 2-D one (``z`` is 0)."""
+    if p.ndim == 3:  # a compile-time constant: one branch is compiled
+        return p[z, y, x]
+    return p[y, x]
+
+
+@njit(cache=True)
+def _depth_and_z(p, cell):
+    """``(D, z)``: the belief's depth and the agent's ``z`` (``(1, 0)`` in 2-D)."""
+    if p.ndim == 3:
+        return p.shape[0], cell[2]
+    return 1, 0
 
 
 @njit(cache=True)
@@ -41,26 +46,29 @@ def most_likely_cell(p, cell):
     """Row-major flat index of the most likely cell of the belief ``p`` (``(H, W)`` or
     ``(D, H, W)``) for an agent at ``cell`` (``(x, y)`` or ``(x, y, z)``; see the module
     docstring); -1 when ``p`` has no positive entry."""
+    d, z = _depth_and_z(p, cell)
+    h, w = p.shape[-2], p.shape[-1]
+    x, y = cell[0], cell[1]
     top = 0.0
-    for v in p.flat:
-        if v > top:
-            top = v
+    for zz in range(d):
+        for yy in range(h):
+            for xx in range(w):
+                v = _at(p, xx, yy, zz)
+                if v > top:
+                    top = v
     if top <= 0.0:
         return -1
     floor = top * (1.0 - TIE_RTOL)
     target = -1
     best = np.iinfo(np.int64).max
-    index = 0
-    for v in p.flat:
-        if v >= floor:
-            d = 0
-            for k in range(p.ndim):
-                e = _axis(index, p.shape, k) - cell[k]
-                d += e * e
-            if d < best:  # strict: the first in row-major order keeps a tie
-                best = d
-                target = index
-        index += 1
+    for zz in range(d):
+        for yy in range(h):
+            for xx in range(w):
+                if _at(p, xx, yy, zz) >= floor:
+                    e = (xx - x) * (xx - x) + (yy - y) * (yy - y) + (zz - z) * (zz - z)
+                    if e < best:  # strict: the first in row-major order keeps a tie
+                        best = e
+                        target = (zz * h + yy) * w + xx
     return target
 
 
@@ -74,24 +82,27 @@ def decide(p, moves, cell, scores):
     (without a positive entry the target is ``(-1, -1[, -1])``). Returns the allowed move of lowest
     score, ties to the lowest index (-1 if no move is allowed).
     """
-    target = most_likely_cell(p, cell)
+    d, z = _depth_and_z(p, cell)
+    h, w = p.shape[-2], p.shape[-1]
+    x, y = cell[0], cell[1]
+    t = most_likely_cell(p, cell)
+    tz = t // (h * w) if t >= 0 else -1
+    ty = (t // w) % h if t >= 0 else -1
+    tx = t % w if t >= 0 else -1
     best = np.inf
     action = -1
     for m in range(moves.shape[0]):
-        s = 0
-        inside = True
-        for k in range(p.ndim):
-            n = cell[k] + moves[m, k]
-            if n < 0 or n >= p.shape[p.ndim - 1 - k]:
-                inside = False
-                break
-            e = n - _axis(target, p.shape, k)
-            s += e * e
-        if not inside:
+        nx = x + moves[m, 0]
+        ny = y + moves[m, 1]
+        nz = z + moves[m, 2] if p.ndim == 3 else z
+        if nx < 0 or nx >= w or ny < 0 or ny >= h or nz < 0 or nz >= d:
             scores[m] = np.inf
             continue
-        scores[m] = float(s)
-        if scores[m] < best:
-            best = scores[m]
+        s = float((nx - tx) * (nx - tx) + (ny - ty) * (ny - ty))
+        if p.ndim == 3:
+            s += float((nz - tz) * (nz - tz))
+        scores[m] = s
+        if s < best:
+            best = s
             action = m
     return action
