@@ -55,7 +55,8 @@ def times(result) -> np.ndarray:
 
 def _cell(t: np.ndarray, found: float) -> str:
     half = Z95 * t.std(ddof=1) / math.sqrt(len(t))
-    return f"{t.mean():.2f} ± {half:.2f}" + ("" if found == 1.0 else f" ({1 - found:.1%} capped)")
+    capped = round((1 - found) * len(t))  # a count: a share of 1 in 6400 would print as 0.0 %
+    return f"{t.mean():.2f} ± {half:.2f}" + (f" ({capped} capped)" if capped else "")
 
 
 def measure(episodes: int, sizes, dims: int, max_steps: int, progress: bool = True) -> dict:
