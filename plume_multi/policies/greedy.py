@@ -16,11 +16,14 @@ class Greedy:
     """Greedy search: each agent moves toward the most likely source cell of its belief.
 
     The target is the cell of highest probability (cells within a relative ``1e-9`` of the
-    maximum are tied: the nearest to the agent wins, then the first in row-major order, lowest
-    ``y`` then lowest ``x``); the move is the one whose cell is nearest to the target (squared
-    Euclidean distance), moves off the grid excluded, ties to the lowest action index. With
-    cardinal moves an agent closes the longer of its two offsets first. The exploitative
-    searcher of Piro et al. (2025), "most likely state" in Loisy & Eloy (2022).
+    maximum are tied: the nearest to the agent by squared Euclidean distance wins, then the first
+    in row-major order: lowest ``y`` then lowest ``x`` in 2-D, lowest ``z``, ``y``, then ``x`` in
+    3-D); the move is the one whose cell is nearest to the target (squared Euclidean distance),
+    moves off the grid excluded, ties to the lowest action index. With cardinal moves an agent
+    closes its longest offset first. In 2-D (beliefs ``(G, H, W)``, cells ``(x, y)``) and in 3-D
+    (``PoissonHits(dims=3)``: beliefs ``(G, D, H, W)``, cells ``(x, y, z)``, the six moves of
+    ``Cardinal``). The exploitative searcher of Piro et al. (2025), "most likely state" in Loisy &
+    Eloy (2022).
 
     Args:
         plume: the Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``) whose beliefs are read; may

@@ -47,7 +47,8 @@ class Team:
     observations counts with its move, clamped into the grid); under ``"independent"``, each on the
     shared belief alone. A team of one kind decides exactly as that policy alone
     (``Team([Infotaxis()] * N).act(sim)`` equals ``Infotaxis().act(sim)``). The members' own
-    ``team_rule`` is not read. Without a shared belief each agent decides on its own.
+    ``team_rule`` is not read. Without a shared belief each agent decides on its own. In 2-D and
+    in 3-D (``PoissonHits(dims=3)``: the 3-D infotaxis decision and Bayes update).
 
     ``act(target)`` decides for a ``Simulator`` or a front-end with ``.simulator``: ``(B*N,)``
     actions, or ``{agent: action}`` of the live agents of a PettingZoo ``parallel_env``. A team

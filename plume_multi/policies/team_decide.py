@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import team_kernels as tk
 from .belief_state import decision_inputs
-from .infotaxis import TEAM_RULES
+from .infotaxis import TEAM_RULES, _scratch
 
 __all__: list = []  # decide_kinds is internal: the kernel call Greedy and Team share
 
@@ -21,12 +20,11 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
 
     ``kinds``: ``(M,)`` ints, or a function ``m -> kinds`` (broadcast); ``given`` ``(M,)`` int
     actions of the ``KIND_GIVEN`` agents (in ``0..K-1``); the other arguments as
-    ``belief_state.decision_inputs``. Returns ``(actions (M,) int64, scores (M, K) float64)``.
+    ``belief_state.decision_inputs``: 2-D beliefs ``(G, H, W)`` with cells ``(M, 2)``, or 3-D ones
+    ``(G, D, H, W)`` with cells ``(M, 3)`` (the plume's dimension; one compiled kernel, specialized
+    per dimension). Returns ``(actions (M,) int64, scores (M, K) float64)``.
     """
     d = decision_inputs(who, plume, beliefs, positions, groups, moves, active)
-    if d.dims != 2:
-        raise ValidationError(f"{who}: the plume {plume.name} is 3-D; Greedy and mixed teams decide on 2-D beliefs "
-                              "(Infotaxis decides in 3-D)")
     m, k = d.positions.shape[0], d.moves.shape[0]
     # writable copies whatever was given: mutability is part of the kernel's compiled signature
     kinds = np.array(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
@@ -35,9 +33,7 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
     if asked.size and (asked.min() < 0 or asked.max() >= k):
         raise ValidationError(f"{who}: a policy of observations gave actions in {asked.min()}..{asked.max()}; "
                               f"expected integers in 0..{k - 1}")
-    h, w = plume.shape
-    threads = numba.config.NUMBA_NUM_THREADS  # scratch per thread, not per agent: it stays in cache
-    work, scratch = np.empty((threads, h, w)), np.empty((threads, 3, h * (2 * w - 1)))
+    work, scratch = _scratch(plume.shape)  # per thread, not per agent: it stays in cache
     scores, actions = np.empty((m, k)), np.empty(m, dtype=np.int64)
     with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
         tk.decide_batch(d.beliefs, d.starts, d.positions, kinds, given, np.ascontiguousarray(plume.centred_likelihood),

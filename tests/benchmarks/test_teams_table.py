@@ -1,5 +1,8 @@
-"""benchmarks/teams.py runs tiny, its uniform infotaxis teams search as the protocol runner does,
-and its verdict follows the paired intervals."""
+"""benchmarks/teams.py runs tiny, its uniform infotaxis teams search as the protocol runner does
+(2-D and 3-D), and its verdict follows the paired intervals.
+
+The 3-D run reuses what the 3-D tests of its group (tests/conftest.py, "docs") compile: the 3-D
+step of the Poisson search, the 3-D team decision and the 3-D protocol runner."""
 
 from __future__ import annotations
 
@@ -30,6 +33,16 @@ def test_the_table_runs_tiny_and_uniform_infotaxis_is_the_protocol_runner(capsys
     assert out.count("Piro et al.'s pairing") == 2 and out.count("best mixed") == 2
     data = bench.measure(6, (2,), 2, 60, progress=False)
     ref = run_search(PoissonHits(1.0, 2.0), 6, team_size=2, max_steps=60)
+    np.testing.assert_array_equal(data["times"]["infotaxis", 2], ref.steps)
+
+
+def test_the_3d_table_runs_tiny_and_uniform_infotaxis_is_the_protocol_runner(capsys):
+    bench = _load()
+    assert bench.main(["--quick", "--dims", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "19x19x19 domain (L=1, R_dt=2, 3-D)" in out and out.count("Piro et al.'s pairing") == 2
+    data = bench.measure(4, (2,), 3, 30, progress=False)
+    ref = run_search(PoissonHits(1.0, 2.0, dims=3), 4, team_size=2, max_steps=30)
     np.testing.assert_array_equal(data["times"]["infotaxis", 2], ref.steps)
 
 

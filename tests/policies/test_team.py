@@ -2,11 +2,14 @@
 every front-end (Simulator, evaluate, parallel_env, multi_agent_vector_env).
 
 The engine runs the Poisson search combination of tests/models/plumes/test_poisson_hits_engine.py
-(PoissonHits + Cardinal + Hits + Belief, several agents): grid sizes are numbers, not compiled.
+(PoissonHits + Cardinal + Hits + Belief, several agents): grid sizes are numbers, not compiled. In 3-D
+the teams decide on arrays (the beliefs of PoissonHits(dims=3)), and the 3-D engine runs the
+one-agent scenario of tests/models/plumes/test_poisson_hits_3d.py, which compiles it.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -24,6 +27,8 @@ POLICIES = {"infotaxis": Infotaxis, "space_aware": lambda: Infotaxis(space_aware
 
 
 def _like(m):
+    if len(m.shape) == 3:
+        return ref.r3.Likelihood3(m.shape, m.lambda_over_dx, m.R_dt, m.n_hits)
     return ref.nv.Likelihood(m.shape, m.lambda_over_dx, m.R_dt, m.dims, m.n_hits, m.norm)
 
 
@@ -37,20 +42,32 @@ def _random_belief(rng, shape):
     return p / p.sum()
 
 
+def _mixed_teams(dims):
+    """``(plume, [(belief, positions, kinds)], given)``: three teams of four on one belief each,
+    the first at the start cell, with given moves (one off the grid, clamped for the believers'
+    update) and every kind; in 3-D on volumes ``(D, H, W)`` with the six moves of ``Cardinal``."""
+    if dims == 2:
+        m, rng = PoissonHits(1.0, 2.0, grid_size=11), np.random.default_rng(7)
+        rest = [([(2, 3), (2, 3), (9, 10), (0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
+                ([(5, 5), (4, 5), (10, 0), (5, 6)], ["space_aware", "greedy", "given", "infotaxis"])]
+        given = [0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0]  # LEFT from (2, 3); DOWN off the grid at (10, 0)
+    else:
+        m, rng = PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3), np.random.default_rng(8)
+        rest = [([(1, 2, 3), (1, 2, 3), (6, 0, 6), (0, 0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
+                ([(3, 3, 3), (2, 3, 3), (6, 0, 0), (3, 4, 2)], ["space_aware", "greedy", "given", "infotaxis"])]
+        given = [0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 5, 0]  # -x from (1, 2, 3); -z off the grid at (6, 0, 0)
+    teams = [(m.initial_belief(1), [m.start] * 4, ["greedy", "infotaxis", "space_aware", "greedy"])]
+    teams += [(_random_belief(rng, m.shape), pos, kinds) for pos, kinds in rest]
+    return m, teams, np.array(given)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("rule", ["believer", "independent"])
-def test_mixed_teams_match_the_sequential_reference(rule):
+def test_mixed_teams_match_the_sequential_reference(rule, dims):
     """Each agent in turn decides with its own policy on the belief updated with the earlier
-    agents' moves and most likely hits (believer), or on the shared belief alone."""
-    m = PoissonHits(1.0, 2.0, grid_size=11)
+    agents' moves and most likely hits (believer), or on the shared belief alone; in 2-D and 3-D."""
+    m, teams, given = _mixed_teams(dims)
     like, moves = _like(m), _moves(m)
-    rng = np.random.default_rng(7)
-    x0, y0 = m.start
-    teams = [  # (belief, positions, kinds)
-        (m.initial_belief(1), [(x0, y0)] * 4, ["greedy", "infotaxis", "space_aware", "greedy"]),
-        (_random_belief(rng, m.shape), [(2, 3), (2, 3), (9, 10), (0, 0)], ["infotaxis", "given", "greedy", "greedy"]),
-        (_random_belief(rng, m.shape), [(5, 5), (4, 5), (10, 0), (5, 6)], ["space_aware", "greedy", "given", "infotaxis"]),
-    ]
-    given = np.array([0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0])  # LEFT from (2, 3); DOWN off the grid at (10, 0)
     beliefs = np.stack([t[0] for t in teams])
     positions = np.array([p for t in teams for p in t[1]])
     kinds = np.array([KINDS[k] for t in teams for k in t[2]])
@@ -62,6 +79,56 @@ def test_mixed_teams_match_the_sequential_reference(rule):
     assert np.isnan(scores[kinds == tk.KIND_GIVEN]).all() and np.isfinite(scores[kinds == tk.KIND_GREEDY]).any()
     if rule == "believer":  # four agents at one cell spread out
         assert len(set(got[:4].tolist())) > 1
+
+
+@pytest.mark.parametrize("kind", ["infotaxis", "space_aware"])
+def test_3d_uniform_infotaxis_teams_are_infotaxis_for_any_thread_count(kind):
+    """A team of one infotaxis kind decides in 3-D exactly as Infotaxis (actions and scores bit
+    for bit), under both rules; a mixed team's decisions do not depend on the thread count."""
+    m = PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3)
+    rng = np.random.default_rng(9)
+    beliefs = np.stack([m.initial_belief(2)] + [_random_belief(rng, m.shape) for _ in range(4)])
+    positions = np.concatenate([np.array([m.start] * 3), rng.integers(0, 7, (12, 3))])
+    active = np.ones(15, dtype=np.bool_)
+    active[6:9] = False  # a group without an active agent is skipped
+    for rule in ("believer", "independent"):
+        alone = Infotaxis(space_aware=kind == "space_aware", plume=m, team_rule=rule)
+        want = alone.decide(beliefs, positions, groups=3, active=active)
+        got, scores = decide_kinds("test", m, beliefs, positions, KINDS[kind], rule, groups=3, active=active)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(scores, alone.scores)
+    mixed = np.array([KINDS[k] for k in ["greedy", "infotaxis", "space_aware", "given", "infotaxis"] * 3])
+    given = rng.integers(0, 6, 15)
+    runs = []
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        try:
+            runs.append(decide_kinds("test", m, beliefs, positions, mixed, "believer", groups=3, given=given))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+def test_3d_teams_act_on_a_simulator_and_check_their_inputs():
+    """The 3-D engine's one-agent Poisson search (one belief per agent): a team of one decides as
+    its policy, greedy as the reference; arrays of the wrong shape are refused."""
+    sc = poisson_search(1.0, 2.0, dims=3, grid_size=7, n_hits=3, max_steps=100, team=False)
+    sim = Simulator(sc, num_worlds=12, autoreset="disabled")
+    sim.reset(seed=3)
+    moves = _moves(sc.plume)
+    for _ in range(3):
+        greedy = Team([Greedy()]).act(sim)
+        np.testing.assert_array_equal(greedy, Greedy().act(sim))
+        beliefs = sim.state.models["sensor1.belief"]
+        assert greedy.tolist() == [ref.greedy_decide(beliefs[b], sim.positions[b], moves)[0] for b in range(12)]
+        np.testing.assert_array_equal(Team([Infotaxis()]).act(sim), Infotaxis().act(sim))
+        sim.step(greedy)
+    m = sc.plume
+    with pytest.raises(ValidationError, match=r"Team.act: beliefs has shape \(2, 7, 7\); expected \(G, 7, 7, 7\)"):
+        decide_kinds("Team.act", m, np.ones((2, 7, 7)) / 49, [[3, 3, 3], [3, 3, 3]], tk.KIND_GREEDY, "believer")
+    with pytest.raises(ValidationError, match=r"positions has shape \(2, 2\).*expected \(M, 3\)"):
+        decide_kinds("Team.act", m, np.stack([m.initial_belief(1)] * 2), [[3, 3], [3, 3]], tk.KIND_GREEDY, "believer")
 
 
 @pytest.fixture(scope="module")

@@ -214,8 +214,8 @@ def test_three_dimensions_are_checked():
         pol.decide(belief, [[3, 3, 7]])
     with pytest.raises(ValidationError, match="moves"):
         pol.decide(belief, [[3, 3, 3]], moves=[[1, 0]])
-    with pytest.raises(ValidationError, match="Greedy.decide: the plume PoissonHits is 3-D"):
-        Greedy(plume=m).decide(belief, [[3, 3, 3]])
+    with pytest.raises(ValidationError, match=r"Greedy.decide: positions has shape \(1, 2\)"):
+        Greedy(plume=m).decide(belief, [[3, 3]])  # Greedy decides in 3-D too (tests/policies/test_greedy.py)
     for kwargs, field in [(dict(dims=4), "dims"), (dict(dims=3, grid_size=83), "grid_size"),
                           (dict(dims=3, source=(1, 2)), "source"), (dict(dims=3, source=(3, 3, 3), grid_size=7), "source")]:
         with pytest.raises(ValidationError, match=f"PoissonHits.{field}"):
