@@ -123,14 +123,15 @@ def _pairwise(a, base, sz, sy, d, h, scale, n):
     the halves' sums added, left + right. NumPy recurses; this walks the same tree with explicit
     stacks (Numba cannot cache a recursive function, and one compiled function per level cost
     each caller about 10 s of compiling)."""
+    zero = n - n  # a run-time 0: a literal 0 would compile the leaf a second time (Literal[int])
     if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, 0, n)
+        return _pairwise_leaf(a, base, sz, sy, d, h, scale, zero, n)
     # frames: (lo, n, stage); stage 0: sum the left half next, 1: the right half, 2: add them.
     # Halving from n <= MAX_CELLS reaches 128 within 16 levels: 64 entries are plenty.
     frames = np.empty((64, 3), dtype=np.int64)
     sums = np.empty(64)
     top = 0
-    frames[0, 0] = 0
+    frames[0, 0] = zero
     frames[0, 1] = n
     frames[0, 2] = 0
     k = 0  # sums held
