@@ -35,6 +35,22 @@ collect_ignore = ([] if HAVE_RAY else ["integrations/test_rllib.py"]) + (
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "ray: needs Ray; `make test` runs these in .venv-ray")
+    # Stable-Baselines3 makes a log folder in the system's temporary folder at every `learn()`
+    # unless SB3_LOGDIR names one: keep them in one folder of this process, removed at its end
+    if "SB3_LOGDIR" not in os.environ:
+        import tempfile
+
+        config._sb3_logdir = tempfile.mkdtemp(prefix="plume-multi-tests-sb3-")
+        os.environ["SB3_LOGDIR"] = config._sb3_logdir
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_sb3_logdir", None)
+    if folder is not None:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("SB3_LOGDIR", None)
 
 
 def pytest_collection_modifyitems(config, items):
