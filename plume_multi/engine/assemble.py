@@ -10,8 +10,9 @@ text names functions only: no model hands it source code.
 
 Numbers (grid size, agents, parameters, column offsets) are arguments, so they never change the
 driver and never recompile it (one agent per world included: a driver specialized to it was
-measured no faster); the structural properties are the dimension (``Layout.dims``: a 3-D driver carries the third
-coordinate everywhere, with the models' ``kernels_3d``; the 2-D driver has no trace of it). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
+measured no faster); a structural property is the dimension (``Layout.dims``: a 3-D driver
+carries the third coordinate everywhere, with the models' ``kernels_3d``; the 2-D driver has no
+trace of it). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
 state), ``AP, AS`` (body), ``RP`` (reward), then ``SP0, SS0, IP0, SP1, SS1, IP1, ...`` (sensors:
 parameters, state, and the wrapped sensor's parameters for a wrapper, else ``()``), then the core
 arrays (``CORE_ARGS``).
@@ -81,8 +82,9 @@ class Layout:
     """What a driver is generated for: every model's compiled functions by role.
 
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
-    ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``dims``: 2, or 3 (then the functions are the models' ``kernels_3d``
-    and the driver passes the third coordinate). ``walls``: ``""`` (none: the driver has no trace
+    ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``dims``: 2, or
+    3 (then the functions are the models' ``kernels_3d`` and the driver passes the third
+    coordinate). ``walls``: ``""`` (none: the driver has no trace
     of them), ``"cells"`` (a grid body's move into a solid cell is refused) or ``"faces"`` (a
     continuous body stops at a solid cell's face: its ``place`` role); with walls the driver takes
     ``WM, WI`` (the masks, each world's mask) after ``RP``. ``several_sources``: the plume has
