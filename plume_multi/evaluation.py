@@ -195,7 +195,7 @@ class EvaluationResult:
     def to_csv(self, path) -> Path:
         """One row per episode: episode, seed, success, search_time (empty if failed),
         episode_length, arrival_0..arrival_{N-1} (-1 = never)."""
-        path = _out_path(path, ".csv")
+        path = out_path(path, ".csv")
         n = self.arrival_time.shape[1]
         with path.open("w", newline="") as f:
             w = csv.writer(f)
@@ -209,7 +209,7 @@ class EvaluationResult:
 
     def to_json(self, path) -> Path:
         """``{"scenario", "summary", "episodes": {...per-episode lists}, "cdf"}`` (NaN written as null)."""
-        path = _out_path(path, ".json")
+        path = out_path(path, ".json")
         steps, frac = self.cdf()
         doc = {
             "scenario": _jsonable(self.scenario.metadata()),
@@ -259,8 +259,8 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     labels = [str(label) for label in labels]
     if len(labels) != len(results):
         raise ValidationError(f"labels: got {len(labels)} for {len(results)} results; expected one per result")
-    plt = _pyplot()
-    path = _out_path(path, ".png")
+    plt = pyplot()
+    path = out_path(path, ".png")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     span = 1
@@ -333,7 +333,9 @@ def _jsonable(value):
     return value
 
 
-def _out_path(path, suffix: str) -> Path:
+def out_path(path, suffix: str) -> Path:
+    """``path`` as a ``Path`` whose suffix is ``suffix`` (``ValidationError`` otherwise), its folder
+    made; shared by the modules that write results (stats, tasks)."""
     p = Path(path)
     if p.suffix.lower() != suffix:
         raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in {suffix}")
@@ -341,7 +343,9 @@ def _out_path(path, suffix: str) -> Path:
     return p
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` (on the Agg backend unless pyplot is loaded already), or
+    ``RenderingError`` saying what to install; shared by the modules that draw plots."""
     try:
         import matplotlib
 
@@ -682,7 +686,7 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
             paths["parquet"] = prefix.with_name(prefix.name + ".parquet")
             pq.write_table(pa.Table.from_pylist(rows), paths["parquet"])
         try:
-            plt = _pyplot()
+            plt = pyplot()
         except RenderingError:
             pass
         else:

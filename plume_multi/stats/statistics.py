@@ -29,7 +29,7 @@ import numpy as np
 
 from ..checks import check_choice, check_int, check_real, fail
 from ..errors import ValidationError
-from ..evaluation import _out_path  # the path's suffix checked, its folder made
+from ..evaluation import out_path  # the path's suffix checked, its folder made
 from .runs import runs
 from .threshold import Threshold
 
@@ -126,7 +126,7 @@ class OdorStatistics:
 
     def to_csv(self, path) -> Path:
         """The table of ``rows()`` as CSV (one line per probe)."""
-        path = _out_path(path, ".csv")
+        path = out_path(path, ".csv")
         with path.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(COLUMNS))
             writer.writeheader()

@@ -203,9 +203,9 @@ def performance_profile(rows, path, title: str | None = None) -> Path:
         from rliable import library, plot_utils
     except ImportError as exc:
         raise RenderingError(f"the performance profile needs rliable: {BENCH_EXTRA}") from exc
-    from ..evaluation import _pyplot
+    from ..evaluation import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     p = Path(path)
     if p.suffix.lower() != ".png":
         raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in .png")
