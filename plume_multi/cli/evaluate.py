@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import POLICY_HELP, UsageError, _check_extras, check_writable
+from . import POLICY_HELP, UsageError, check_extras, check_writable
 from .policies import policy_for_evaluate
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
@@ -77,7 +77,7 @@ def run(args) -> int:
     for path in paths:
         check_writable(path, "--out")
     if not args.no_plot:
-        _check_extras(False)
+        check_extras(False)
     # Built-ins as factories, so every chunk of worlds gets its own seeded policy (a team: a list
     # of them); MODULE:NAME as given (a factory is called per chunk, a plain policy copied per chunk).
     policy = policy_for_evaluate(args.policy, scenario, seed=args.seed)
