@@ -5,7 +5,6 @@ import copy
 import pickle
 from dataclasses import dataclass
 
-import numpy as np
 import pytest
 
 from plume_multi import Scenario
