@@ -12,7 +12,7 @@ The core holds what they share:
   action masks, the final-observation infos of ``SAME_STEP`` autoreset, the step of a fixed agent
   set, the global state, frames, and copies (``copy``, ``pickle``) that continue bit for bit;
 * ``fold_seed``: any seed Gymnasium accepts, folded into the front-end's range;
-* ``check_options``, ``to_autoreset_mode``, ``reset_mask``: the options of the vector envs.
+* ``sigma_of``, ``check_options``, ``to_autoreset_mode``, ``reset_mask``: the front-ends' options.
 
 Package-internal: the front-ends of ``envs/``, ``integrations/`` and ``tasks/`` build on it, and
 nothing here is part of the public API.
@@ -21,10 +21,12 @@ nothing here is part of the public API.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from ..checks import is_int, shown
 from ..engine.jit import njit
@@ -74,6 +76,24 @@ def scenario_from(options: dict, *, owner: str, labels: dict | None = None, pref
             raise
         raise ValidationError(f"{prefix}{name}: got {exc.got}; expected {exc.expected}", owner=owner, field=name,
                               got=exc.got, expected=exc.expected) from None
+
+
+def sigma_of(plume_params, sigma=None):
+    """The default Gaussian's spread, given as ``PlumeSearchEnv`` spells it, ``plume_params={"sigma":
+    s}``, or as ``Scenario`` does, ``sigma=s`` (None when neither gives it): one set of options then
+    works in every front-end. ``ValidationError`` for another ``plume_params``, or for both."""
+    if plume_params is None:
+        return sigma
+    if not isinstance(plume_params, Mapping):
+        raise ValidationError(f"plume_params: got {shown(plume_params)}; expected None or a dict {{'sigma': s}} with "
+                              "0.1 <= s <= 100")
+    unknown = sorted(str(k) for k in plume_params if k != "sigma")
+    if unknown:
+        raise ValidationError(f"plume_params: got unknown keys {unknown}; expected only 'sigma' (the static Gaussian "
+                              "plume's spread)")
+    if sigma is not None and "sigma" in plume_params:
+        raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
+    return plume_params.get("sigma", sigma)
 
 
 def fold_seed(seed, *, num_worlds: int = 1, max_seed: int = MAX_SEED):
@@ -551,3 +571,80 @@ class CoreViews:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._bind()
+
+
+class CoreVectorEnv(CoreViews, VectorEnv):
+    """Base of the Gymnasium ``VectorEnv`` s over a ``Core``: its agent rows are the ``num_envs``
+    entries. A subclass builds its core and calls ``_adopt``; this class gives the autoreset mode,
+    the batched spaces, ``render``, ``action_masks``, ``agent_positions``, ``simulator``, the
+    closed-env checks and copies. ``_bind`` (extended by a subclass for its own views) binds
+    ``_sim``, ``_pos`` and ``_masks`` (the masks of rows where ``_free()`` is True allow every action).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 30}
+    _UNCOPIED = ("_sim", "_pos", "_masks")
+
+    @staticmethod
+    def _check_render_mode(render_mode) -> None:
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode == "rgb_array"):
+            raise ValidationError(f"render_mode: got {shown(render_mode)}; expected None or 'rgb_array'")
+
+    def _adopt(self, core: Core, mode: AutoresetMode, render_mode=None, observation_space=None) -> None:
+        """Take ``core``'s rows as this env's entries, under autoreset ``mode`` (the core's
+        simulator must run it), with ``observation_space`` per entry (default the sensors' box)."""
+        self._core = core
+        self.num_envs = core.rows
+        self.render_mode = render_mode
+        # Gymnasium's own vector envs carry the mode as an attribute too (TorchRL reads it there).
+        self.autoreset_mode = mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        self._same_step = mode == AutoresetMode.SAME_STEP
+        self.single_action_space = core.action_space()
+        self.single_observation_space = observation_space or core.observation_box()
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._ready = False
+        self._bind()
+
+    def _free(self) -> np.ndarray:
+        """``(num_envs,)`` bool, kept up to date in place: the rows whose masks allow every action."""
+        return np.zeros(self.num_envs, dtype=np.bool_)
+
+    def _bind(self) -> None:
+        self._sim = sim = self._core.sim
+        self._pos = sim.state.pos
+        self._masks = self._core.masker(self._free())
+
+    def _refuse_closed(self, call: str) -> None:
+        if self.closed:
+            raise StateError(f"Cannot {call}: the environment is closed; create a new one")
+
+    def render(self):
+        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``): the world's
+        plume now, its source, the agents, and their headings, antenna points, the wind and the
+        walls when the scenario has them (``plume_multi.viz.scene.world_overlays``). A 3-D world's
+        frame is its x-y, x-z and y-z maximum projections side by side (``plume_multi.viz.volume``)."""
+        if self.render_mode is None:
+            raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
+        if not self._ready:
+            raise StateError("Cannot render before reset(): call reset() first")
+        return self._core.frames()
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, K)`` bool, a new array: the moves that change each agent's cell now (a move into
+        a wall does not). A row whose agent is done (its episode ended and is not reset yet, or it
+        is masked) allows every action. MaskablePPO (sb3-contrib) reads this method."""
+        return self._masks()
+
+    @property
+    def agent_positions(self) -> np.ndarray:
+        """``(num_envs, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D) of every row's agent (a copy)."""
+        return self._pos.copy()
+
+    @property
+    def simulator(self) -> Simulator:
+        """The ``Simulator`` underneath (its arrays are live views; do not write to them)."""
+        return self._sim
+
+    def close_extras(self, **kwargs) -> None:
+        """Nothing to release: the buffers go with the object."""

@@ -9,15 +9,13 @@ have finished.
 from __future__ import annotations
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import AutoresetMode
 
 from ..checks import is_int
 from ..engine.jit import njit
-from ..errors import StateError, ValidationError
-from ..simulator import Simulator
-from ._core import (AUTORESET_NAMES, SCENARIO_FIELDS, Core, CoreViews, check_options, require_grid_body, reset_mask,
-                    scenario_from, to_autoreset_mode)
+from ..errors import ValidationError
+from ._core import (AUTORESET_NAMES, SCENARIO_FIELDS, Core, CoreVectorEnv, check_options, require_grid_body,
+                    reset_mask, scenario_from, to_autoreset_mode)
 
 __all__ = ["multi_agent_vector_env", "MultiAgentVectorEnv"]
 
@@ -59,7 +57,7 @@ def _row_outputs(live, reward, terminated, truncated, active, world_done, n_agen
             live8[i] = active8[i] & still
 
 
-class MultiAgentVectorEnv(CoreViews, VectorEnv):
+class MultiAgentVectorEnv(CoreVectorEnv):
     """B worlds of N searchers each, seen as ``B * N`` rows of one Gymnasium ``VectorEnv``.
 
     ## Description
@@ -163,44 +161,25 @@ class MultiAgentVectorEnv(CoreViews, VectorEnv):
     ((1024,), (1024, 4))
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 30}
-    # The core's simulator and the views of its buffers are rebuilt in a copy (CoreViews).
-    _UNCOPIED = ("_sim", "_pos", "_masks")
-
     def __init__(self, num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,
                  autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None, **scenario_options):
         if not is_int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
-        if render_mode not in (None, "rgb_array"):
-            raise ValidationError(f"render_mode: got {render_mode!r}; expected None or 'rgb_array'")
+        self._check_render_mode(render_mode)
         check_options(scenario_options, owner="multi_agent_vector_env", allowed=_OPTION_FIELDS,
                       takes="num_worlds, n_agents, team, autoreset_mode, render_mode (episode length: max_steps)")
         mode = to_autoreset_mode(autoreset_mode)
         self.scenario = sc = scenario_from(dict(scenario_options, n_agents=n_agents, team=team),
                                            owner="multi_agent_vector_env")
+        require_grid_body(sc, "multi_agent_vector_env")
         self.num_worlds = int(num_worlds)
         self.n_agents = sc.n_agents
-        self.num_envs = self.num_worlds * self.n_agents
-        self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        require_grid_body(sc, "multi_agent_vector_env")
-        self._core = Core(sc, self.num_worlds, autoreset=AUTORESET_NAMES[mode])
-        self._same_step = mode == AutoresetMode.SAME_STEP
+        self._live = np.zeros(self.num_worlds * self.n_agents, dtype=np.bool_)  # see _row_outputs
+        self._dead = np.ones(self.num_worlds * self.n_agents, dtype=np.bool_)   # ~_live
+        self._adopt(Core(sc, self.num_worlds, autoreset=AUTORESET_NAMES[mode]), mode, render_mode)
 
-        self.single_observation_space = self._core.observation_box()
-        self.single_action_space = self._core.action_space()
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._live = np.zeros(self.num_envs, dtype=np.bool_)  # see _row_outputs
-        self._dead = np.ones(self.num_envs, dtype=np.bool_)   # ~_live: rows whose masks allow every action
-        self._bind()
-        self._ready = False
-
-    def _bind(self) -> None:
-        """The core's simulator, and the views of its buffers that the step reads."""
-        self._sim = self._core.sim
-        self._pos = self._sim.state.pos
-        self._masks = self._core.masker(self._dead)
+    def _free(self) -> np.ndarray:
+        return self._dead  # a masked row's action is ignored: every action is allowed
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed=None, options=None):
@@ -216,8 +195,7 @@ class MultiAgentVectorEnv(CoreViews, VectorEnv):
         Returns:
             ``(B * N, D)`` float32 observations and ``{"active", "action_mask", "_active", "_action_mask"}``.
         """
-        if self.closed:
-            raise StateError("Cannot reset: the environment is closed; create a new one")
+        self._refuse_closed("reset")
         seed = self._core.fold_seed(seed)
         mask = reset_mask(options, self.num_worlds, "num_worlds")
         obs = self._sim.reset(seed=seed, mask=mask)
@@ -234,7 +212,7 @@ class MultiAgentVectorEnv(CoreViews, VectorEnv):
         float32, ``(B * N,)`` float32, bool, bool and the info dict of the class docstring.
         """
         if self.closed:
-            raise StateError("Cannot step: the environment is closed; create a new one")
+            self._refuse_closed("step")
         obs, reward, terminated, truncated = self._sim.step(actions)
         n = self.num_envs
         out_reward = np.empty(n, dtype=np.float32)
@@ -267,7 +245,7 @@ class MultiAgentVectorEnv(CoreViews, VectorEnv):
                 searches in the new observation).
         """
         if self.closed:
-            raise StateError("Cannot step: the environment is closed; create a new one")
+            self._refuse_closed("step")
         n = self.num_envs
         for name, array, dtype in (("rewards", rewards, np.float32), ("terminals", terminals, np.bool_),
                                    ("truncations", truncations, np.bool_), ("masks", masks, np.bool_)):
@@ -287,41 +265,11 @@ class MultiAgentVectorEnv(CoreViews, VectorEnv):
             masks[...] = self._live
         return obs
 
-    def render(self):
-        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``; a 3-D world:
-        its x-y, x-z and y-z maximum projections side by side, ``plume_multi.viz.volume``)."""
-        if self.render_mode is None:
-            raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
-        if not self._ready:
-            raise StateError("Cannot render before reset(): call reset() first")
-        return self._core.frames()
-
     # ------------------------------------------------------------------ extras
-    def action_masks(self) -> np.ndarray:
-        """``(B * N, K)`` bool, a new array: the moves that change each agent's cell now.
-
-        A masked row (its agent finished, or its world ended and is not reset yet) allows every
-        action. MaskablePPO (sb3-contrib) reads this method.
-        """
-        return self._masks()
-
     @property
     def active(self) -> np.ndarray:
         """``(B * N,)`` bool, a copy: the rows whose agent is searching now (``info["active"]``)."""
         return self._live.copy()
-
-    @property
-    def agent_positions(self) -> np.ndarray:
-        """``(B * N, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D) of every agent (a copy)."""
-        return self._pos.copy()
-
-    @property
-    def simulator(self) -> Simulator:
-        """The ``Simulator`` underneath (its arrays are live views; do not write to them)."""
-        return self._sim
-
-    def close_extras(self, **kwargs) -> None:
-        """Nothing to release: the buffers go with the object."""
 
     # ------------------------------------------------------------------ helpers
     def _update_live(self) -> None:

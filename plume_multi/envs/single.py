@@ -28,7 +28,7 @@ from ..errors import ComponentError, StateError, ValidationError
 from ..viz.render import HumanWindow
 from ..scenario import Scenario
 from ..simulator import Simulator
-from ._core import Core, CoreViews, action_value, scenario_from
+from ._core import Core, CoreViews, action_value, scenario_from, sigma_of
 from .components import (
     ENV_STATE_KEYS,
     AgentState,
@@ -736,17 +736,8 @@ _ARG_NAMES = {"grid_size": "grid_size", "source_location": "source_location", "m
 
 def _scenario(args: dict) -> Scenario:
     """The validated one-agent Scenario; a ValidationError names the argument as given."""
-    params = args["plume_params"]
-    sigma = 12.0
-    if params is not None:
-        if not isinstance(params, Mapping):
-            raise ValidationError(f"plume_params: got {params!r}; expected a dict {{'sigma': s}} with 0.1 <= s <= 100")
-        unknown = sorted(str(k) for k in params if k != "sigma")
-        if unknown:
-            raise ValidationError(f"plume_params: got unknown keys {unknown}; expected only 'sigma' "
-                                  "(the static Gaussian plume's spread)")
-        sigma = params.get("sigma", sigma)
-    kwargs = dict(sigma=sigma)
+    sigma = sigma_of(args["plume_params"])
+    kwargs = dict(sigma=12.0 if sigma is None else sigma)
     for key in ("grid_size", "source_location", "max_steps", "goal_radius"):
         if args[key] is not None:
             kwargs[key] = args[key]
@@ -804,7 +795,5 @@ def compact_env(**kwargs) -> PlumeSearchCompactEnv:
     ``Box(0, 1, (3,), float32)`` observation, infos that batch). ``sigma=s`` is accepted as
     ``plume_params={"sigma": s}``."""
     if "sigma" in kwargs:  # the vector env's spelling, so one set of options works in every mode
-        if kwargs.get("plume_params") is not None:
-            raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
-        kwargs["plume_params"] = {"sigma": kwargs.pop("sigma")}
+        kwargs["plume_params"] = {"sigma": sigma_of(kwargs.get("plume_params"), kwargs.pop("sigma"))}
     return PlumeSearchCompactEnv(**kwargs)

@@ -10,16 +10,14 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import AutoresetMode
 
 from ..checks import is_int, shown
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
-from ..simulator import Simulator
 from ._core import move_masks  # noqa: F401 - the masks of 3-D worlds and walls, importable here as they were
-from ._core import (AUTORESET_NAMES, SCENARIO_FIELDS, Core, CoreViews, check_options, contract_space, reset_mask,
-                    scenario_from, to_autoreset_mode)
+from ._core import (AUTORESET_NAMES, SCENARIO_FIELDS, Core, CoreVectorEnv, check_options, contract_space, reset_mask,
+                    scenario_from, sigma_of, to_autoreset_mode)
 
 __all__ = ["vector_env", "dict_vector_env", "compact_vector_env", "PlumeVectorEnv", "OBS_TYPES"]
 
@@ -31,13 +29,10 @@ def _scenario(options: dict) -> Scenario:
     """The one-agent Scenario of ``vector_env``'s options (``plume_params={"sigma": s}``, as
     ``PlumeSearchEnv`` spells it, is ``sigma=s``, and errors about it name it so)."""
     options = dict(options)
-    plume_params = options.pop("plume_params", None)
-    if plume_params is not None:  # PlumeSearchEnv's spelling, so make_vec kwargs work in every mode
-        if not isinstance(plume_params, dict) or set(plume_params) - {"sigma"}:
-            raise ValidationError(f"plume_params: got {plume_params!r}; expected None or {{'sigma': s}}")
-        if "sigma" in options and "sigma" in plume_params:
-            raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
-        options.update(plume_params)
+    plume_params = options.pop("plume_params", None)  # PlumeSearchEnv's spelling: make_vec kwargs work in every mode
+    sigma = sigma_of(plume_params, options.pop("sigma", None))
+    if sigma is not None:
+        options["sigma"] = sigma
     check_options(options, owner="vector_env", allowed=SCENARIO_FIELDS,
                   takes="num_envs, autoreset_mode, obs_type, render_mode, plume_params")
     n_agents = options.get("n_agents", 1)
@@ -47,12 +42,12 @@ def _scenario(options: dict) -> Scenario:
             "for several agents per world use parallel_env() or Simulator)"
         )
     labels = {"action_model": "action_model"}
-    if plume_params is not None:
+    if plume_params is not None and "sigma" in plume_params:
         labels["sigma"] = "plume_params['sigma']"
     return scenario_from(options, owner="vector_env", labels=labels)
 
 
-class PlumeVectorEnv(CoreViews, VectorEnv):
+class PlumeVectorEnv(CoreVectorEnv):
     """B independent single-agent plume searches, stepped together in one compiled call.
 
     ## Description
@@ -134,18 +129,13 @@ class PlumeVectorEnv(CoreViews, VectorEnv):
     (4096, 4)
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 30}
-    # The core's simulator and the views of its buffers are rebuilt in a copy (CoreViews).
-    _UNCOPIED = ("_sim", "_pos", "_world_done", "_masks")
-
     def __init__(self, num_envs: int, *, autoreset_mode=AutoresetMode.NEXT_STEP, obs_type: str = "compact",
                  render_mode=None, **scenario_options):
         if not is_int(num_envs) or not 1 <= num_envs <= MAX_NUM_ENVS:
             raise ValidationError(f"num_envs: got {shown(num_envs)}; expected an integer in 1..{MAX_NUM_ENVS}")
         if not isinstance(obs_type, str) or obs_type not in OBS_TYPES:
             raise ValidationError(f"obs_type: got {shown(obs_type)}; expected one of {list(OBS_TYPES)}")
-        if render_mode is not None and not (isinstance(render_mode, str) and render_mode == "rgb_array"):
-            raise ValidationError(f"render_mode: got {shown(render_mode)}; expected None or 'rgb_array'")
+        self._check_render_mode(render_mode)
         mode = to_autoreset_mode(autoreset_mode)
         self.scenario = sc = _scenario(scenario_options)
         if obs_type == "dict" and sc.dims == 3:
@@ -153,33 +143,16 @@ class PlumeVectorEnv(CoreViews, VectorEnv):
                                   "single-agent contract's (2-D); 3-D worlds take obs_type='compact' (the sensors' "
                                   "columns)")
         self._options = dict(scenario_options)
-        self.num_envs = int(num_envs)
         self.obs_type = obs_type
-        self.render_mode = render_mode
-        # Gymnasium's own vector envs carry the mode as an attribute too (TorchRL reads it there).
-        self.autoreset_mode = mode
-        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        self._same_step = mode == AutoresetMode.SAME_STEP
-        self._core = Core(sc, self.num_envs, autoreset=AUTORESET_NAMES[mode])
-
-        self.single_action_space = self._core.action_space()
-        self.single_observation_space = (self._core.observation_box() if obs_type == "compact"
-                                         else contract_space(*sc.grid_size))
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._n_actions = None if sc.continuous else sc.n_actions
-        # SAME_STEP resets an ended world at once: no row is ever free of its masks
-        self._never_free = np.zeros(self.num_envs, dtype=np.bool_)
         self._pos_scale = np.array([d - 1 for d in sc.grid_size[:2]], dtype=np.float32)
-        self._bind()
-        self._ready = False
+        self._never_free = np.zeros(num_envs, dtype=np.bool_)
+        self._adopt(Core(sc, int(num_envs), autoreset=AUTORESET_NAMES[mode]), mode, render_mode,
+                    None if obs_type == "compact" else contract_space(*sc.grid_size))
 
-    def _bind(self) -> None:
-        """The core's simulator, and the views of its buffers that the step reads."""
-        self._sim = sim = self._core.sim
-        self._pos = sim.state.pos
-        self._world_done = sim.state.world_done
-        self._masks = self._core.masker(self._never_free if self._same_step else self._world_done)
+    def _free(self) -> np.ndarray:
+        # an ended world allows every action until it is reset; SAME_STEP resets it at once
+        return self._never_free if self._same_step else self._sim.state.world_done
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed=None, options=None):
@@ -194,8 +167,7 @@ class PlumeVectorEnv(CoreViews, VectorEnv):
         Returns:
             The observations of all worlds and ``{"action_mask", "_action_mask"}``.
         """
-        if self.closed:
-            raise StateError("Cannot reset: the environment is closed; create a new one")
+        self._refuse_closed("reset")
         # Everything is checked before anything changes.
         seed = self._core.fold_seed(seed)
         mask = reset_mask(options, self.num_envs, "num_envs")
@@ -214,7 +186,7 @@ class PlumeVectorEnv(CoreViews, VectorEnv):
         world changes (``ValidationError``, naming the first bad entry).
         """
         if self.closed:
-            raise StateError("Cannot step: the environment is closed; create a new one")
+            self._refuse_closed("step")
         if self._n_actions is not None and not (type(actions) is np.ndarray and actions.dtype == np.int64
                                                 and actions.shape == (self.num_envs,)):
             actions = self._core.check_actions(actions)
@@ -230,44 +202,10 @@ class PlumeVectorEnv(CoreViews, VectorEnv):
             obs = self._observe()
         return obs, reward.copy(), terminated.copy(), truncated.copy(), infos
 
-    def render(self):
-        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``): the world's
-        plume now, its source, the agent, and its heading, antenna points and the wind when the
-        scenario has them (``plume_multi.viz.scene.world_overlays``). A 3-D world's frame is its
-        x-y, x-z and y-z maximum projections side by side (``plume_multi.viz.volume``)."""
-        if self.render_mode is None:
-            raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
-        if not self._ready:
-            raise StateError("Cannot render before reset(): call reset() first")
-        return self._core.frames()
-
-    # ------------------------------------------------------------------ extras
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, K)`` bool, a new array: the moves that change each agent's cell now.
-
-        A world whose episode ended and is not reset yet allows every action. MaskablePPO
-        (sb3-contrib) reads this method.
-        """
-        return self._masks()
-
     def with_autoreset_mode(self, autoreset_mode) -> "PlumeVectorEnv":
         """A new vector env with the same arguments and another autoreset mode (not reset yet)."""
         return type(self)(self.num_envs, autoreset_mode=autoreset_mode, obs_type=self.obs_type,
                           render_mode=self.render_mode, **self._options)
-
-    @property
-    def agent_positions(self) -> np.ndarray:
-        """``(num_envs, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D) of every world's agent
-        (a copy)."""
-        return self._pos.copy()
-
-    @property
-    def simulator(self) -> Simulator:
-        """The ``Simulator`` underneath (its arrays are live views; do not write to them)."""
-        return self._sim
-
-    def close_extras(self, **kwargs) -> None:
-        """Nothing to release: the buffers go with the object."""
 
     # ------------------------------------------------------------------ helpers
     def _observe(self):

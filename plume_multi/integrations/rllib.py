@@ -27,7 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..checks import check_bool, check_int, is_int
-from ..envs._core import Core, CoreViews, scenario_from
+from ..envs._core import Core, CoreVectorEnv, CoreViews, scenario_from
 from ..envs.pettingzoo import AGENT_PREFIX
 from ..envs.registration import COMPACT_ID
 from ..envs.vector import compact_vector_env
@@ -155,7 +155,7 @@ class PlumeMultiAgentEnv(CoreViews, MultiAgentEnv):
         return out_obs, out_rew, out_term, out_trunc, {}
 
 
-class AgentRowsVectorEnv(CoreViews, gym.vector.VectorEnv):
+class AgentRowsVectorEnv(CoreVectorEnv):
     """The searchers of B worlds of N agents as the B*N rows of a Gymnasium ``VectorEnv``.
 
     For one policy shared by every searcher, trained at array speed by ``PlumeVectorEnvRunner``
@@ -170,28 +170,18 @@ class AgentRowsVectorEnv(CoreViews, gym.vector.VectorEnv):
         **scenario: ``Scenario`` fields.
     """
 
-    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
-    _UNCOPIED = ("_sim",)
-
     def __init__(self, num_envs: int, **scenario):
         self.scenario = scenario_from(scenario, owner="AgentRowsVectorEnv")
         n = self.scenario.n_agents
         if not is_int(num_envs) or num_envs < n or num_envs % n:
             raise ValidationError(f"num_envs: got {num_envs!r}; expected a positive multiple of n_agents = {n} "
                                   "(one row per agent of each world)")
-        self.num_envs = int(num_envs)
-        self._core = Core(self.scenario, self.num_envs // n, autoreset="next_step")
-        self._bind()
-        self.single_observation_space = self._core.observation_box()
-        self.single_action_space = self._core.action_space()
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
-
-    def _bind(self) -> None:
-        self._sim = self._core.sim
+        self._adopt(Core(self.scenario, int(num_envs) // n, autoreset="next_step"), gym.vector.AutoresetMode.NEXT_STEP)
 
     def reset(self, *, seed=None, options=None):
-        return self._sim.reset(seed=self._core.fold_seed(seed)).copy(), {}
+        obs = self._sim.reset(seed=self._core.fold_seed(seed))
+        self._ready = True
+        return obs.copy(), {}
 
     def step(self, actions):
         obs, reward, terminated, truncated = self._sim.step(actions)
