@@ -574,7 +574,7 @@ class CoreViews:
 
 
 class CoreVectorEnv(CoreViews, VectorEnv):
-    """Base of the Gymnasium ``VectorEnv`` s over a ``Core``: its agent rows are the ``num_envs``
+    """Base of the Gymnasium vector envs over a ``Core``: its agent rows are the ``num_envs``
     entries. A subclass builds its core and calls ``_adopt``; this class gives the autoreset mode,
     the batched spaces, ``render``, ``action_masks``, ``agent_positions``, ``simulator``, the
     closed-env checks and copies. ``_bind`` (extended by a subclass for its own views) binds
