@@ -296,7 +296,7 @@ def _check_not_an_input(value, option: str, results) -> None:
 
 
 def _table(args) -> int:
-    from .._files import atomic_output
+    from ..files import write_text
     from ..tasks.table import markdown_table, performance_profile, read_rows, summarise, write_summary
 
     for value, option in ((args.markdown, "--markdown"), (args.figure, "--figure"), (args.csv, "--csv")):
@@ -307,8 +307,7 @@ def _table(args) -> int:
     summary = summarise(rows)
     text = markdown_table(summary)
     if args.markdown:
-        with atomic_output(args.markdown, "w") as f:
-            f.write(text)
+        write_text(args.markdown, text, "--markdown", "a Markdown file to write")
         print(f"wrote {args.markdown}")
     else:
         print(text, end="")

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from .._files import atomic_output
 from ..checks import is_int, is_real, shown
 from ..errors import PlumeError, RenderingError, ValidationError
-from ..files import check_file, check_path, open_file, read_bytes
+from ..files import check_file, check_path, open_file, read_bytes, writing
 from .scores import BENCH_EXTRA, BOOTSTRAP_SEED, iqm, iqm_interval, seeded_global_numpy
 from .task import MAX_SEED
 
@@ -85,10 +85,10 @@ def write_rows(rows, path) -> Path:
             raise PlumeError(f"Parquet files need pyarrow: {PARQUET_EXTRA} (or write .csv)") from exc
         for row in clean:
             row["search_time"] = None if row["search_time"] == "" else row["search_time"]
-        with atomic_output(p) as f:
+        with writing(p, "write_rows.path", "a results file to write", text=False) as f:
             pq.write_table(pa.Table.from_pylist(clean), f)
         return p
-    with atomic_output(p, "w") as f:
+    with writing(p, "write_rows.path", "a results file to write", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(COLUMNS))
         writer.writeheader()
         writer.writerows(clean)
@@ -196,7 +196,7 @@ def _results_files(source) -> list:
     results); each a regular file (``plume_multi.files``)."""
     expected = "a results file (.csv or .parquet) or a folder of them"
     p = check_path(source, "results", expected)
-    if p.is_dir():
+    if os.path.isdir(p):  # not Path.is_dir: it raises for a name too long for the file system
         names = sorted(f.name for f in p.iterdir()
                        if f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
         if not names:
@@ -349,7 +349,7 @@ def write_summary(summary, path) -> Path:
     p = Path(path)
     if p.suffix.lower() != ".csv":
         raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in .csv")
-    with atomic_output(p, "w") as f:
+    with writing(p, "write_summary.path", "a summary file to write", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(summary[0]))
         writer.writeheader()
         writer.writerows(summary)

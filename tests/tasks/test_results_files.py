@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 from hypothesis import given, strategies as st
@@ -234,6 +235,9 @@ def test_what_is_not_a_results_file_is_refused_with_our_error(tmp_path, valid):
         with pytest.raises(ValidationError, match=r"results: got .*x\.csv'?, which "):
             read_rows(folder)
     assert _same(read_rows(tmp_path / "results-fifo" / "a.csv"), ROWS)
+    for name in ("x" * 100_000 + ".csv", "a\0b.csv", ""):  # too long for the file system, a NUL, empty
+        with pytest.raises(ValidationError, match=r"results: got "):
+            read_rows(name)
     # a write's temporary file (a name beginning with a dot) is not read as results
     (tmp_path / "results-fifo" / "x.csv").unlink()
     (tmp_path / "results-fifo" / ".a.csv.1234.tmp").write_bytes(valid[:20])
@@ -296,6 +300,10 @@ def test_a_run_killed_after_two_tasks_keeps_their_rows_and_a_rerun_reuses_them(t
     child = subprocess.Popen([sys.executable, "-m", "plume_multi.cli", *argv], stdout=subprocess.PIPE, text=True,
                              env=env, cwd=tmp_path)
     written = []
+    # the child waits in uniform-8 until it is killed: a child that never writes the first two tasks
+    # (the file written only at the end) is killed after a deadline, and the test fails, not hangs
+    deadline = threading.Timer(300, child.kill)
+    deadline.start()
     try:
         for line in child.stdout:
             if line.startswith("wrote"):
@@ -303,6 +311,7 @@ def test_a_run_killed_after_two_tasks_keeps_their_rows_and_a_rerun_reuses_them(t
             if len(written) == 2:  # teams/uniform-2 and -4 are on disk; the child now waits in uniform-8
                 break
     finally:
+        deadline.cancel()
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=60)
     assert len(written) == 2
