@@ -26,9 +26,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import os
 import sys
 import textwrap
 import types
+import uuid
 from dataclasses import dataclass, field
 
 from ..errors import ValidationError
@@ -484,11 +486,13 @@ def _write_driver(folder, name: str, text: str):
     """The driver's file in the cache (written unless it holds ``text`` already), or None when it
     cannot be written (a full disk: the cache reports it once)."""
     path = folder / f"{name}.py"
-    tmp = folder / f".{name}.{id(text)}.tmp"
+    # a name of this process alone: two processes writing one temporary file could move it into
+    # place half-written while the other still writes
+    tmp = folder / f".{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
     try:
-        if not path.exists() or path.read_text() != text:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
             folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text)
+            tmp.write_text(text, encoding="utf-8")  # a module's source is UTF-8; its name hashes these bytes
             tmp.replace(path)  # atomic: a concurrent process never reads half a file
     except (OSError, UnicodeDecodeError) as exc:
         cache_failed(path, exc)
