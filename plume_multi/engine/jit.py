@@ -138,8 +138,18 @@ def _referenced_module(value):
     return sys.modules.get(name)
 
 
+def without_source_file(module) -> bool:
+    """Whether ``module`` is code of the user's that has no source file (a notebook's cells, code
+    exec'd into a module), rather than a built-in or installed module."""
+    if getattr(module, "__file__", None) is not None or getattr(module, "__name__", None) in sys.builtin_module_names:
+        return False
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    return origin not in ("built-in", "frozen") and not hasattr(module, "__path__")
+
+
 def module_files(modules) -> dict:
-    """``{module name: source file}`` of ``modules`` and of every own module their globals reach."""
+    """``{module name: source file}`` of ``modules`` and of every own module their globals reach
+    (through modules without a source file too: a notebook's function may call a module's)."""
     seen: dict = {}
     stack = list(modules)
     while stack:
@@ -148,9 +158,9 @@ def module_files(modules) -> dict:
         if name in seen:
             continue
         path = _own_file(module)
-        if path is None:
+        if path is None and not without_source_file(module):
             continue
-        seen[name] = path
+        seen[name] = path  # None: walked, nothing to hash
         for value in list(vars(module).values()):
             other = _referenced_module(value)
             if other is not None and other.__name__ not in seen:
@@ -160,7 +170,7 @@ def module_files(modules) -> dict:
                 other = _referenced_module(item)
                 if other is not None and other.__name__ not in seen:
                     stack.append(other)
-    return seen
+    return {name: path for name, path in seen.items() if path is not None}
 
 
 def _members(value):
