@@ -71,6 +71,19 @@ def test_a_regular_file_reads_and_a_limit_or_bad_text_is_refused(tmp_path):
         files.check_folder(path, "reader")
 
 
+
+def test_a_write_is_whole_or_not_at_all(tmp_path):
+    path = tmp_path / "out.csv"
+    files.write_text(path, "old\n", "writer")
+    with pytest.raises(RuntimeError):
+        with files.writing(path, "writer") as f:
+            f.write("half of the new")
+            raise RuntimeError("killed mid-write")
+    assert path.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    assert files.write_text(tmp_path / "made" / "new.csv", "x", "writer").read_text() == "x"
+    with pytest.raises(ValidationError, match="writer: got '.*out.csv/x', which goes through a file as if a folder"):
+        files.write_text(path / "x", "x", "writer")
+
 # ----------------------------------------------------------------------------- every reader
 def _render(path):
     from plume_multi.cli import main
