@@ -211,7 +211,7 @@ def _run(args) -> int:
         try:
             run, reduced, _ = planned_run(task, args.episodes, args.seed, args.max_steps)
         except ValidationError as exc:
-            raise UsageError(f"{task.id}: {exc}") from None
+            raise UsageError(f"{task.id} --policy {name}: {exc}") from None
         plans[task.id, name] = (run, reduced)
     # Resume: a (task, policy) whose complete rows are already there is not run again. Rows of a
     # task made with --option are never reused (its file name does not say which file it read).

@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .. import files
 from ..checks import check_arguments, check_bool, check_seed, is_int, is_real, shown
 from ..errors import ValidationError
-from ..files import open_file
 from .config import POLICIES, PPOConfig
 from .networks import NETWORKS
 
@@ -181,10 +181,9 @@ class LearnedPolicy:
             "config": dataclasses.asdict(self.config),
             "training": json.dumps(self.training),
         }
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(record, path)
-        return path
+        with files.writing(path, "LearnedPolicy.save", "the path of the policy file to write", text=False) as f:
+            torch.save(record, f)
+        return Path(path)
 
 
 def load_policy(path, *, greedy: bool = True, seed=None) -> LearnedPolicy:
@@ -195,10 +194,11 @@ def load_policy(path, *, greedy: bool = True, seed=None) -> LearnedPolicy:
     against the network those sizes make, the scenario record and the PPO settings.
 
     Raises:
-        ValidationError: the file does not exist, is not a regular file, or is not such a policy
-            (naming the entry that is wrong, what it holds and what was expected).
+        ValidationError: the path is not a readable regular file (``plume_multi.files``), or the
+            file is not such a policy (naming the entry that is wrong, what it holds and what was
+            expected).
     """
-    with open_file(path, "load_policy.path", "a policy file written by LearnedPolicy.save") as f:
+    with files.open_file(path, "load_policy", "a policy file written by LearnedPolicy.save") as f:
         try:
             record = torch.load(f, map_location="cpu", weights_only=True)
         except Exception as exc:

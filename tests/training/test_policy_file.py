@@ -108,5 +108,5 @@ def test_a_crafted_file_is_refused_in_one_line_by_eval_and_a_fifo_is_never_opene
     import os
 
     os.mkfifo(tmp_path / "pipe.pt")
-    with pytest.raises(ValidationError, match=r"load_policy\.path: got .*pipe\.pt', which is a FIFO"):
+    with pytest.raises(ValidationError, match=r"load_policy: got .*pipe\.pt', which is a FIFO"):
         load_policy(tmp_path / "pipe.pt")
