@@ -9,28 +9,38 @@ Front-ends over one engine of compiled kernels:
 * ``evaluate()`` — a policy on many seeded episodes at once (locally or on Ray): ``EvaluationResult``.
 * ``train()`` — a learned baseline (PPO with an MLP or a GRU) trained on a scenario: ``TrainingResult``.
 
-The front-ends are imported on first use, so ``import plume_multi`` stays light; importing it
+Every name is imported on first use, so ``import plume_multi`` stays light; importing it
 registers ``PlumeSearch-v0`` (and the alias ``PlumeNav-StaticGaussian-v0``; the Dict observation)
 and ``PlumeSearchCompact-v0`` (the Box(3) observation) with Gymnasium. Modules that moved keep their
 old import paths for one release, with a ``DeprecationWarning`` (``plume_multi._compat``).
 """
 
 from importlib import import_module
+from importlib.util import find_spec
 
 from . import _compat, errors
 from .engine.threads import choose_layer
 from .envs.registration import register_envs
-from .tasks.envs import register_gymnasium_tasks
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
-from .models import actions, bodies, plumes, rewards, sensors, sources
-from .scenario import Scenario
-from .simulator import Simulator
-from .models.units import Units
-from .world import WorldState
+from .tasks.registration import register_gymnasium_tasks
 
 __version__ = "0.1.0"
 
+# Every public name but the errors, by the module that defines it: imported on first use, so that
+# ``import plume_multi`` costs little more than ``import numpy, numba`` (the models' modules, SciPy,
+# matplotlib, torch and the integrations load when a name that needs them is first reached;
+# tests/test_imports.py holds the line).
 _LAZY = {
+    "plumes": "plume_multi.models",
+    "bodies": "plume_multi.models",
+    "actions": "plume_multi.models",
+    "sensors": "plume_multi.models",
+    "rewards": "plume_multi.models",
+    "sources": "plume_multi.models",
+    "Scenario": "plume_multi.scenario",
+    "Simulator": "plume_multi.simulator",
+    "Units": "plume_multi.models.units",
+    "WorldState": "plume_multi.world",
     "PlumeSearchEnv": "plume_multi.envs.single",
     "parallel_env": "plume_multi.envs.pettingzoo",
     "env": "plume_multi.envs.pettingzoo",
@@ -42,25 +52,10 @@ _LAZY = {
     "train": "plume_multi.training",
 }
 
-__all__ = [
-    "plumes",
-    "bodies",
-    "actions",
-    "sensors",
-    "rewards",
-    "sources",
-    "Scenario",
-    "Simulator",
-    "Units",
-    "WorldState",
-    "errors",
-    "PlumeError",
-    "ValidationError",
-    "StateError",
-    "ComponentError",
-    "RenderingError",
-    *_LAZY,
-]
+__all__ = ["plumes", "bodies", "actions", "sensors", "rewards", "sources", "Scenario", "Simulator", "Units",
+           "WorldState", "errors", "PlumeError", "ValidationError", "StateError", "ComponentError", "RenderingError",
+           "PlumeSearchEnv", "parallel_env", "env", "raw_env", "vector_env", "multi_agent_vector_env", "evaluate",
+           "EvaluationResult", "train"]
 
 
 def __getattr__(name):
@@ -70,6 +65,8 @@ def __getattr__(name):
         return value
     if f"{__name__}.{name}" in _compat.OLD_TO_NEW:  # a module that moved: warns, gives the new one
         return import_module(f"{__name__}.{name}")
+    if not name.startswith("__") and find_spec(f"{__name__}.{name}") is not None:
+        return import_module(f"{__name__}.{name}")  # a submodule (plume_multi.scenarios), as once imported eagerly
     raise AttributeError(f"module 'plume_multi' has no attribute {name!r}")
 
 
@@ -80,4 +77,4 @@ def __dir__():
 choose_layer()  # before any parallel kernel runs: Numba's threads must not slow a trainer's (engine/threads.py)
 _compat.install()
 register_envs()
-register_gymnasium_tasks()  # the benchmark's tasks, by their ids
+register_gymnasium_tasks()  # the benchmark's tasks, by their ids (no task's scenario is built)
