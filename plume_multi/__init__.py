@@ -19,8 +19,9 @@ from importlib import import_module
 from importlib.util import find_spec
 
 from . import _compat, errors
+from ._compat import when_imported
 from .engine.threads import choose_layer
-from .envs.registration import register_envs
+from .envs.registration import register_gymnasium, register_pettingzoo
 from .errors import ComponentError, PlumeError, RenderingError, StateError, ValidationError
 from .tasks.registration import register_gymnasium_tasks
 
@@ -76,5 +77,8 @@ def __dir__():
 
 choose_layer()  # before any parallel kernel runs: Numba's threads must not slow a trainer's (engine/threads.py)
 _compat.install()
-register_envs()
-register_gymnasium_tasks()  # the benchmark's tasks, by their ids (no task's scenario is built)
+# The ids, as soon as Gymnasium and PettingZoo are imported (now, if they are): importing them here
+# would cost a sixth of ``import numpy, numba``.
+when_imported("gymnasium", register_gymnasium)
+when_imported("gymnasium", register_gymnasium_tasks)  # the benchmark's tasks (no task's scenario is built)
+when_imported("pettingzoo", register_pettingzoo)

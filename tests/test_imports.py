@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-HEAVY = ("scipy.stats", "scipy.special", "matplotlib", "torch", "pandas", "tqdm", "rliable", "ray",
+HEAVY = ("scipy.stats", "scipy.special", "matplotlib", "torch", "pandas", "tqdm", "rliable", "ray", "gymnasium",
+         "pettingzoo",
          "stable_baselines3", "plume_multi.models", "plume_multi.simulator", "plume_multi.evaluation",
          "plume_multi.integrations", "plume_multi.training")
 
@@ -25,14 +26,17 @@ def test_import_plume_multi_loads_no_heavy_module():
     loaded = _loaded_after("import plume_multi")
     assert not {name for name in loaded if name.split(".")[0] in HEAVY or name in HEAVY
                 or any(name.startswith(h + ".") for h in HEAVY)}
-    # what it must still do: the Gymnasium ids, the task ids
-    assert "gymnasium" in loaded
 
 
-def test_the_ids_are_registered_and_every_public_name_is_reached_on_first_use():
-    code = """
-import gymnasium, plume_multi
+
+@pytest.mark.parametrize("order", ["import gymnasium, pettingzoo, plume_multi", "import plume_multi, gymnasium, pettingzoo"])
+def test_the_ids_are_registered_whichever_comes_first_and_every_public_name_is_reached_on_first_use(order):
+    code = f"""
+{order}
+from pettingzoo import aec_registry, parallel_registry
 assert "PlumeSearchCompact-v0" in gymnasium.registry and "otto/isotropic-19x19-v0" in gymnasium.registry
+assert "plume_multi/plume_search-v0" in aec_registry and "plume_multi/plume_search-v0" in parallel_registry
+assert gymnasium.__loader__ is gymnasium.__spec__.loader and type(gymnasium.__loader__).__name__ == "SourceFileLoader"
 assert "scipy.stats" not in sys.modules
 for name in plume_multi.__all__:
     getattr(plume_multi, name)

@@ -4,8 +4,6 @@ model is imported until an env is made (``tasks.envs``)."""
 
 from __future__ import annotations
 
-import gymnasium
-
 from .registry import get
 from .registry import list as task_ids
 from .task import Task
@@ -15,6 +13,8 @@ __all__ = ["register_gymnasium_task", "register_gymnasium_tasks"]
 
 def register_gymnasium_task(task: Task) -> None:
     """Register ``task.id`` with Gymnasium (its family is the namespace)."""
+    import gymnasium
+
     if task.id in gymnasium.registry:
         return
     gymnasium.register(id=task.id, entry_point="plume_multi.tasks.envs:gym_env",
