@@ -7,6 +7,7 @@ Front-ends over one engine of compiled kernels:
 * ``vector_env()`` — a Gymnasium ``VectorEnv`` of B single-agent worlds.
 * ``PlumeSearchEnv`` — the single-agent Gymnasium env, exactly as its contract says.
 * ``evaluate()`` — a policy on many seeded episodes at once (locally or on Ray): ``EvaluationResult``.
+* ``compare()`` — several policies on the same seeded episodes: a table and the search-time distributions.
 * ``train()`` — a learned baseline (PPO with an MLP or a GRU) trained on a scenario: ``TrainingResult``.
 
 Every name is imported on first use, so ``import plume_multi`` stays light; importing it
@@ -50,13 +51,14 @@ _LAZY = {
     "multi_agent_vector_env": "plume_multi.envs.multi_vector",
     "evaluate": "plume_multi.evaluation",
     "EvaluationResult": "plume_multi.evaluation",
+    "compare": "plume_multi.evaluation",
     "train": "plume_multi.training",
 }
 
 __all__ = ["plumes", "bodies", "actions", "sensors", "rewards", "sources", "Scenario", "Simulator", "Units",
            "WorldState", "errors", "PlumeError", "ValidationError", "StateError", "ComponentError", "RenderingError",
            "PlumeSearchEnv", "parallel_env", "env", "raw_env", "vector_env", "multi_agent_vector_env", "evaluate",
-           "EvaluationResult", "train"]
+           "EvaluationResult", "compare", "train"]
 
 
 def __getattr__(name):
