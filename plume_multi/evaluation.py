@@ -359,7 +359,8 @@ def _describe(scenario: Scenario) -> str:
     else:
         what = plume.name
     return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {grid} grid, {what}, "
-            f"{scenario.action_model.name}, {scenario.max_steps} steps{', team' if scenario.team else ''}")
+            f"{scenario.action_model.name}, {scenario.max_steps} steps{', team' if scenario.team else ''}"
+            f"{', among walls' if scenario.walls is not None else ''}")
 
 
 def _jsonable(value):
