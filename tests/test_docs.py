@@ -19,94 +19,11 @@ literal (or starts with one, followed by ``:`` or ``;`` and words) runs as ``ass
 
 from __future__ import annotations
 
-import os
 import re
-import runpy
-import shlex
-import subprocess
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("MPLBACKEND", "Agg")
-
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
-MARK = re.compile(r"<!--\s*docs-test:\s*([^<>]*?)\s*-->\s*\Z")
-LANGUAGES = {"python", "bash", "text", ""}  # the fences the pages may use
-
-
-@dataclass
-class Block:
-    page: Path
-    line: int
-    language: str
-    code: str
-    replacements: list[tuple[str, str]] = field(default_factory=list)
-    skip: str | None = None
-
-    @property
-    def id(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
-
-
-def blocks(page: Path) -> list[Block]:
-    text = page.read_text(encoding="utf-8")
-    found = []
-    for match in FENCE.finditer(text):
-        before = text[:match.start()]
-        block = Block(page, before.count("\n") + 1, match.group(1).strip(), match.group(2))
-        mark = MARK.search(before.rstrip())
-        if mark:
-            directive = mark.group(1)
-            if directive.startswith("skip:"):
-                block.skip = directive[len("skip:"):].strip()
-            elif directive.startswith("replace "):
-                words = shlex.split(directive[len("replace "):])
-                if len(words) % 2:
-                    raise ValueError(f"{block.id}: docs-test replace needs pairs of strings, got {words}")
-                block.replacements = list(zip(words[::2], words[1::2]))
-            else:
-                raise ValueError(f"{block.id}: unknown docs-test directive {directive!r}")
-        found.append(block)
-    return found
-
-
-PRINTED = re.compile(r"^(\s*)print\((.+)\)\s*#\s*(.+?)\s*$")
-
-
-def _literal(comment: str):
-    """The Python literal a comment states (whole, or before ': ' / '; '), or raise ValueError."""
-    import ast
-
-    for text in (comment, *(comment.split(mark, 1)[0] for mark in (": ", "; ") if mark in comment)):
-        try:
-            return ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
-            continue
-    raise ValueError(comment)
-
-
-def checked_prints(code: str) -> str:
-    """``code`` with each ``print(expr)  # literal`` turned into an assertion of that value."""
-    lines = []
-    for line in code.splitlines():
-        match = PRINTED.match(line)
-        if match:
-            indent, expr, comment = match.groups()
-            try:
-                value = _literal(comment)
-            except ValueError:
-                lines.append(line)
-                continue
-            message = f"the page says print({expr}) shows {value!r}; it shows "
-            line = f"{indent}assert ({expr}) == {value!r}, {message!r} + repr({expr})"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
+from docs_blocks import LANGUAGES, PAGES, ROOT, blocks, checked_prints, run_block
 
 ALL = [block for page in PAGES for block in blocks(page)]
 PYTHON = [block for block in ALL if block.language == "python"]
@@ -134,31 +51,13 @@ def test_fences_are_python_bash_or_text(block):
 
 
 @pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.id)
-def test_python_block_runs(block, tmp_path, monkeypatch):
+def test_python_block_runs(block, tmp_path):
     if block.skip is not None:
         # not run: the page must say so to the reader too, next to the block
         assert block.skip, f"{block.id}: a skipped block needs a reason"
         assert "not tested" in block.page.read_text(encoding="utf-8"), f"{block.id}: the page must say it is not tested"
         return
-    code = block.code
-    for old, new in block.replacements:
-        assert old in code, f"{block.id}: the docs-test mark replaces {old!r}, which the block no longer contains"
-        code = code.replace(old, new)
-    code = checked_prints(code)
-    monkeypatch.chdir(tmp_path)  # pictures and movies land in a temporary folder
-    script = tmp_path / "block.py"  # run as a reader runs it: a script, a module with a source file
-    script.write_text(code, encoding="utf-8")
-    import gymnasium
-    from plume_multi.tasks import registry
-
-    tasks_before, ids_before = dict(registry._load()), set(gymnasium.registry)
-    try:
-        runpy.run_path(str(script), run_name="__docs__")
-    finally:  # a page's own task (the benchmark page registers one) stays on that page
-        registry._TASKS.clear()
-        registry._TASKS.update(tasks_before)
-        for env_id in set(gymnasium.registry) - ids_before:
-            del gymnasium.registry[env_id]
+    run_block(block, tmp_path)  # pictures and movies land in a temporary folder
 
 
 def test_no_page_points_at_documents_users_do_not_have():
@@ -283,3 +182,30 @@ def test_the_readme_layout_names_only_files_that_exist():
     assert not named - package_files, f"README's Layout names files that do not exist: {sorted(named - package_files)}"
     for folder in re.findall(r"^\s*(\w+)/", layout, re.M):
         assert folder in folders, f"README's Layout names the folder {folder}/, which does not exist"
+
+
+def _dry_run(target: str) -> list:
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.fail("make is not installed: the README's two commands need it")
+    out = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
+def test_make_test_builds_the_demos_environment_runs_the_readme_in_it_then_adds_the_test_tools():
+    demo = [line for line in _dry_run("demo") if "pip install" in line and "--upgrade pip" not in line]
+    assert demo == ['.venv/bin/python -m pip install --quiet --no-compile -c constraints.txt -e ".[all]"']
+    test = _dry_run("test")
+    steps = [test.index(demo[0]), test.index(".venv/bin/python tests/docs_blocks.py README.md"),
+             test.index('.venv/bin/python -m pip install --quiet --no-compile -c constraints.txt -e ".[test]"'),
+             next(k for k, line in enumerate(test) if "pytest" in line)]
+    assert steps == sorted(steps), test
+    assert all("-c constraints.txt" in line for line in test if "pip install" in line and "--upgrade pip" not in line)
+
+
+def test_the_constraints_bound_what_breaks_and_the_bench_extra_carries_the_same_bound():
+    bounds = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if line and not line.startswith("#")]
+    assert "pandas<3" in bounds
+    assert '"pandas<3"' in (ROOT / "pyproject.toml").read_text()
