@@ -18,6 +18,7 @@ old import paths for one release, with a ``DeprecationWarning`` (``plume_multi._
 
 from importlib import import_module
 from importlib.util import find_spec
+from typing import TYPE_CHECKING
 
 from . import _compat, errors
 from ._compat import when_imported
@@ -27,6 +28,19 @@ from .errors import ComponentError, PlumeError, RenderingError, StateError, Vali
 from .tasks.registration import register_gymnasium_tasks
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what type checkers and the API reference see; at run time, _LAZY on first use
+    from .envs.multi_vector import multi_agent_vector_env
+    from .envs.pettingzoo import env, parallel_env, raw_env
+    from .envs.single import PlumeSearchEnv
+    from .envs.vector import vector_env
+    from .evaluation import EvaluationResult, compare, evaluate
+    from .models import actions, bodies, plumes, rewards, sensors, sources
+    from .models.units import Units
+    from .scenario import Scenario
+    from .simulator import Simulator
+    from .training import train
+    from .world import WorldState
 
 # Every public name but the errors, by the module that defines it: imported on first use, so that
 # ``import plume_multi`` costs little more than ``import numpy, numba`` (the models' modules, SciPy,

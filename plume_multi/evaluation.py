@@ -913,8 +913,8 @@ def compare(policies, scenario_or_task, episodes: int | None = None, seed: int |
         >>> import plume_multi
         >>> scenario = plume_multi.Scenario(grid_size=(32, 32), sigma=8.0, max_steps=200)
         >>> result = plume_multi.compare(["random", "gradient"], scenario, episodes=200, progress=False)
-        >>> [row["policy"] for row in result.rows]
-        ['random', 'gradient']
+        >>> tuple(result.results)
+        ('random', 'gradient')
     """
     from .tasks import running
     from .tasks.registry import get

@@ -77,6 +77,18 @@ def test_the_factories_carry_the_env_card():
     assert plume_multi.parallel_env.__doc__.startswith("A ``ParallelEnv`` of N searchers")
 
 
+def test_the_readme_fits_on_a_few_screens_opens_with_a_picture_and_speaks_to_users():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; the rest belongs on the docs site"
+    assert any(line.startswith("![") and "docs/" in line for line in lines[:10]), "a picture on the first screen"
+    assert "shared/" not in readme and "../" not in readme
+    ids = set(re.findall(r'"((?:plume_multi:)?Plume\w+-v\d)"', readme))
+    assert ids == {"plume_multi:PlumeSearchCompact-v0"}, ids  # the trainer's id: compact, prefixed
+    for target in re.findall(r"\]\(((?:docs/)[^)#]+)", readme):
+        assert (ROOT / target).exists(), f"the README links to {target}, which does not exist"
+
+
 def test_the_readme_keeps_its_two_commands_and_says_how_to_reach_the_environment():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make demo" in readme and "make test" in readme
@@ -100,8 +112,8 @@ def test_licence_and_citation_agree_with_the_package():
     assert citation["license"] == "MIT" and str(citation["version"]) == plume_multi.__version__ == project["version"]
     assert citation["authors"] == [{"name": "The plume_multi developers"}]
     cited = {reference["title"] for reference in citation["references"]}
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())  # titles wrap across lines
-    assert len(cited) == 5 and all(title.split(":")[0] in readme for title in cited)  # the README's References
+    references = " ".join((ROOT / "docs" / "references.md").read_text(encoding="utf-8").split())  # titles wrap
+    assert len(cited) == 5 and all(title.split(":")[0] in references for title in cited)
     assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
@@ -115,7 +127,7 @@ def test_the_readme_and_getting_started_name_every_extra():
     extras = _extras()
     assert {"viz", "movie", "sb3", "data", "rllib", "all", "docs", "test"} <= extras
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    sentence = re.search(r"the extras are (.*?)\)", readme).group(1)
+    sentence = re.search(r"The extras are (.*?) \(each explained", readme).group(1)
     assert set(re.findall(r"`([\w-]+)`", sentence)) == extras, sentence
     table = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
     assert set(re.findall(r"^\| `([\w-]+)` \|", table, re.M)) == extras
@@ -133,8 +145,8 @@ def _top_level_split(text: str) -> list[str]:
     return [part for part in [*parts, current.strip()] if part]
 
 
-def test_the_readme_table_of_models_names_every_model_with_its_real_parameters():
-    """Each row of the README's table of model families names every model of its family, and each
+def test_the_table_of_models_names_every_model_with_its_real_parameters():
+    """Each row of the models overview's table (docs/models.md) names every model of its family, and each
     ``Model(keyword=default)`` written there is a parameter of that model, with that default when
     the default is a literal."""
     import ast
@@ -145,7 +157,7 @@ def test_the_readme_table_of_models_names_every_model_with_its_real_parameters()
     from plume_multi.models.sources import SourceMotion
 
     bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward, "sources": SourceMotion}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(plumes|bodies|sensors|rewards|sources)`[^|]*\| (.*) \|\s*$", readme, re.M))
     assert set(rows) == set(bases)
     for family, row in rows.items():
@@ -154,34 +166,34 @@ def test_the_readme_table_of_models_names_every_model_with_its_real_parameters()
                   and issubclass(getattr(module, name), bases[family]) and getattr(module, name) is not bases[family]}
         written = {name: arguments for name, arguments in re.findall(r"`([A-Z]\w*)\(([^`]*)\)`", row.replace("\\|", "|"))
                    if name not in ("Discrete", "Box")}  # the action spaces the bodies give
-        assert models <= set(written), f"README's {family} row lacks {sorted(models - set(written))}"
+        assert models <= set(written), f"docs/models.md: the {family} row lacks {sorted(models - set(written))}"
         for name, arguments in written.items():
-            assert name in models, f"README's {family} row names {name}, which plume_multi.{family} does not export"
+            assert name in models, f"docs/models.md: the {family} row names {name}, which plume_multi.{family} does not export"
             parameters = inspect.signature(getattr(module, name)).parameters
             for argument in _top_level_split(arguments):
                 if "=" not in argument or argument == "...":
                     continue
                 keyword, default = (part.strip() for part in argument.split("=", 1))
-                assert keyword in parameters, f"README: {name}({keyword}=...) but {name} has no parameter {keyword}"
+                assert keyword in parameters, f"docs/models.md: {name}({keyword}=...) but {name} has no parameter {keyword}"
                 try:
                     value = ast.literal_eval(default)
                 except (ValueError, SyntaxError):
                     continue  # a placeholder such as (x, y) | "random"
                 assert parameters[keyword].default == value, (
-                    f"README: {name}({keyword}={default}) but the default is {parameters[keyword].default!r}")
+                    f"docs/models.md: {name}({keyword}={default}) but the default is {parameters[keyword].default!r}")
 
 
-def test_the_readme_layout_names_only_files_that_exist():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("## Layout", 1)[1].split("```", 2)[1]
+def test_the_source_layout_names_only_files_that_exist():
+    page = (ROOT / "docs" / "source-layout.md").read_text(encoding="utf-8")
+    layout = page.split("```", 2)[1]
     package_files = {path.name for folder in ("plume_multi", "examples", "tests", "benchmarks")
                      for path in (ROOT / folder).rglob("*.py")}
     folders = {path.name for path in ROOT.rglob("*") if path.is_dir() and ".venv" not in path.parts}
     named = set(re.findall(r"\b(\w+\.py)\b", layout))
     assert len(named) > 30
-    assert not named - package_files, f"README's Layout names files that do not exist: {sorted(named - package_files)}"
+    assert not named - package_files, f"the source layout names files that do not exist: {sorted(named - package_files)}"
     for folder in re.findall(r"^\s*(\w+)/", layout, re.M):
-        assert folder in folders, f"README's Layout names the folder {folder}/, which does not exist"
+        assert folder in folders, f"the source layout names the folder {folder}/, which does not exist"
 
 
 def _dry_run(target: str) -> list:
