@@ -25,8 +25,8 @@ each point at a new temporary folder, so every kernel the combination needs is c
 3. ``oriented + antennae + wind + heading``: ``plumes.Gaussian(wind=(1, 0))``, ``Oriented(45)``,
    ``Antennae``, ``Wind``, ``Heading``, ``StepPenalty`` (the row of ``benchmarks/models.py``);
 4. ``poisson team + belief``: ``scenarios.poisson_search(1.0, 2.0, n_agents=4, team=True)``,
-   sensors ``Hits`` + ``Belief`` (the README's infotaxis team);
-5. ``puffs + continuous + antennae + wind``: the README's surge-and-cast scenario (no spin-up);
+   sensors ``Hits`` + ``Belief`` (the infotaxis team of the Turbulent search page);
+5. ``puffs + continuous + antennae + wind``: the surge-and-cast scenario of docs/moving-sources.md (no spin-up);
 6. ``3-D default``: ``Scenario(grid_size=(64, 64, 64))`` (Gaussian, ``Cardinal`` with six moves,
    ``Concentration`` + ``Position``), one agent per world.
 

@@ -59,7 +59,7 @@ def _regime(regime: str) -> Task:
         scenario_factory=functools.partial(puff_search, regime=regime),
         # 250 episodes: a success rate within +-6 points (Wilson 95 %); each world runs 3000 spin-up
         # steps and, failing, 2000 more, so the four regimes x three baselines take 330 s of the
-        # README's table (1422 s), and would take twice that at 500
+        # benchmark table (1422 s), and would take twice that at 500
         protocol=Protocol(episodes=250, max_steps=2000),
         card=CARD.format(steps=2000, regime=REGIMES[regime]),
         references=REFERENCES,
