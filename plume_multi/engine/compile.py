@@ -3,8 +3,9 @@
 ``compile_entry(fn, args, ...)`` compiles (or loads from the cache) ``fn`` for the types of
 ``args`` without running it. A line on stderr says what is happening when it takes more than a
 second, and says it truthfully: "compiling" once Numba has started compiling (its
-``numba:compile`` event; a load from the cache raises none), "loading ... from the cache" when a
-load alone takes that long (a busy machine), nothing for a quick load. ``PLUME_MULTI_QUIET=1``
+``numba:compile`` event; a load from the cache raises none) or when the cache holds nothing for the
+function, "loading ... from the cache" when a load alone takes that long (a busy machine), nothing
+for a quick load. ``PLUME_MULTI_QUIET=1``
 silences it; within ``reporting(callback)`` the same news goes to ``callback(text)`` instead, at
 once ("compiling ..." as the compile starts): ``evaluate``'s progress bar shows it. When a model's
 compiled code cannot compile, ``ModelError`` names the model, its file and line, with Numba's
@@ -52,14 +53,25 @@ def reporting(callback):
         _REPORT.reset(token)
 
 
-class _Notice(event.Listener):
-    """What ``compile_entry`` says while ``fn.compile`` runs: Numba's ``numba:compile`` events of
-    this thread tell a compile from a load (a cache hit compiles nothing, so raises none)."""
+def _in_cache(fn) -> bool:
+    """Whether Numba's cache holds an index for ``fn`` (a load may follow; without one it compiles)."""
+    cache_file = getattr(getattr(fn, "_cache", None), "_cache_file", None)
+    index = getattr(cache_file, "_index_path", None)
+    return bool(index) and os.path.exists(index)
 
-    def __init__(self, what: str, label: str, report):
+
+class _Notice(event.Listener):
+    """What ``compile_entry`` says while ``fn.compile`` runs. Numba's ``numba:compile`` events of
+    this thread tell a compile from a load (a cache hit compiles nothing, so raises none); before
+    the first one (Numba's own start-up can take a second on a busy machine) a function with no
+    cache index is compiling, one with an index loading."""
+
+    def __init__(self, fn, what: str, label: str, report):
         self.what, self.label, self.report = what, label, report
+        self.cached = _in_cache(fn)
         self.thread = threading.get_ident()
-        self.compiling = False
+        self.compiling = self.said_compiling = self.said_loading = False
+        self.lock = threading.Lock()
         self.timers = []
 
     def _say(self, text: str) -> None:
@@ -74,28 +86,36 @@ class _Notice(event.Listener):
         timer.start()
         self.timers.append(timer)
 
-    def _loading(self) -> None:
-        if not self.compiling:
-            self._say(f"loading the {self.what} for {self.label} from the cache")
+    def _compiling(self) -> None:
+        with self.lock:
+            if self.said_compiling:
+                return
+            self.said_compiling = True
+        self._say(f"compiling the {self.what} for {self.label} (first use; cached afterwards)")
+
+    def _tick(self) -> None:  # NOTICE_AFTER_S after the start
+        if self.compiling or not self.cached:
+            self._compiling()
+            return
+        with self.lock:
+            self.said_loading = True
+        self._say(f"loading the {self.what} for {self.label} from the cache")
 
     def on_start(self, ev) -> None:
         if self.compiling or threading.get_ident() != self.thread:
             return
         self.compiling = True
-        for timer in self.timers:
-            timer.cancel()
-        text = f"compiling the {self.what} for {self.label} (first use; cached afterwards)"
         if self.report is not None:
-            self._say(text)
-        else:
-            self._later(lambda: self._say(text))
+            self._compiling()  # the bar's label says it at once
+        elif self.said_loading:
+            self._later(self._compiling)  # the index held something else: a compile after all
 
     def on_end(self, ev) -> None:
         pass
 
     def __enter__(self):
         event.register("numba:compile", self)
-        self._later(self._loading)
+        self._later(self._tick)
         return self
 
     def __exit__(self, *exc):
@@ -114,7 +134,7 @@ def compile_entry(fn, args, *, what: str, label: str, models) -> None:
     report = _REPORT.get()
     quiet = report is None and os.environ.get("PLUME_MULTI_QUIET")
     try:
-        with warnings.catch_warnings(), (contextlib.nullcontext() if quiet else _Notice(what, label, report)):
+        with warnings.catch_warnings(), (contextlib.nullcontext() if quiet else _Notice(fn, what, label, report)):
             # a pedantic internal check of Numba's, set off by inlining one overload twice in a
             # function (two sample_at calls in a sensor); the compiled code is right
             warnings.simplefilter("ignore", NumbaIRAssumptionWarning)

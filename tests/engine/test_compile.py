@@ -158,8 +158,9 @@ class _Slow:
     """Stands for a dispatcher: ``compile`` takes 0.3 s, and compiles (raising Numba's
     ``numba:compile`` event, as a cache miss does) or only loads (a cache hit raises none)."""
 
-    def __init__(self, compiles: bool):
+    def __init__(self, compiles: bool, index=None):
         self.overloads, self.compiles, self.calls = {}, compiles, 0
+        self._cache = types.SimpleNamespace(_cache_file=types.SimpleNamespace(_index_path=index))
 
     def compile(self, sig):
         import contextlib
@@ -184,22 +185,36 @@ def test_a_long_compile_says_compiling_on_one_line_and_quiet_silences_it(monkeyp
     assert capsys.readouterr().err == "" and fn.calls == 2
 
 
-def test_a_long_load_from_the_cache_says_loading_never_compiling(monkeypatch, capsys):
+def test_a_long_load_from_the_cache_says_loading_never_compiling(monkeypatch, capsys, tmp_path):
+    index = tmp_path / "f.nbi"
+    index.write_bytes(b"")
     monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
     monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
-    C.compile_entry(_Slow(compiles=False), (np.zeros(2),), what="step", label="A + B", models=[])
+    C.compile_entry(_Slow(compiles=False, index=str(index)), (np.zeros(2),), what="step", label="A + B", models=[])
     assert capsys.readouterr().err == "plume_multi: loading the step for A + B from the cache\n"
     monkeypatch.setattr(C, "NOTICE_AFTER_S", 5.0)  # a quick load: nothing
-    C.compile_entry(_Slow(compiles=False), (np.zeros(2),), what="step", label="A + B", models=[])
+    C.compile_entry(_Slow(compiles=False, index=str(index)), (np.zeros(2),), what="step", label="A + B", models=[])
     assert capsys.readouterr().err == ""
+
+
+def test_a_slow_start_with_nothing_in_the_cache_says_compiling(monkeypatch, capsys, tmp_path):
+    """Numba's own start-up can take a second before its compile event: with no cache index for
+    the function, it is compiling, never loading."""
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
+    monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
+    C.compile_entry(_Slow(compiles=False, index=str(tmp_path / "none.nbi")), (np.zeros(2),), what="step",
+                    label="A + B", models=[])
+    assert capsys.readouterr().err == "plume_multi: compiling the step for A + B (first use; cached afterwards)\n"
 
 
 def test_within_reporting_the_news_goes_to_the_callback_as_the_compile_starts(monkeypatch, capsys):
     monkeypatch.setattr(C, "NOTICE_AFTER_S", 5.0)
     said = []
-    with C.reporting(said.append):
+    index = __import__("tempfile").NamedTemporaryFile(suffix=".nbi")
+    with C.reporting(said.append), index:
         C.compile_entry(_Slow(compiles=True), (np.zeros(2),), what="step", label="A + B", models=[])
-        C.compile_entry(_Slow(compiles=False), (np.zeros(2),), what="step", label="A + B", models=[])
+        C.compile_entry(_Slow(compiles=False, index=index.name), (np.zeros(2),), what="step", label="A + B",
+                        models=[])
     assert said == ["compiling the step for A + B (first use; cached afterwards)"]
     assert capsys.readouterr().err == ""
 
@@ -239,6 +254,7 @@ def test_numba_raises_no_compile_event_for_a_cache_load(tmp_path, monkeypatch):
     sys.modules.pop("plume_multi_test_cached", None)
     assert compiled >= 1 and len(events) == compiled
     assert sum(module.twice.stats.cache_hits.values()) == 1
+    assert C._in_cache(module.twice)  # what the notice reads before Numba's first event
 
 
 def test_a_wrong_type_passed_into_the_plume_blames_the_sensor_not_the_plume():
