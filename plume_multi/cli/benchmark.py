@@ -260,17 +260,19 @@ def _run(args) -> int:
                                     progress=not args.quiet, name=name)
         except ValidationError as exc:
             raise UsageError(f"{task.id} --policy {name}: {exc}") from None
-        s = result.summary()
-        print(f"{task.id} {name}: success {s['success_rate']:.1%}, IQM steps {s['iqm_steps']:.1f} "
-              f"[{s['iqm_low']:.1f}, {s['iqm_high']:.1f}], {s['episodes']} episodes"
-              f"{' (reduced)' if s['reduced'] else ''} in {time.perf_counter() - started:.1f} s", flush=True)
+        seconds = time.perf_counter() - started
         done[key] = result.rows()
         ran += 1
-        # every finished task is on disk at once, whole: a run killed later keeps it
+        # the episodes first, on disk, whole (every run so far, in the one file), then the interval:
+        # a run killed later keeps every finished task
         if single:
             write_rows(kept + [row for t, n in jobs for row in done.get((t.id, n), [])], out)
         else:
             write_rows(done[key], path)
+        s = result.summary()
+        print(f"{task.id} {name}: success {s['success_rate']:.1%}, IQM steps {s['iqm_steps']:.1f} "
+              f"[{s['iqm_low']:.1f}, {s['iqm_high']:.1f}], {s['episodes']} episodes"
+              f"{' (reduced)' if s['reduced'] else ''} in {seconds:.1f} s", flush=True)
         print(f"wrote {path}", flush=True)
     print(f"{ran} run, {reused} reused{'' if args.force else ' (--force runs them all again)'}", flush=True)
     return 0
