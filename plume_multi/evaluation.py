@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from . import files
-from .checks import is_int, shown
+from .checks import check_arguments, is_int, shown
 from .errors import PlumeError, RenderingError, ValidationError
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
@@ -544,6 +544,7 @@ def _check_scenario(scenario) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
+        check_arguments(Scenario, (), scenario)  # an unknown field is our error naming it, not a TypeError
         return Scenario(**scenario)
     raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario or a dict of its fields")
 
@@ -703,8 +704,12 @@ def _grid_points(base: Scenario, grid: dict):
     for key, values in grid.items():
         if key not in fields:
             raise ValidationError(f"grid: unknown Scenario field {key!r}; expected some of {sorted(fields)}")
-        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or len(list(values)) == 0:
-            raise ValidationError(f"grid[{key!r}]: got {values!r}; expected a non-empty list of values")
+        # a list, tuple or 1-D array, in the user's order: a dict's keys, a set's order or a
+        # generator's single pass would sweep values nobody listed
+        listed = isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray) and values.ndim == 1)
+        if not listed or len(values) == 0:
+            raise ValidationError(f"grid[{key!r}]: got {shown(values, 200, typed=True)}; expected a non-empty list "
+                                  "(or tuple, or 1-D array) of values")
     keys = list(grid)
     points = []
     for combo in itertools.product(*(list(grid[k]) for k in keys)):

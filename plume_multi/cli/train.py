@@ -65,6 +65,9 @@ def run(args) -> int:
         raise UsageError(f"--budget: got {args.budget:g}; expected a whole number of agent-steps >= 1")
     if args.validations < 0:
         raise UsageError(f"--validations: got {args.validations}; expected an integer >= 0")
+    if args.validation_episodes < 1:  # 0 validated nothing while --validations promised some
+        raise UsageError(f"--validation-episodes: got {args.validation_episodes}; expected an integer >= 1 "
+                         "(--validations 0 turns validation off)")
     if args.stop_at is not None and not 0.0 < args.stop_at <= 1.0:
         raise UsageError(f"--stop-at: got {args.stop_at}; expected a share in (0, 1]")
     scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
