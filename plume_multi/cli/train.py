@@ -5,9 +5,9 @@ fixed budget and seed (``plume_multi.train``); write the policy (``PREFIX.pt``) 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import math
 
-from . import UsageError, check_writable
+from . import UsageError, output_paths
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
 DEFAULT_AGENTS, DEFAULT_STEPS = 1, 200
@@ -61,17 +61,17 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """``plume-multi train``: ``plume_multi.train`` with a progress bar; the policy and its figures."""
     budget = args.budget
-    if not budget >= 1 or budget != int(budget) or budget > 2**62:
+    if not (math.isfinite(budget) and 1 <= budget <= 2**62 and budget == int(budget)):
         raise UsageError(f"--budget: got {args.budget:g}; expected a whole number of agent-steps >= 1")
     if args.validations < 0:
         raise UsageError(f"--validations: got {args.validations}; expected an integer >= 0")
+    if args.validation_episodes < 1:  # 0 validated nothing while --validations promised some
+        raise UsageError(f"--validation-episodes: got {args.validation_episodes}; expected an integer >= 1 "
+                         "(--validations 0 turns validation off)")
     if args.stop_at is not None and not 0.0 < args.stop_at <= 1.0:
         raise UsageError(f"--stop-at: got {args.stop_at}; expected a share in (0, 1]")
     scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
-    out = Path(args.out)
-    paths = [out.with_name(out.name + suffix) for suffix in (".pt", ".json")]
-    for path in paths:
-        check_writable(path, "--out")
+    paths = output_paths(args.out, (".pt", ".json"), "--out")
     try:
         import torch  # noqa: F401
     except ImportError as exc:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .. import files
 from ..checks import check_int
 from ..errors import ValidationError
 from ..scenario import Scenario
@@ -88,10 +89,8 @@ class TrainingResult:
 
     def to_json(self, path) -> Path:
         """Write ``summary()`` and the per-rollout log as JSON."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**self.summary(), "log": self.log}, indent=1))
-        return path
+        return files.write_text(path, json.dumps({**self.summary(), "log": self.log}, indent=1),
+                                "TrainingResult.to_json", "the path of the JSON file to write")
 
 
 def _scenario_of(scenario) -> Scenario:
