@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .._files import atomic_output
 from ..checks import check_bool, check_seed
 from ..errors import ValidationError
 from .config import POLICIES, PPOConfig
@@ -167,7 +168,8 @@ class LearnedPolicy:
 
     # ------------------------------------------------------------------ the file
     def save(self, path) -> Path:
-        """Write the policy to ``path`` (``.pt`` by convention; a few tens of kB); return the path."""
+        """Write the policy to ``path`` (``.pt`` by convention; a few tens of kB), whole or not at all
+        (a temporary file renamed onto it); return the path."""
         net = self.network
         record = {
             "format": FILE_FORMAT,
@@ -180,8 +182,8 @@ class LearnedPolicy:
             "training": json.dumps(self.training),
         }
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(record, path)
+        with atomic_output(path) as f:  # a run killed while saving keeps the file it had
+            torch.save(record, f)
         return path
 
 
