@@ -9,6 +9,7 @@ from ..checks import check_choice, check_int, shown
 from ..errors import ValidationError
 from ..evaluation import EXECUTORS
 from ..evaluation import evaluate as evaluate_scenario
+from ..integrations.trained import as_policy
 from ..policies.named import NAMED
 from .registry import get
 from .scores import TaskResult
@@ -80,7 +81,7 @@ def evaluate(task_id, policy, episodes: int | None = None, seed: int | None = No
     scenario = task.scenario(max_steps=max_steps)
     reduced = episodes < protocol.episodes or scenario.max_steps < protocol.max_steps
     run = dataclasses.replace(protocol, episodes=episodes, eval_seed=seed, max_steps=scenario.max_steps)
-    evaluated = policy_for_task(policy, task, scenario)
+    evaluated = policy_for_task(as_policy(policy), task, scenario)
     if not (callable(evaluated) or isinstance(evaluated, list)):
         raise ValidationError(f"policy: got {shown(policy, typed=True)}; expected a built-in's name or a policy")
     result = evaluate_scenario(evaluated, scenario, episodes, seed, num_worlds=num_worlds, executor=executor,

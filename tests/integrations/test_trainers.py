@@ -228,6 +228,98 @@ def test_ppo_mlppolicy_on_the_dict_id_names_the_compact_id_beside_sb3s_error():
         PPO("MlpPolicy", venv, device="cpu")
 
 
+def _tiny_ppo(n_agents=1):
+    from stable_baselines3 import PPO
+    from plume_multi.integrations.sb3 import SB3VecEnv
+
+    if n_agents == 1:
+        env = plume_multi.vector_env(8, **TINY)
+    else:
+        env = plume_multi.multi_agent_vector_env(4, n_agents, autoreset_mode=AutoresetMode.SAME_STEP, **TINY)
+    return PPO("MlpPolicy", SB3VecEnv(env), n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu").learn(512)
+
+
+def _same_episodes(a, b):
+    np.testing.assert_array_equal(a.arrival_time, b.arrival_time)
+    assert a.success_rate == b.success_rate
+
+
+def test_evaluate_takes_an_sb3_model_directly_single_and_multi_agent():
+    from plume_multi.tasks import Protocol, Task, evaluate as evaluate_task
+
+    model = _tiny_ppo()
+    scenario = plume_multi.Scenario(**TINY)
+    by_hand = plume_multi.evaluate(lambda obs: model.predict(obs, deterministic=True)[0], scenario, 64, progress=False)
+    direct = plume_multi.evaluate(model, scenario, 64, progress=False)
+    _same_episodes(direct, by_hand)
+    assert 0.0 < direct.success_rate
+
+    # several searchers: a shared policy acts on every row; one model per searcher, on its own rows
+    shared = _tiny_ppo(n_agents=3)
+    team = scenario.replace(n_agents=3)
+    _same_episodes(plume_multi.evaluate(shared, team, 32, progress=False),
+                   plume_multi.evaluate(lambda obs: shared.predict(obs, deterministic=True)[0], team, 32, progress=False))
+
+    def per_searcher(obs):  # what every user wrote before: rows b * N + n are searcher n of world b
+        rows = obs.reshape(-1, 3, obs.shape[1])
+        actions = np.empty(rows.shape[:2], dtype=np.int64)
+        for n, chosen in enumerate((model, shared, model)):
+            actions[:, n] = chosen.predict(rows[:, n], deterministic=True)[0]
+        return actions.reshape(-1)
+
+    _same_episodes(plume_multi.evaluate([model, shared, model], team, 32, progress=False),
+                   plume_multi.evaluate(per_searcher, team, 32, progress=False))
+
+    # a task runs it too; a model whose spaces do not fit is refused before anything runs
+    task = Task(id="tests/tiny-v0", scenario_factory=lambda: scenario, protocol=Protocol(episodes=64, max_steps=20),
+                card="The tiny search.")
+    assert evaluate_task(task, model, progress=False).success_rate == direct.success_rate
+    with pytest.raises(plume_multi.ValidationError, match=r"PPO takes observations of shape \(3,\); the scenario's "
+                                                           r"are \(1,\)"):
+        plume_multi.evaluate(model, scenario.replace(sensors=(plume_multi.sensors.Concentration(),)), 4)
+    with pytest.raises(plume_multi.ValidationError, match=r"PPO acts in Discrete\(4\); the scenario expects "
+                                                           r"Discrete\(9\)"):
+        plume_multi.evaluate(model, scenario.replace(action_model="moore"), 4)
+
+
+def test_recurrent_ppo_trains_on_the_compact_id_and_evaluate_carries_its_state():
+    """sb3-contrib's RecurrentPPO, as its documentation calls it, on the compact id; evaluate keeps
+    each row's LSTM state from the first step of its episode on."""
+    from sb3_contrib import RecurrentPPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(COMPACT, n_envs=4, seed=0, env_kwargs=TINY)
+    model = RecurrentPPO("MlpLstmPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu",
+                         policy_kwargs=dict(lstm_hidden_size=16)).learn(256)
+    scenario = plume_multi.Scenario(**TINY)
+
+    class ByHand:
+        def __init__(self):
+            self.state, self.start = None, True
+
+        def __call__(self, obs):
+            starts = np.full(len(obs), self.start)
+            actions, self.state = model.predict(obs, state=self.state, episode_start=starts, deterministic=True)
+            self.start = False
+            return actions
+
+    _same_episodes(plume_multi.evaluate(model, scenario, 32, progress=False),
+                   plume_multi.evaluate(ByHand, scenario, 32, progress=False))
+    # each call hands back the state the last one returned; every row starts its episode on the first
+    calls, predict = [], model.predict
+
+    def recording(obs, state=None, episode_start=None, deterministic=False):
+        actions, out = predict(obs, state=state, episode_start=episode_start, deterministic=deterministic)
+        calls.append((state, episode_start.copy(), out))
+        return actions, out
+
+    model.predict = recording
+    plume_multi.evaluate(model, scenario, 8, progress=False)
+    assert calls[0][0] is None and calls[0][1].all() and len(calls) == 20
+    for (_, _, given), (state, starts, _) in zip(calls, calls[1:]):
+        assert state is given and not starts.any()
+
+
 # ----------------------------------------------------------------------------------------- TorchRL
 def test_torchrl_ppo_learns_on_the_vector_env_with_disabled_autoreset():
     from tensordict.nn import TensorDictModule
@@ -294,6 +386,28 @@ def test_torchrl_pettingzoo_wrapper_episodes_last_until_every_searcher_arrived(a
     for a, b in zip([-1, *ends], ends):
         per_step = n if api == "aec" else 1
         assert float(reward[a + 1:b + 1].sum()) == n or b - a == cycles * per_step
+
+
+def test_evaluate_takes_a_torch_module_and_a_torchrl_actor():
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.envs import GymWrapper
+    from torchrl.modules import OneHotCategorical, ProbabilisticActor
+
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 4))
+    scenario = plume_multi.Scenario(**TINY)
+    by_hand = plume_multi.evaluate(lambda obs: net(torch.as_tensor(obs)).argmax(-1).numpy(), scenario, 64,
+                                   progress=False)
+    _same_episodes(plume_multi.evaluate(net, scenario, 64, progress=False), by_hand)
+    env = GymWrapper(plume_multi.vector_env(4, autoreset_mode=AutoresetMode.DISABLED, **TINY))
+    actor = ProbabilisticActor(TensorDictModule(net, ["observation"], ["logits"]), in_keys=["logits"],
+                               spec=env.action_spec, distribution_class=OneHotCategorical)
+    _same_episodes(plume_multi.evaluate(actor, scenario, 64, progress=False), by_hand)  # its mode: the argmax
+    with pytest.raises(plume_multi.ValidationError, match="Sequential ends in 4 scores; the body Moore has 9 actions"):
+        plume_multi.evaluate(net, scenario.replace(action_model="moore"), 4)
+    with pytest.raises(plume_multi.ValidationError, match="first linear layer takes 3 inputs"):
+        plume_multi.evaluate(net, scenario.replace(sensors=(plume_multi.sensors.Concentration(),)), 4)
 
 
 # ----------------------------------------------------------------------------------------- Tianshou
