@@ -410,6 +410,42 @@ def test_evaluate_takes_a_torch_module_and_a_torchrl_actor():
         plume_multi.evaluate(net, scenario.replace(sensors=(plume_multi.sensors.Concentration(),)), 4)
 
 
+def _episode_rewards(rollout, last_step=False):
+    """Per episode of a TorchRL rollout of a parallel env: the searchers' rewards summed (over its
+    last step only with ``last_step``)."""
+    done = rollout["next", "done"].squeeze(-1)
+    reward = rollout["next", "searcher", "reward"].sum(dim=(1, 2))
+    ends = done.nonzero().flatten().tolist()
+    return [float(reward[(b if last_step else a + 1):b + 1].sum()) for a, b in zip([-1, *ends], ends)]
+
+
+def test_torchrl_pettingzoo_wrapper_without_black_death_warns_with_the_fix():
+    from torchrl.envs import PettingZooWrapper
+
+    def make():
+        return plume_multi.parallel_env(n_agents=4, grid_size=(5, 5), max_cycles=25)
+
+    with pytest.warns(UserWarning, match=r"every episode would end at the first arrival.*black_death=True.*"
+                                         r"done_on_any=False, use_mask=True"):
+        env = PettingZooWrapper(make())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per env
+        rollout = env.rollout(150, break_when_any_done=False)
+    # what it warns of: every episode ended on the step of its first arrival(s), or at the step limit
+    rewards = _episode_rewards(rollout)
+    assert rewards == _episode_rewards(rollout, last_step=True) and max(rewards) < 4 and rewards.count(1.0) > 3
+    # either fix keeps every searcher's arrival in the episode, without a word
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*first arrival.*")
+        for env in (PettingZooWrapper(make(), done_on_any=False, use_mask=True),
+                    PettingZooWrapper(plume_multi.parallel_env(n_agents=4, grid_size=(5, 5), max_cycles=25,
+                                                               black_death=True), use_mask=True)):
+            rollout = env.rollout(150, break_when_any_done=False)
+            pairs = list(zip(_episode_rewards(rollout), _episode_rewards(rollout, last_step=True)))
+            assert any(total > last for total, last in pairs)  # arrivals before the episode's end
+        plume_multi.parallel_env(n_agents=4).reset(seed=0)  # not under TorchRL: nothing to say
+
+
 # ----------------------------------------------------------------------------------------- Tianshou
 def test_tianshou_dqn_learns_on_the_compact_id():
     from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy
