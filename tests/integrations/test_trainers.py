@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -486,7 +487,9 @@ class _Gymma:
     """What EPyMARL's ``envs/gymma.py`` GymmaWrapper (with its ``FlattenObservation`` and a
     ``TimeLimit``) does with an env, rewritten from its source (EPyMARL is not on PyPI)."""
 
-    def __init__(self, key, time_limit, seed, common_reward=True, **kwargs):
+    def __init__(self, key, time_limit, seed, pretrained_wrapper=None, common_reward=True, reward_scalarisation="sum",
+                 **kwargs):
+        assert pretrained_wrapper is None and reward_scalarisation == "sum"  # what the recipes use
         self._env = gym.wrappers.TimeLimit(gym.make(key, **kwargs), max_episode_steps=time_limit)
         self._flat = [gym.spaces.flatdim(s) for s in self._env.observation_space]
         self.n_agents = self._env.unwrapped.n_agents
@@ -576,6 +579,80 @@ def test_epymarl_gymma_wrapper_and_runner_drive_the_tuple_env_and_a_shared_polic
         (torch.stack(losses).sum() / 8).backward()
         optimizer.step()
     assert np.mean(returns[-64:]) > np.mean(returns[:64]) + 0.3, returns  # arrivals per episode, of 2
+
+
+# EPyMARL's src/config/default.yaml: the keys its main and episode runner read (EPyMARL is not on
+# PyPI; sacred is, and its config layer is what decides which command-line keys are accepted)
+EPYMARL_DEFAULTS = {"runner": "episode", "mac": "basic_mac", "env": "sc2", "common_reward": True,
+                    "reward_scalarisation": "sum", "env_args": {}, "batch_size_run": 1, "test_nepisode": 20,
+                    "test_interval": 2000, "test_greedy": True, "log_interval": 2000, "runner_log_interval": 2000,
+                    "learner_log_interval": 2000, "t_max": 10000, "use_cuda": True, "gamma": 0.99, "batch_size": 32,
+                    "buffer_size": 32, "lr": 0.0005, "hidden_dim": 64, "obs_agent_id": True, "obs_last_action": True}
+# EPyMARL's src/config/envs/gymma.yaml
+EPYMARL_GYMMA = {"env": "gymma", "env_args": {"key": None, "time_limit": 100, "pretrained_wrapper": None},
+                 "test_greedy": True, "test_nepisode": 100, "test_interval": 50000, "log_interval": 50000,
+                 "runner_log_interval": 10000, "learner_log_interval": 10000, "t_max": 2050000}
+EPYMARL_ENV_CONFIG = Path(__file__).resolve().parents[2] / "examples" / "epymarl" / "plume_search.yaml"
+
+
+def _epymarl_main(env_config: dict, argv: list) -> dict:
+    """EPyMARL's src/main.py: default.yaml updated by the env config (``--env-config``), added to a
+    sacred ``Experiment``, run by ``ex.run_commandline(argv)``; its main builds the env as the
+    episode runner does (``env_REGISTRY["gymma"](**env_args, common_reward=..., reward_scalarisation=...)``,
+    ``env_args["seed"]`` from the run's seed) and plays one episode of random actions."""
+    import copy
+
+    from sacred import SETTINGS, Experiment
+
+    def update(d, u):  # main.py's recursive_dict_update
+        for k, v in u.items():
+            d[k] = update(d.get(k, {}), v) if isinstance(v, dict) else v
+        return d
+
+    SETTINGS["CAPTURE_MODE"] = "no"
+    ex = Experiment("pymarl", save_git_info=False)
+    ex.add_config(update(copy.deepcopy(EPYMARL_DEFAULTS), copy.deepcopy(env_config)))
+    played = {}
+
+    @ex.main
+    def my_main(_run, _config, _log):
+        config = copy.deepcopy(dict(_config))
+        config["env_args"] = dict(config["env_args"])
+        config["env_args"]["seed"] = config["seed"]
+        assert config["env"] == "gymma"
+        env = _Gymma(**config["env_args"], common_reward=config["common_reward"],
+                     reward_scalarisation=config["reward_scalarisation"])
+        rng = np.random.default_rng(0)
+        played.update(env=env, episode=_epymarl_episode(env, lambda obs: rng.integers(0, 4, len(obs))))
+
+    ex.run_commandline(["main.py", *argv])
+    return played
+
+
+def test_the_epymarl_env_config_runs_as_shipped_and_with_the_documented_changes_through_sacred():
+    import yaml
+    from sacred.utils import ConfigAddedError
+
+    shipped = yaml.load(EPYMARL_ENV_CONFIG.read_text(), Loader=yaml.FullLoader)  # as main.py reads it
+    assert set(EPYMARL_GYMMA["env_args"]) <= set(shipped["env_args"]) and set(EPYMARL_GYMMA) <= set(shipped)
+    assert shipped["env_args"]["max_steps"] == shipped["env_args"]["time_limit"]
+
+    played = _epymarl_main(shipped, [])  # as shipped
+    env, (episode, stats, t) = played["env"], played["episode"]
+    assert env.n_agents == 4 and env._env.unwrapped.scenario.grid_size == (16, 16) and t <= 100
+    assert episode[-1]["terminated"] == (stats["arrived"] == 4)
+
+    # the header's example: every key it changes is one the file has
+    played = _epymarl_main(shipped, ["with", "env_args.n_agents=2", "env_args.grid_size=[6, 6]",
+                                     "env_args.time_limit=30", "env_args.max_steps=30"])
+    env, (episode, stats, t) = played["env"], played["episode"]
+    assert env.n_agents == 2 and env._env.unwrapped.scenario.grid_size == (6, 6) and t <= 30
+    assert episode[-1]["terminated"] == (stats["arrived"] == 2)  # a step-limit end is not a termination
+
+    # sacred refuses a key no config has: the old recipe's keys on gymma.yaml, a new key on this file
+    for config, key in ((EPYMARL_GYMMA, "env_args.n_agents=4"), (shipped, "env_args.goal_radius=2.0")):
+        with pytest.raises(ConfigAddedError, match=key.split("=")[0]):
+            _epymarl_main(config, ["with", key, "--debug"])
 
 
 # ----------------------------------------------------------------------------------------- the benchmark
