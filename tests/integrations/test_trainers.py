@@ -649,6 +649,12 @@ def test_the_epymarl_env_config_runs_as_shipped_and_with_the_documented_changes_
     assert env.n_agents == 2 and env._env.unwrapped.scenario.grid_size == (6, 6) and t <= 30
     assert episode[-1]["terminated"] == (stats["arrived"] == 2)  # a step-limit end is not a termination
 
+    # EPyMARL's own first call, gymma.yaml with the id alone, runs on the env's defaults, but gymma's
+    # TimeLimit ends the episode before the env's own limit, so EPyMARL takes that end for a termination
+    played = _epymarl_main(EPYMARL_GYMMA, ["with", "env_args.key=plume_multi:PlumeSearchAgents-v0"])
+    env, (episode, stats, t) = played["env"], played["episode"]
+    assert env.n_agents == 4 and t == 100 and stats["arrived"] < 4 and episode[-1]["terminated"]
+
     # sacred refuses a key no config has: the old recipe's keys on gymma.yaml, a new key on this file
     for config, key in ((EPYMARL_GYMMA, "env_args.n_agents=4"), (shipped, "env_args.goal_radius=2.0")):
         with pytest.raises(ConfigAddedError, match=key.split("=")[0]):
