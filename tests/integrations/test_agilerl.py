@@ -94,3 +94,17 @@ def test_agilerls_ippo_update_lines_up_grouped_agents_observations_and_advantage
     rewards = vectorize_agent_experiences_flat(values).reshape(steps, -1).reshape(-1)
     lined_up = np.array_equal(observations.reshape(-1).numpy(), rewards.numpy())
     assert lined_up == (n_agents == 1)  # two searchers: agent by agent against step by step
+
+
+def test_the_trainers_benchmark_runs_its_agilerl_row_tiny(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "trainers.py"
+    spec = importlib.util.spec_from_file_location("trainers_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--quick", "--only", "agilerl"]) == 0
+    table = capsys.readouterr().out
+    assert "| AgileRL IPPO | AsyncPettingZooVecEnv of 4 parallel_env(4, black death) |" in table
+    assert float(table.splitlines()[2].rsplit("|", 2)[1].replace(",", "")) > 0

@@ -405,3 +405,12 @@ def test_rllibs_lstm_recipe_trains_on_the_compact_id_and_evaluate_carries_its_st
                        plume_multi.evaluate(ByHand, scenario, 16, progress=False))
     finally:
         algo.stop()
+
+
+def test_the_trainers_benchmark_runs_its_rllib_rows_tiny(ray_local, capsys):
+    bench = load(ROOT / "benchmarks" / "trainers.py")
+    assert bench.main(["--quick", "--only", "rllib"]) == 0
+    table = capsys.readouterr().out
+    assert "| RLlib PPO | ppo_config(1 runner x 256 worlds) |" in table and "| RLlib PPO, LSTM |" in table
+    rates = [float(line.rsplit("|", 2)[1].replace(",", "")) for line in table.splitlines()[2:]]
+    assert len(rates) == 2 and min(rates) > 0

@@ -670,10 +670,11 @@ def test_the_trainers_benchmark_runs_tiny(capsys):
     spec = importlib.util.spec_from_file_location("trainers_benchmark", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    assert bench.main(["--quick", "--only", "stable,cleanrl,torchrl,epymarl,puffer"]) == 0
+    assert bench.main(["--quick", "--only", "stable,recurrent,cleanrl,torchrl,epymarl,puffer"]) == 0
     table = capsys.readouterr().out
-    for row in ("| Stable-Baselines3 PPO | SB3VecEnv(vector_env(256)) |", "| CleanRL-style loop |",
+    for row in ("| Stable-Baselines3 PPO | SB3VecEnv(vector_env(256)) |", "| sb3-contrib RecurrentPPO |",
+                "| CleanRL-style loop |",
                 "| TorchRL collector |", "| EPyMARL (env alone) |", "| PufferLib style (env alone) |"):
         assert row in table
     rates = [float(line.rsplit("|", 2)[1].replace(",", "")) for line in table.splitlines()[2:]]
-    assert len(rates) == 9 and min(rates) > 0
+    assert len(rates) == 10 and min(rates) > 0
