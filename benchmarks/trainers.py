@@ -197,7 +197,8 @@ def rllib_ppo(steps):
 
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    algo = ppo_config(num_env_runners=1, num_envs_per_env_runner=256, rollout_fragment_length=64, **SCENE).build_algo()
+    worlds = min(256, max(8, steps // 64))  # 256 for the full run; one small batch for --quick
+    algo = ppo_config(num_env_runners=1, num_envs_per_env_runner=worlds, rollout_fragment_length=64, **SCENE).build_algo()
     done = 0
     try:
         while done < steps:
@@ -283,7 +284,7 @@ ROWS = [
     ("PufferLib style (env alone)", "SharedBufferEnv(1024 worlds x 4)", "numpy", puffer_buffers, 4_096_000),
     ("PufferLib style (env alone)", "multi_agent_vector_env(1024, 4) (fresh arrays, infos)", "numpy",
      multi_vector_rows, 4_096_000),
-    ("RLlib PPO", "ppo_config(1 runner x 256 worlds)", "ray", rllib_ppo, 65_536),
+    ("RLlib PPO", "ppo_config(1 runner x 256 worlds)", "ray", rllib_ppo, 65_536),  # --quick: 16 worlds
     ("RLlib PPO, LSTM", "PPOConfig().environment(compact id), use_lstm (1 runner x 8)", "ray", rllib_lstm, 8_000),
     ("BenchMARL MAPPO", "PlumeSearchTask.SEARCH (4 agents, SerialEnv of 4)", "benchmarl", benchmarl_mappo, 3_200),
     ("AgileRL IPPO", "AsyncPettingZooVecEnv of 4 parallel_env(4, black death)", "agilerl", agilerl_ippo, 16_384),
