@@ -191,34 +191,13 @@ def multi_vector_rows(steps):
     return _stepping(env.step, actions, max(1, steps // env.num_envs), env.num_envs)
 
 
-def rllib_ppo(steps):
+def _rllib_train(config, steps):
+    """Train an RLlib algorithm of ``config`` (on a local Ray of 2 CPUs) until it has sampled
+    ``steps`` env-steps; returns the steps sampled."""
     import ray
-    from plume_multi.integrations.rllib import ppo_config
 
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    worlds = min(256, max(8, steps // 64))  # 256 for the full run; one small batch for --quick
-    algo = ppo_config(num_env_runners=1, num_envs_per_env_runner=worlds, rollout_fragment_length=64, **SCENE).build_algo()
-    done = 0
-    try:
-        while done < steps:
-            done = int(algo.train()["env_runners"]["num_env_steps_sampled_lifetime"])
-    finally:
-        algo.stop()
-    return done
-
-
-def rllib_lstm(steps):
-    import ray
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
-
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    config = (PPOConfig().environment(COMPACT, env_config=SCENE)
-              .env_runners(num_env_runners=1, num_envs_per_env_runner=8)
-              .training(train_batch_size_per_learner=max(256, min(4000, steps)), minibatch_size=128)
-              .rl_module(model_config=DefaultModelConfig(use_lstm=True, lstm_cell_size=32, max_seq_len=20)))
     algo = config.build_algo()
     done = 0
     try:
@@ -227,6 +206,25 @@ def rllib_lstm(steps):
     finally:
         algo.stop()
     return done
+
+
+def rllib_ppo(steps):
+    from plume_multi.integrations.rllib import ppo_config
+
+    worlds = min(256, max(8, steps // 64))  # 256 for the full run; one small batch for --quick
+    return _rllib_train(ppo_config(num_env_runners=1, num_envs_per_env_runner=worlds, rollout_fragment_length=64,
+                                   **SCENE), steps)
+
+
+def rllib_lstm(steps):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    config = (PPOConfig().environment(COMPACT, env_config=SCENE)
+              .env_runners(num_env_runners=1, num_envs_per_env_runner=8)
+              .training(train_batch_size_per_learner=max(256, min(4000, steps)), minibatch_size=128)
+              .rl_module(model_config=DefaultModelConfig(use_lstm=True, lstm_cell_size=32, max_seq_len=20)))
+    return _rllib_train(config, steps)
 
 
 def agilerl_ippo(steps):

@@ -18,16 +18,9 @@ import pytest
 import torch
 
 import plume_multi
+from trainer_helpers import one_torch_thread  # noqa: F401  (autouse: torch on one thread)
 
 SCENE = dict(grid_size=(8, 8), sigma=2.0, max_cycles=30)
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def make(n_agents: int):
@@ -97,14 +90,7 @@ def test_agilerls_ippo_update_lines_up_grouped_agents_observations_and_advantage
 
 
 def test_the_trainers_benchmark_runs_its_agilerl_row_tiny(capsys):
-    import importlib.util
-    from pathlib import Path
+    from trainer_helpers import run_quick
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "trainers.py"
-    spec = importlib.util.spec_from_file_location("trainers_benchmark", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.main(["--quick", "--only", "agilerl"]) == 0
-    table = capsys.readouterr().out
-    assert "| AgileRL IPPO | AsyncPettingZooVecEnv of 4 parallel_env(4, black death) |" in table
-    assert float(table.splitlines()[2].rsplit("|", 2)[1].replace(",", "")) > 0
+    table, rates = run_quick("agilerl", capsys)
+    assert "| AgileRL IPPO | AsyncPettingZooVecEnv of 4 parallel_env(4, black death) |" in table and len(rates) == 1
