@@ -41,7 +41,7 @@ import numpy as np
 
 import plume_multi
 from plume_multi import tasks
-from plume_multi._files import atomic_output
+from plume_multi import files
 from plume_multi.tasks.table import markdown_table, read_rows, summarise, write_rows
 
 POLICIES = ("ppo-mlp", "ppo-gru")
@@ -121,8 +121,7 @@ def run_seed(task, name: str, seed: int, share: tuple, budget: int, out: Path, *
               "cpu_seconds": result.cpu_seconds, "steps_per_second": result.steps_per_second,
               "best": summary["best"], "validation": result.validation, "success_rate": scored.success_rate,
               "iqm_steps": scored.iqm_steps, "rows": rows}
-    with atomic_output(record_path, "w") as f:
-        f.write(json.dumps(record, indent=1))
+    files.write_text(record_path, json.dumps(record, indent=1), "learned_baselines", "the path of a run's record")
     return record
 
 

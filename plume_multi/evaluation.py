@@ -52,7 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .checks import is_int
+from . import files
+from .checks import is_int, shown
 from .errors import PlumeError, RenderingError, ValidationError
 from .integrations.trained import as_policy
 from .scenario import Scenario
@@ -198,9 +199,9 @@ class EvaluationResult:
     def to_csv(self, path) -> Path:
         """One row per episode: episode, seed, success, search_time (empty if failed),
         episode_length, arrival_0..arrival_{N-1} (-1 = never)."""
-        path = _out_path(path, ".csv")
+        path = _out_path(path, ".csv", "EvaluationResult.to_csv")
         n = self.arrival_time.shape[1]
-        with path.open("w", newline="") as f:
+        with files.writing(path, "EvaluationResult.to_csv", "a .csv file name", newline="") as f:
             w = csv.writer(f)
             w.writerow(["episode", "seed", "success", "search_time", "episode_length",
                         *[f"arrival_{k}" for k in range(n)]])
@@ -212,7 +213,7 @@ class EvaluationResult:
 
     def to_json(self, path) -> Path:
         """``{"scenario", "summary", "episodes": {...per-episode lists}, "cdf"}`` (NaN written as null)."""
-        path = _out_path(path, ".json")
+        path = _out_path(path, ".json", "EvaluationResult.to_json")
         steps, frac = self.cdf()
         doc = {
             "scenario": _jsonable(self.scenario.metadata()),
@@ -223,8 +224,7 @@ class EvaluationResult:
                          "arrival_time": self.arrival_time.tolist()},
             "cdf": {"steps": steps.tolist(), "fraction": frac.tolist()},
         }
-        path.write_text(json.dumps(doc, indent=1))
-        return path
+        return files.write_text(path, json.dumps(doc, indent=1), "EvaluationResult.to_json", "a .json file name")
 
     def plot(self, path, title: str | None = None, *, others=(), labels=None) -> Path:
         """PNG of the search times: their histogram (several results: each mean with its 95 %
@@ -263,7 +263,7 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     if len(labels) != len(results):
         raise ValidationError(f"labels: got {len(labels)} for {len(results)} results; expected one per result")
     plt = _pyplot()
-    path = _out_path(path, ".png")
+    path = _out_path(path, ".png", "plot_results")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     span = 1
@@ -307,7 +307,8 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     ax2.legend(fontsize="small", loc="lower right")
     fig.suptitle(title or _describe(results[0].scenario))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with files.writing(path, "plot_results", "a .png file name", text=False) as f:
+        fig.savefig(f, dpi=100, format="png")
     plt.close(fig)
     return path
 
@@ -336,12 +337,14 @@ def _jsonable(value):
     return value
 
 
-def _out_path(path, suffix: str) -> Path:
-    p = Path(path)
+def _out_path(path, suffix: str, owner: str = "path") -> Path:
+    """``path`` when it is a file name ending in ``suffix`` that can be written (``files.check_output``:
+    its missing folders are made); a ``ValidationError`` naming ``owner`` otherwise."""
+    expected = f"a file name ending in {suffix}"
+    p = files.check_path(path, owner, expected)
     if p.suffix.lower() != suffix:
-        raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in {suffix}")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    return p
+        raise ValidationError(f"{owner}: got {shown(str(path), 120)}; expected {expected}")
+    return files.check_output(p, owner, expected)
 
 
 def _pyplot():
@@ -658,6 +661,10 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
     """
     base = _check_scenario(base_scenario)
     points = _grid_points(base, grid)
+    expected = "None or a path prefix ending in a file name (PREFIX.csv, .parquet and .png are written)"
+    if out is not None:  # before the work: a path that cannot be written would lose it
+        outputs = dict(zip(("csv", "parquet", "png"), files.outputs(out, [".csv", ".parquet", ".png"], "sweep.out",
+                                                                    expected)))
     keys = list(grid)
     rows, results = [], []
     from tqdm.auto import tqdm
@@ -668,11 +675,9 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
         rows.append({**{k: _cell(v) for k, v in values.items()}, **result.summary()})
         results.append(result)
     paths = {}
-    if out is not None:
-        prefix = Path(out)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-        paths["csv"] = prefix.with_name(prefix.name + ".csv")
-        with paths["csv"].open("w", newline="") as f:
+    if out is not None:  # each file whole or not at all
+        paths["csv"] = outputs["csv"]
+        with files.writing(paths["csv"], "sweep.out", expected, newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
@@ -682,15 +687,17 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
         except ImportError:
             pass
         else:
-            paths["parquet"] = prefix.with_name(prefix.name + ".parquet")
-            pq.write_table(pa.Table.from_pylist(rows), paths["parquet"])
+            paths["parquet"] = outputs["parquet"]
+            with files.writing(paths["parquet"], "sweep.out", expected, text=False) as f:
+                pq.write_table(pa.Table.from_pylist(rows), f)
         try:
             plt = _pyplot()
         except RenderingError:
             pass
         else:
-            paths["png"] = prefix.with_name(prefix.name + ".png")
-            _plot_sweep(plt, rows, keys, paths["png"])
+            paths["png"] = outputs["png"]
+            with files.writing(paths["png"], "sweep.out", expected, text=False) as f:
+                _plot_sweep(plt, rows, keys, f)
     return SweepResult(rows, results, paths)
 
 
@@ -722,7 +729,7 @@ def _plot_sweep(plt, rows, keys, path):
     ax1.set_ylim(0, 1.02)
     ax2.set_ylabel("mean search time, steps (95 % interval)")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format="png")
     plt.close(fig)
 
 

@@ -35,6 +35,7 @@ INTERNAL = {
     "plume_multi.engine.assemble": "the step driver's generator, behind Simulator",
     "plume_multi.engine.records": "helpers of the driver's records",
     "plume_multi.engine.shared": "kernels shared by the models (start cells, action checks)",
+    "plume_multi.files": "the checked opener every reader of a path goes through",
     "plume_multi.envs.registration": "the env ids, which the pages name",
     "plume_multi.models.registry": "re-exported by plume_multi.models",
     "plume_multi.policies.infotaxis_kernels": "the compiled kernels behind policies.Infotaxis",

@@ -25,11 +25,13 @@ import argparse
 import importlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from tqdm import tqdm
 
 from .. import __version__
+from ..checks import shown
 from ..errors import PlumeError, RenderingError, ValidationError
 
 __all__ = ["main", "load_policy", "parse_model", "ArgumentParser", "check_writable", "progress_bar"]
@@ -103,25 +105,49 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def check_writable(path, option: str) -> Path:
-    """Make sure ``path`` can be written, before any work and without touching the file system: it
-    is not a folder, and either it is a writable file or its nearest existing folder lets us create
-    what is missing (the folders are created when the file is written). Raises ``UsageError``
+    """Make sure ``path`` can be written, before any work and leaving no trace: it is not a folder,
+    and either it is a writable file or its nearest existing folder lets us create what is missing
+    (the folders are created when the file is written; a temporary file made and removed there
+    proves it where permissions alone do not, as for root or in /proc). Raises ``UsageError``
     naming ``option`` otherwise."""
     p = Path(path)
+    try:
+        _check_writable(p, str(path), option)
+    except (OSError, ValueError) as exc:  # a name the file system refuses (too long, a NUL)
+        raise UsageError(f"{option}: cannot write {shown(str(path), 120)}: {getattr(exc, 'strerror', None) or exc}; "
+                         "expected a path that can be written") from None
+    return p
+
+
+def _check_writable(p: Path, path: str, option: str) -> None:
     if p.is_dir():
-        raise UsageError(f"{option}: {str(path)!r} is a folder; expected a file name")
+        raise UsageError(f"{option}: {path!r} is a folder; expected a file name")
     if p.exists():
         if not os.access(p, os.W_OK):
-            raise UsageError(f"{option}: cannot write {str(path)!r}: permission denied")
-        return p
+            raise UsageError(f"{option}: cannot write {path!r}: permission denied")
+        return
     parent = p.absolute().parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
-        raise UsageError(f"{option}: cannot write {str(path)!r}: {str(parent)!r} is a file, not a folder")
+        raise UsageError(f"{option}: cannot write {path!r}: {str(parent)!r} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"{option}: cannot write {str(path)!r}: permission denied in {str(parent)!r}")
-    return p
+        raise UsageError(f"{option}: cannot write {path!r}: permission denied in {str(parent)!r}")
+    try:
+        tempfile.TemporaryFile(dir=parent).close()
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {path!r}: nothing can be created in {str(parent)!r} "
+                         f"({exc.strerror or exc})") from None
+
+
+def output_paths(prefix: str, suffixes, option: str) -> list:
+    """``PREFIX + suffix`` for each of ``suffixes``, each checked by ``check_writable`` before any
+    work; ``UsageError`` naming ``option`` when the prefix does not end in a file name ('', '.')."""
+    p = Path(prefix)
+    if not prefix or "\0" in prefix or p.name in ("", ".", ".."):
+        raise UsageError(f"{option}: got {shown(prefix, 120)}; expected a path prefix ending in a file name (writes "
+                         f"{', '.join('PREFIX' + s for s in suffixes)})")
+    return [check_writable(p.with_name(p.name + suffix), option) for suffix in suffixes]
 
 
 def progress_bar(total: int, desc: str, *, quiet: bool = False, unit: str = "step") -> tqdm:

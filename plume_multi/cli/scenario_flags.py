@@ -6,8 +6,8 @@ any model by name (``--plume``, ``--body``, ``--sensors``, ``--reward``), or a w
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
+from .. import files
 from ..errors import ValidationError
 from . import _SCENARIO_FLAGS, UsageError, parse_model
 
@@ -118,14 +118,14 @@ def scenario_from_args(args, *, agents: int, steps: int):
             raise UsageError(f"{given[0]}: got it with --scenario; the scenario gives the models (edit it, or "
                              "leave --scenario out)")
         name = args.scenario.partition(":")[0]
-        if name in NAMED_SCENARIOS and not Path(args.scenario).is_file():
+        if name in NAMED_SCENARIOS and not files.is_file(args.scenario):
             for flag, value in (("--grid", args.grid), ("--goal-radius", args.goal_radius),
                                 ("--neighbours", args.neighbours)):
                 if value is not None:
                     raise UsageError(f"{flag}: got it with --scenario {name}; give the scenario's own parameters "
                                      f"after its name ({name}:KEY=VALUE,...)")
             return _named(args.scenario, args, steps)
-        if not args.scenario.lower().endswith(".json") and not Path(args.scenario).is_file():
+        if not args.scenario.lower().endswith(".json") and not files.is_file(args.scenario):
             raise UsageError(f"--scenario: got {args.scenario!r}; expected a JSON file or a named scenario, "
                              f"one of {', '.join(NAMED_SCENARIOS)}")
         try:

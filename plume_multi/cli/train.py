@@ -6,9 +6,10 @@ the best validated weights, or the last), the checkpoints as they come (``PREFIX
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
-from . import UsageError, check_writable
+from . import UsageError, output_paths
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
 DEFAULT_AGENTS, DEFAULT_STEPS = 1, 200
@@ -111,7 +112,7 @@ def run(args) -> int:
     """``plume-multi train``: ``plume_multi.train`` with a progress bar; the policy, its checkpoints and
     its figures."""
     budget = args.budget
-    if not budget >= 1 or budget != int(budget) or budget > 2**62:
+    if not (math.isfinite(budget) and 1 <= budget <= 2**62 and budget == int(budget)):
         raise UsageError(f"--budget: got {args.budget:g}; expected a whole number of agent-steps >= 1")
     if args.validations < 0:
         raise UsageError(f"--validations: got {args.validations}; expected an integer >= 0")
@@ -122,10 +123,8 @@ def run(args) -> int:
         raise UsageError("--keep best: chooses among validations; expected --validations >= 1 and "
                          "--validation-episodes >= 1, or --keep last")
     target, scenario, task_id = _target(args)
+    paths = output_paths(args.out, (".pt", ".json", "-best.pt", "-last.pt"), "--out")
     out = Path(args.out)
-    paths = [out.with_name(out.name + suffix) for suffix in (".pt", ".json", "-best.pt", "-last.pt")]
-    for path in paths:
-        check_writable(path, "--out")
     try:
         import torch  # noqa: F401
     except ImportError as exc:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+from .. import files as _files
 from ..errors import PlumeError, RenderingError, ValidationError
 from .scores import BENCH_EXTRA, BOOTSTRAP_SEED, iqm, iqm_interval, seeded_global_numpy
 
@@ -83,16 +85,16 @@ def _typed(row: dict, where: str) -> dict:
 
 def read_rows(source) -> list:
     """The rows of a results file, or of every ``.csv`` / ``.parquet`` file in a folder (sorted by name)."""
-    p = Path(source)
-    if p.is_dir():
+    expected = "a results file (.csv or .parquet) or a folder of them"
+    p = _files.check_path(source, "results", expected)
+    if os.path.isdir(p):
         files = sorted(f for f in p.iterdir() if f.suffix.lower() in SUFFIXES)
         if not files:
             raise ValidationError(f"results: the folder {str(source)!r} holds no .csv or .parquet results")
-    elif p.is_file():
+    else:
+        _files.check_file(p, "results", expected)
         _suffix(p, "results")
         files = [p]
-    else:
-        raise ValidationError(f"results: {str(source)!r} does not exist; expected a results file or a folder of them")
     rows = []
     for f in files:
         if f.suffix.lower() == ".parquet":
@@ -100,9 +102,10 @@ def read_rows(source) -> list:
                 import pyarrow.parquet as pq
             except ImportError as exc:
                 raise PlumeError(f"{f}: reading Parquet needs pyarrow: {PARQUET_EXTRA}") from exc
-            raw = pq.read_table(f).to_pylist()
+            with _files.open_file(f, "results", expected) as handle:
+                raw = pq.read_table(handle).to_pylist()
         else:
-            with f.open(newline="") as handle:
+            with _files.open_text(f, "results", expected, newline="") as handle:
                 raw = list(csv.DictReader(handle))
         rows.extend(_typed(row, str(f)) for row in raw)
     return rows

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .._files import atomic_output
+from .. import files
 from ..checks import check_bool, check_seed
 from ..errors import ValidationError
 from .config import POLICIES, PPOConfig
@@ -181,25 +181,23 @@ class LearnedPolicy:
             "config": dataclasses.asdict(self.config),
             "training": json.dumps(self.training),
         }
-        path = Path(path)
-        with atomic_output(path) as f:  # a run killed while saving keeps the file it had
+        with files.writing(path, "LearnedPolicy.save", "the path of the policy file to write", text=False) as f:
             torch.save(record, f)
-        return path
+        return Path(path)
 
 
 def load_policy(path, *, greedy: bool = True, seed=None) -> LearnedPolicy:
     """The ``LearnedPolicy`` saved at ``path`` by ``LearnedPolicy.save``.
 
     Raises:
-        ValidationError: the file does not exist or is not such a policy.
+        ValidationError: the path is not a readable regular file (``plume_multi.files``) or the file
+            is not such a policy.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValidationError(f"path: got {str(path)!r}; expected a policy file written by LearnedPolicy.save")
-    try:
-        record = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:
-        raise ValidationError(f"path: {str(path)!r} is not a policy file ({type(exc).__name__}: {exc})") from None
+    with files.open_file(path, "load_policy", "a policy file written by LearnedPolicy.save") as f:
+        try:
+            record = torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as exc:
+            raise ValidationError(f"path: {str(path)!r} is not a policy file ({type(exc).__name__}: {exc})") from None
     if not isinstance(record, dict) or record.get("format") != FILE_FORMAT:
         raise ValidationError(f"path: {str(path)!r} is not a policy file of format {FILE_FORMAT!r}")
     sizes = record["sizes"]

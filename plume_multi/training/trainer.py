@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .._files import atomic_output
+from .. import files
 from ..checks import check_choice, check_int, shown
 from ..errors import ValidationError
 from ..scenario import Scenario
@@ -37,8 +37,7 @@ from .policy import LearnedPolicy, torch_threads
 from .ppo import update
 from .rollout import Rollout
 
-__all__ = ["train", "TrainingResult", "TRAIN_SEED_BASE", "VALIDATION_SEED", "MAX_TRAINING_SEED", "KEEP",
-           "checkpoint_paths"]
+__all__ = ["train", "TrainingResult", "TRAIN_SEED_BASE", "VALIDATION_SEED", "MAX_TRAINING_SEED", "KEEP"]
 
 TRAIN_SEED_BASE = 2**40
 VALIDATION_SEED = 2**39
@@ -112,10 +111,8 @@ class TrainingResult:
 
     def to_json(self, path) -> Path:
         """Write ``summary()`` and the per-rollout log as JSON (whole or not at all)."""
-        path = Path(path)
-        with atomic_output(path, "w") as f:
-            f.write(json.dumps({**self.summary(), "log": self.log}, indent=1))
-        return path
+        return files.write_text(path, json.dumps({**self.summary(), "log": self.log}, indent=1),
+                                "TrainingResult.to_json", "the path of the JSON file to write")
 
 
 def _best_row(validation: list) -> dict | None:
@@ -128,13 +125,6 @@ def _best_row(validation: list) -> dict | None:
         if best is None or key > best[0]:
             best = (key, row)
     return None if best is None else best[1]
-
-
-def checkpoint_paths(prefix) -> dict:
-    """``{"best": PREFIX-best.pt, "last": PREFIX-last.pt}``: where ``train(..., checkpoints=PREFIX)``
-    writes its checkpoints."""
-    prefix = Path(prefix)
-    return {kind: prefix.with_name(f"{prefix.name}-{kind}.pt") for kind in KEEP}
 
 
 def _scenario_of(scenario) -> Scenario:
@@ -299,13 +289,11 @@ def train(scenario, policy: str = "ppo-mlp", budget: int = 2_000_000, seed: int 
     if keep == "best" and not validation_episodes:
         raise ValidationError("train.keep: got 'best' with validation_episodes=0; expected validations to choose the "
                               "best weights from (validation_episodes > 0), or keep='last'")
+    paths = None
     if checkpoints is not None:
-        if not isinstance(checkpoints, (str, Path)) or not Path(checkpoints).name:
-            raise ValidationError(f"checkpoints: got {shown(checkpoints, typed=True)}; expected None or a path prefix "
-                                  "such as 'runs/mlp-0' (writes runs/mlp-0-best.pt and runs/mlp-0-last.pt)")
-        for path in checkpoint_paths(checkpoints).values():
-            if path.is_dir():
-                raise ValidationError(f"checkpoints: {str(path)!r} is a folder; expected a path prefix for files")
+        paths = dict(zip(KEEP, files.outputs(checkpoints, [f"-{kind}.pt" for kind in KEEP], "train.checkpoints",
+                                             "None or a path prefix such as 'runs/mlp-0' (writes runs/mlp-0-best.pt "
+                                             "and runs/mlp-0-last.pt)")))
     if not isinstance(progress, bool):
         raise ValidationError(f"progress: got {progress!r}; expected True or False")
     base = _seed_base(task, seed, config.num_worlds, validation_episodes)
@@ -318,7 +306,7 @@ def train(scenario, policy: str = "ppo-mlp", budget: int = 2_000_000, seed: int 
     else:
         every = max(1, round((budget / 10 if validate_every is None else validate_every) / per_rollout))
 
-    run = _Run(scenario, task, policy, config, seed, base, validation_episodes, checkpoints)
+    run = _Run(scenario, task, policy, config, seed, base, validation_episodes, paths)
     with torch_threads(config.threads):
         return run.train(iterations, every, stop_at, keep, progress)
 
@@ -326,11 +314,11 @@ def train(scenario, policy: str = "ppo-mlp", budget: int = 2_000_000, seed: int 
 class _Run:
     """One training run: the network, its optimizer and simulator, and what it keeps."""
 
-    def __init__(self, scenario, task, name, config, seed, base, validation_episodes, checkpoints):
+    def __init__(self, scenario, task, name, config, seed, base, validation_episodes, paths):
         self.scenario, self.task, self.name, self.config, self.seed = scenario, task, name, config, seed
         self.base, self.validation_episodes = base, validation_episodes
         self.until = task.protocol.until if task is not None else "first"
-        self.paths = checkpoint_paths(checkpoints) if checkpoints is not None else None
+        self.paths = paths  # {"best": path, "last": path} of the checkpoints, or None
         self.best_state, self.best_row = None, None
 
     def policy(self, state: dict | None, env_steps: int, seconds: float, kind: str) -> LearnedPolicy:

@@ -170,7 +170,8 @@ def test_render_refuses_an_output_below_a_file_without_creating_anything(tmp_pat
     (["--policy", "no_such_module_xyz:f"], "--policy: cannot import module 'no_such_module_xyz'"),
     (["--policy", "plume_multi.policies:Nothing"], "--policy: 'plume_multi.policies' has no attribute 'Nothing'"),
     (["--policy", "math:pi"], "--policy: 'math:pi' is a float, not a callable"),
-    (["--policy", "missing_file.py:f"], "--policy: the file 'missing_file.py' does not exist"),
+    (["--policy", "missing_file.py:f"], "--policy: got 'missing_file.py', which does not exist; expected a path to "
+                                        "a .py file"),
 ])
 def test_render_bad_arguments(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, "render", "--agents", "3", "--grid", "24", "16", "--steps", "5", "--quiet",

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from cache_helpers import written_before
 from numba import njit
 
 from plume_multi import Scenario, Simulator
@@ -208,30 +209,37 @@ class Offset(Sensor):
     def params(self, ctx):
         return OffsetParams(0.5)
 
+if sys.argv[1:] == ["edit"]:  # the file edited after this run imported it, before it compiles
+    with open(__file__) as f:
+        text = f.read()
+    with open(__file__, "w") as f:
+        f.write(text.replace("VALUE = 1.0", "VALUE = 2.0"))
 sim = Simulator(Scenario(sensors=(Offset(),)), 2)
 obs = sim.reset(seed=0)
 print(obs[0, 0], sum(sim._driver.run.stats.cache_misses.values()))
 """
 
 
-def _run_script(path, cache):
+def _run_script(path, cache, *args):
     import os
     import subprocess
 
     env = {**os.environ, "PLUME_MULTI_CACHE_DIR": str(cache), "PLUME_MULTI_QUIET": "1"}
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     value, misses = out.stdout.split()
     return float(value), int(misses)
 
 
-def test_a_script_model_with_a_named_tuple_is_found_in_the_cache_by_the_next_run(tmp_path):
+def test_a_script_model_edited_while_it_runs_is_never_run_stale_and_the_next_run_finds_it_in_the_cache(tmp_path):
     script = tmp_path / "script.py"
     script.write_text(_MAIN_SENSOR.format(value=1.0))
-    assert _run_script(script, tmp_path / "cache") == (1.5, 1)
-    assert _run_script(script, tmp_path / "cache") == (1.5, 0)  # loaded: no compile
-    script.write_text(_MAIN_SENSOR.format(value=2.0))
+    written_before(script)
+    # the run computes the 1.0 it imported, and caches nothing: its file now holds 2.0 (issue 32,
+    # item 1: it stored the code of 1.0 under the key of 2.0, and the next run printed 1.5)
+    assert _run_script(script, tmp_path / "cache", "edit") == (1.5, 1)
     assert _run_script(script, tmp_path / "cache") == (2.5, 1)
+    assert _run_script(script, tmp_path / "cache") == (2.5, 0)  # loaded: no compile
 
 
 def test_a_model_redefined_in_a_session_runs_its_new_code():

@@ -331,5 +331,5 @@ def test_the_json_loader_names_the_file_for_deep_nesting_and_bytes_that_are_not_
         load_scenario(nested)
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe{\x00}")
-    with pytest.raises(ValidationError, match=r"binary\.json' is not UTF-8 text"):
+    with pytest.raises(ValidationError, match=r"binary\.json', which is not UTF-8 text"):
         load_scenario(binary)
