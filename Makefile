@@ -1,7 +1,8 @@
 # Two commands do all set-up on a fresh machine with Python 3.10+:
 #   make demo   # creates .venv, installs plume_multi with every extra the README uses, runs the demo
-#   make test   # creates .venv, installs plume_multi with its test extras (and Debian's chromium for the
-#               # docs' browser check), runs the tests
+#   make test   # builds .venv exactly as make demo does, runs the README's code blocks in it, adds the
+#               # test tools (and Debian's chromium for the docs' browser check), runs the tests
+# Both install through constraints.txt: the tests run against what make demo installs.
 # Then use the package from .venv: `source .venv/bin/activate`, or call .venv/bin/... directly.
 #   (make test also runs the tests that need Ray or BenchMARL in .venv-ray: Ray RLlib pins an older
 #   Gymnasium, BenchMARL an older TorchRL; and AgileRL's in .venv-agilerl: it pins an older PettingZoo)
@@ -17,7 +18,9 @@ AGILERL_BIN := $(AGILERL_VENV)/bin
 AGILERL_PACKAGES := "agilerl==2.58.0" "peft>=0.17" "torch==2.13.0"
 # --no-compile: pip would write bytecode for all of the 15,000 files each environment installs
 # (about 40 s of CPU per environment); Python writes it on first import for the few it imports.
-INSTALL := -m pip install --quiet --no-compile
+# constraints.txt: the bounds every environment here installs through (what breaks, and why).
+CONSTRAINTS := constraints.txt
+INSTALL := -m pip install --quiet --no-compile -c $(CONSTRAINTS)
 # Gymnasium 1.2's RecordEpisodeStatistics has no SAME_STEP branch (1.3 added it): that one test
 # holds for the newer Gymnasium only.
 GYM12_DESELECT := --deselect "tests/envs/test_vector.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
@@ -28,24 +31,29 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# One marker file per installed extra; the test extra includes all the others.
-$(VENV)/.installed-all: pyproject.toml | $(BIN)/python
+# One marker file per installed extra. `all` is make demo's environment.
+$(VENV)/.installed-all: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/python $(INSTALL) -e ".[all]"
 	touch $@
 
-$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-docs: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/python $(INSTALL) -e ".[docs]"
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+# The test environment is the demo's with the test tools added (the test extra includes every other
+# one): first the README's Python blocks run in the demo's environment as make demo leaves it
+# (tests/docs_blocks.py, no pytest: a block needing a package only the tests install fails here);
+# what they compile stays in the cache for the suite.
+$(VENV)/.installed-test: $(VENV)/.installed-all
+	$(BIN)/python tests/docs_blocks.py README.md
 	$(BIN)/python $(INSTALL) -e ".[test]"
-	touch $@ $(VENV)/.installed-all $(VENV)/.installed-docs
+	touch $@ $(VENV)/.installed-docs
 
 $(RAY_BIN)/python:
 	$(PYTHON) -m venv $(RAY_VENV)
 	$(RAY_BIN)/python -m pip install --quiet --upgrade pip
 
-$(RAY_VENV)/.installed: pyproject.toml | $(RAY_BIN)/python
+$(RAY_VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(RAY_BIN)/python
 	$(RAY_BIN)/python $(INSTALL) -e ".[rllib,benchmarl,test-ray]"
 	touch $@
 
@@ -55,7 +63,7 @@ $(AGILERL_BIN)/python:
 	$(PYTHON) -m venv $(AGILERL_VENV)
 	$(AGILERL_BIN)/python -m pip install --quiet --upgrade pip
 
-$(AGILERL_VENV)/.installed: pyproject.toml | $(AGILERL_BIN)/python
+$(AGILERL_VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(AGILERL_BIN)/python
 	$(AGILERL_BIN)/python $(INSTALL) -e ".[test-ray]" $(AGILERL_PACKAGES)
 	touch $@
 

@@ -149,17 +149,19 @@ def _run(args) -> int:
                                     progress=not args.quiet, name=name)
         except ValidationError as exc:
             raise UsageError(f"{task.id} --policy {name}: {exc}") from None
+        seconds = time.perf_counter() - started
+        # the episodes first, on disk (every run so far, in the one file), then the interval
+        if single:
+            rows.extend(result.rows())
+            written = write_rows(rows, out)
+        else:
+            written = write_rows(result.rows(), out / f"{task.id.replace('/', '__')}__"
+                                                      f"{name.replace(':', '_').replace('/', '_')}.csv")
         s = result.summary()
         print(f"{task.id} {name}: success {s['success_rate']:.1%}, IQM steps {s['iqm_steps']:.1f} "
               f"[{s['iqm_low']:.1f}, {s['iqm_high']:.1f}], {s['episodes']} episodes"
-              f"{' (reduced)' if s['reduced'] else ''} in {time.perf_counter() - started:.1f} s", flush=True)
-        if single:
-            rows.extend(result.rows())
-        else:
-            path = out / f"{task.id.replace('/', '__')}__{name.replace(':', '_').replace('/', '_')}.csv"
-            print(f"wrote {write_rows(result.rows(), path)}")
-    if single:
-        print(f"wrote {write_rows(rows, out)}")
+              f"{' (reduced)' if s['reduced'] else ''} in {seconds:.1f} s", flush=True)
+        print(f"wrote {written}")
     return 0
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import files as _files
 from ..errors import PlumeError, RenderingError, ValidationError
-from .scores import BENCH_EXTRA, BOOTSTRAP_SEED, iqm, iqm_interval, seeded_global_numpy
+from .scores import BENCH_EXTRA, BOOTSTRAP_SEED, iqm, iqm_interval, rliable_library, seeded_global_numpy
 
 __all__ = ["COLUMNS", "write_rows", "read_rows", "summarise", "markdown_table", "performance_profile",
            "write_summary"]
@@ -207,10 +207,10 @@ def profile_scores(rows) -> dict:
 def performance_profile(rows, path, title: str | None = None) -> Path:
     """A PNG of the performance profiles of the policies in ``rows`` (rliable's
     ``create_performance_profile`` and ``plot_performance_profiles``; needs rliable and matplotlib)."""
-    try:
-        from rliable import library, plot_utils
-    except ImportError as exc:
-        raise RenderingError(f"the performance profile needs rliable: {BENCH_EXTRA}") from exc
+    if rliable_library() is None:  # missing, or failing to import: the warning said why
+        raise RenderingError(f"the performance profile needs rliable, which does not import here (the warning "
+                             f"above says why): {BENCH_EXTRA}")
+    from rliable import library, plot_utils
     from ..evaluation import _pyplot
 
     plt = _pyplot()
