@@ -19,6 +19,8 @@ The policy protocol (also ``plume-multi eval --policy``):
 * or a factory: a class, or a function with a ``scenario`` and/or ``simulator`` parameter. It is
   called once per chunk (one simulator each) with those of ``scenario=``, ``simulator=``,
   ``n_actions=``, ``seed=`` (the chunk's seed) that it accepts, and returns the callable policy;
+* or a trainer's model: a Stable-Baselines3 model, a torch module, an RLlib module or algorithm
+  (``integrations.trained.as_policy`` makes it a policy of observations, single or multi-agent);
 * or one policy per agent of a world (a mixed team): a list of ``N`` policies, a mapping
   ``{agent index: policy}`` or a ``policies.Team``, each member any of the above (factories are
   made per chunk, the others copied per chunk).
@@ -54,6 +56,7 @@ import numpy as np
 from . import files
 from .checks import check_arguments, is_int, shown
 from .errors import PlumeError, RenderingError, ValidationError
+from .integrations.trained import as_policy
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
 
@@ -607,7 +610,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         raise ValidationError(f"until: got {until!r}; expected one of {list(UNTIL)}")
     if tasks is not None:
         tasks = _check_int("tasks", tasks, 1)
-    policy = _team_of(_by_name(policy, scenario), scenario)
+    policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]

@@ -13,6 +13,8 @@ works once it has been imported.
 from __future__ import annotations
 
 import inspect
+import sys
+import warnings
 from collections.abc import Mapping
 from itertools import compress
 
@@ -44,6 +46,35 @@ STATE_COLUMNS = ("concentration", "x", "y", "active")
 # Action types taken by the fast path (one C-level conversion for the whole dict). Anything else
 # (bools, floats, 0-d arrays, uint64, huge ints) goes through the checked per-agent path.
 _FAST_ACTION_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32})
+
+
+
+# TorchRL's PettingZooWrapper ends a parallel env's episode at the first done agent; without black
+# death that is the first arrival (plume_multi.integrations.torchrl names it for TorchRL users).
+FIRST_ARRIVAL_WARNING = (
+    "TorchRL's PettingZooWrapper ends a parallel env's episode when any agent is done (done_on_any=True, its "
+    "default for parallel envs); without black death a searcher that reaches the source is done and leaves "
+    "env.agents, so every episode would end at the first arrival. Make the env with "
+    "plume_multi.parallel_env(..., black_death=True) (every searcher stays until the world's episode ends), or "
+    "wrap it with PettingZooWrapper(env, done_on_any=False, use_mask=True)."
+)
+
+
+def warn_if_first_arrival_ends_episodes(env, depth: int = 2) -> None:
+    """Warn (``UserWarning``, once per env) when the function ``depth`` frames up the stack (the
+    caller of ``env.reset``) is a method of a TorchRL wrapper that ends episodes at the first done
+    agent, and ``env`` lets arrived searchers leave (no black death, several searchers)."""
+    if getattr(env, "black_death", True) or len(env.possible_agents) < 2 or getattr(env, "_warned_first_arrival", False):
+        return
+    if "torchrl" not in sys.modules:  # no wrapper of TorchRL's can be calling
+        return
+    try:
+        caller = sys._getframe(depth).f_locals.get("self")
+    except ValueError:  # the stack is shallower than that
+        return
+    if type(caller).__module__.startswith("torchrl.") and getattr(caller, "done_on_any", False) is True:
+        env._warned_first_arrival = True
+        warnings.warn(FIRST_ARRIVAL_WARNING, UserWarning, stacklevel=depth + 1)
 
 
 def _check_max_cycles(value) -> int:
@@ -322,6 +353,7 @@ class raw_env(CoreViews, ParallelEnv, EzPickle):
         seed = self._core.fold_seed(seed)
         if options is not None and not isinstance(options, Mapping):
             raise ValidationError(f"options: got {shown(options)}; expected None or a dict")
+        warn_if_first_arrival_ends_episodes(self)
         core = self._core
         if self._max_cycles != core.scenario.max_steps:
             core = core.replaced(core.scenario.replace(max_steps=self._max_cycles))

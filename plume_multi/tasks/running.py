@@ -9,6 +9,7 @@ from ..checks import check_choice, check_int, shown
 from ..errors import ValidationError
 from ..evaluation import EXECUTORS
 from ..evaluation import evaluate as evaluate_scenario
+from ..integrations.trained import as_policy
 from ..policies.named import NAMED
 from .registry import get
 from .scores import TaskResult
@@ -91,7 +92,7 @@ def evaluate(task_id, policy, episodes: int | None = None, seed: int | None = No
     protocol = task.protocol
     executor = "local" if executor is None else check_choice("evaluate", "executor", executor, EXECUTORS)
     run, reduced, scenario = planned_run(task, episodes, seed, max_steps)
-    evaluated = policy_for_task(policy, task, scenario)
+    evaluated = policy_for_task(as_policy(policy), task, scenario)
     if not (callable(evaluated) or isinstance(evaluated, list)):
         raise ValidationError(f"policy: got {shown(policy, typed=True)}; expected a built-in's name or a policy")
     result = evaluate_scenario(evaluated, scenario, run.episodes, run.eval_seed, num_worlds=num_worlds, executor=executor,

@@ -44,6 +44,9 @@ __all__ = ["COLUMNS", "write_rows", "read_rows", "summarise", "markdown_table", 
 COLUMNS = ("task", "policy", "episode", "seed", "success", "steps", "search_time", "max_steps", "reduced")
 SUFFIXES = (".csv", ".parquet")
 PARQUET_EXTRA = "pip install pyarrow"
+# The learned baselines (plume_multi.training.POLICIES, named here without importing torch): their
+# columns follow the built-in policies' (benchmarks/learned_baselines.py writes their rows).
+LEARNED = ("ppo-mlp", "ppo-gru")
 PROFILE_TAUS = np.linspace(0.0, 1.0, 101)
 PROFILE_REPS = 500
 # What a results file may hold: names, counts and sizes (a field of 200,000 characters or a file of
@@ -386,12 +389,14 @@ def markdown_table(summary) -> str:
     """Tasks (rows) x policies (columns); each cell ``IQM [low, high] (success %)``: the
     interquartile mean of the steps to the source (failures at the cap; lower is better) with its
     stratified-bootstrap 95 % interval, and the share of episodes that found the source. A
-    reduced run is marked ``*``; ``–``: the policy cannot act in the task or was not run."""
+    reduced run is marked ``*``; ``–``: the policy cannot act in the task or was not run. The
+    built-in policies come first, then the learned baselines (``ppo-mlp``, ``ppo-gru``: the
+    protocol's episodes shared among their training seeds), then any other."""
     from ..policies.named import NAMES
     from .registry import list as task_ids
 
     tasks = _order([s["task"] for s in summary], task_ids())
-    policies = _order([s["policy"] for s in summary], NAMES)
+    policies = _order([s["policy"] for s in summary], NAMES + LEARNED)
     cells = {(s["task"], s["policy"]): s for s in summary}
     lines = ["| task | " + " | ".join(policies) + " |", "|---|" + "---:|" * len(policies)]
     for task in tasks:

@@ -169,7 +169,8 @@ class LearnedPolicy:
 
     # ------------------------------------------------------------------ the file
     def save(self, path) -> Path:
-        """Write the policy to ``path`` (``.pt`` by convention; a few tens of kB); return the path."""
+        """Write the policy to ``path`` (``.pt`` by convention; a few tens of kB), whole or not at all
+        (a temporary file renamed onto it); return the path."""
         net = self.network
         record = {
             "format": FILE_FORMAT,
