@@ -236,7 +236,9 @@ def test_numba_raises_no_compile_event_for_a_cache_load(tmp_path, monkeypatch):
     from numba.core import event
 
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "plume_multi_test_cached.py").write_text(_CACHED)
+    source = tmp_path / "plume_multi_test_cached.py"
+    source.write_text(_CACHED)
+    written_before(source, 3600)  # older than this process, as a model's module is
     module = importlib.import_module("plume_multi_test_cached")
     events = []
 
