@@ -10,7 +10,7 @@ from .motion import MotionKernels, SourceMotion
 
 
 @njit(inline="always")
-def stay(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+def stay(M, MS, xy, b, k, t, shape, seed, episode, lattice):
     """A source that does not move."""
 
 
