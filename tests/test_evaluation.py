@@ -390,7 +390,7 @@ def test_evaluate_takes_a_builtins_name_and_a_team_of_names_as_the_cli_does():
     np.testing.assert_array_equal(team.arrival_time, listed.arrival_time)
     with pytest.raises(ValidationError, match=r"policy: got 'clever'; expected one of \['random'"):
         evaluate("clever", one, 2, progress=False)
-    with pytest.raises(ValidationError, match="decide on the Poisson-hit belief"):  # refused before compiling
+    with pytest.raises(ValidationError, match="Infotaxis.plume: .* it decides on a belief over one"):  # refused before compiling
         evaluate("infotaxis", one, 2, progress=False)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ..capabilities import Need
 from ..checks import check_choice, check_int, check_memory, check_real
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
@@ -26,6 +27,7 @@ from . import bayesian_protocol as bp
 from . import infotaxis_kernels as ik
 from . import infotaxis_kernels_3d as ik3
 from ..models.plumes.poisson_hits import PoissonHitPlume, PoissonHits
+from ..models.sensors.belief import Belief
 from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
@@ -45,6 +47,14 @@ def decision_scratch(shape: tuple, copies: int | None = None):
 def _tables(plume: PoissonHitPlume):
     return (np.ascontiguousarray(plume.centred_likelihood), np.ascontiguousarray(plume.centred_likelihood_log),
             np.ascontiguousarray(plume.centred_manhattan), np.ascontiguousarray(plume.moves))
+
+
+# What the belief searchers (Infotaxis, Greedy) need of a scenario (plume_multi.capabilities)
+DECIDES_ON_BELIEF = (
+    Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
+         "it decides on a belief over one"),
+    Need("sensor", Belief, "a sensors.Belief", "the belief it decides on"),
+    Need("body", "moves", "a grid body with a table of moves (Cardinal, Moore)", "it scores each move"))
 
 
 class Infotaxis:
@@ -73,6 +83,11 @@ class Infotaxis:
         >>> policy = Infotaxis()
         >>> obs, reward, terminated, truncated = sim.step(policy.act(sim))
     """
+
+    # what it works with (plume_multi.capabilities)
+    dimensions = (2, 3)
+    needs = DECIDES_ON_BELIEF
+    among_walls = False  # its belief and moves know no walls
 
     def __init__(self, space_aware: bool = False, *, plume: PoissonHits | None = None,
                  team_rule: str = "believer"):

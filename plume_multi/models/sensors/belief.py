@@ -11,9 +11,10 @@ import numpy as np
 
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
+from ..base import Sensor, SensorKernels, StateArray, check_bool
 from ..plumes.poisson_hits.moving import predict
-from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood, observe_beliefs, update_belief
+from ...capabilities import Need
+from ..plumes.poisson_hits.plume import SUM_TOL, PoissonHitPlume, first_hit, hit, likelihood, observe_beliefs, update_belief
 
 # moving: a compile-time flag (the plume's target moves: predict before each step's updates)
 BeliefParams = namedtuple("BeliefParams", "shared moving")
@@ -67,6 +68,9 @@ class Belief(Sensor):
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
     dimensions: ClassVar[tuple] = (2, 3)
+    needs: ClassVar[tuple] = (Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
+                                   "the belief follows its likelihood"),)
+    among_walls: ClassVar = False  # its first belief puts mass on solid cells, where no source can be
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -75,12 +79,6 @@ class Belief(Sensor):
 
     def is_shared(self, ctx) -> bool:
         return bool(ctx.scenario.team) if self.shared is None else self.shared
-
-    def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHitPlume
-
-        if not isinstance(ctx.plume, PoissonHitPlume):
-            fail("Belief", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (the belief follows its likelihood)")
 
     def columns(self, ctx) -> list:
         if len(ctx.grid_size) == 3:
