@@ -309,11 +309,13 @@ def check(scenario, policy=None, *, table: CapabilityTable | None = None) -> Non
     walls, moving or several sources or teams, or a need another part does not meet. Reads
     declarations only: nothing compiles, nothing is allocated."""
     f = facts(scenario)
-    parts = _parts(scenario) + [("policy", cls) for cls in policy_classes(policy, scenario)]
+    parts = _parts(scenario)
+    if policy is not None:
+        parts += [("policy", cls) for cls in policy_classes(policy, scenario)]
     for part, component in parts:
         cls = _cls(component)
         d = declared(cls)
-        name = _label(cls).rpartition(".")[2] if cls.__module__.startswith("plume_multi.") else cls.__name__
+        name = cls.__name__
         _check_axes(part, name, d, f, scenario, table)
         for need in d["needs"]:
             _check_need(part, name, need, f, parts, table)
