@@ -147,23 +147,18 @@ def witness(row, axis, dims, swap=None, swap_needs=True):
     forced = dict([swap]) if swap else {}
     rows = [row] + [TABLE.row(c) for c in forced.values() if swap_needs]  # a part swapped in brings its own needs
     partners = set()
-    # the plume
-    if cls in PLUMES:
-        plume_cls = cls
-    else:
-        plume_cls = forced.get("plume") or _partner(list(PLUMES), _needs(rows, "plume"), axis, dims)
-        if plume_cls is None:
-            return None
-        if plume_cls is not plumes.Gaussian:
-            partners.add(plume_cls.__name__)
-    # the body
-    if cls in BODIES:
-        body_cls = cls
-    else:
-        body_cls = forced.get("body") or _partner(list(BODIES), _needs(rows, "body"), axis, dims)
-        if body_cls is None:
-            return None
-        partners.add(body_cls.__name__)
+
+    def pick(part, kinds):  # the row itself, the part swapped in, or the first that fits
+        if cls in kinds:
+            return cls
+        chosen = forced.get(part) or _partner(list(kinds), _needs(rows, part), axis, dims)
+        if chosen is not None and chosen is not plumes.Gaussian:
+            partners.add(chosen.__name__)
+        return chosen
+
+    plume_cls, body_cls = pick("plume", PLUMES), pick("body", BODIES)
+    if plume_cls is None or body_cls is None:
+        return None
     # the sensors: the row's, what the row needs, an odour reading
     chosen = []
     if cls in SENSORS:
