@@ -44,7 +44,7 @@ DELEGATES = {
     "bench": ("plume_multi.cli.bench", "the engine benchmark table (agent-steps per second)"),
 }
 # Scenario fields and the flags that set them, so a Scenario error names the flag.
-_SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
+SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
                    "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
                    "plume": "--plume", "action_model": "--body", "sensors": "--sensors", "reward": "--reward",
                    "Gaussian.source": "--plume", "Movie.source": "--plume", "Antennae": "--sensors",
@@ -180,7 +180,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 # ----------------------------------------------------------------------------------------- shared checks
-def _check_extras(want_movie: bool) -> None:
+def check_extras(want_movie: bool) -> None:
     """Fail before the run, not after it, when an optional extra is missing."""
     from ..viz.recording import MOVIE_EXTRA, VIZ_EXTRA
 
