@@ -23,6 +23,7 @@ with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``), `
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import os
 import sys
@@ -149,6 +150,21 @@ def output_paths(prefix: str, suffixes, option: str) -> list:
         raise UsageError(f"{option}: got {shown(prefix, 120)}; expected a path prefix ending in a file name (writes "
                          f"{', '.join('PREFIX' + s for s in suffixes)})")
     return [check_writable(p.with_name(p.name + suffix), option) for suffix in suffixes]
+
+
+def parse_options(pairs) -> dict:
+    """``--option KEY=VALUE`` pairs as a dict: each value a Python literal where it reads as one,
+    else the text as given."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option: got {pair!r}; expected KEY=VALUE")
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
 
 
 def progress_bar(total: int, desc: str, *, quiet: bool = False, unit: str = "step") -> tqdm:
