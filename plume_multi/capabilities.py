@@ -316,7 +316,7 @@ def check(scenario, policy=None, *, table: CapabilityTable | None = None) -> Non
         cls = _cls(component)
         d = declared(cls)
         name = cls.__name__
-        _check_axes(part, name, d, f, scenario, table)
+        _check_axes(part, name, d, f, tuple(scenario.grid_size), table, parts)
         for need in d["needs"]:
             _check_need(part, name, need, f, parts, table)
 
@@ -327,7 +327,7 @@ def check_plume(plume, grid_size) -> None:
     dims = len(grid_size)
     f = {"dims": dims, "walls": False, "moving": plume.sources_move(), "several": plume.source_count() > 1,
          "drawn": False, "team": False}
-    _check_axes("plume", plume.name, declared(type(plume)), f, None, None, grid_size=tuple(grid_size))
+    _check_axes("plume", plume.name, declared(type(plume)), f, tuple(grid_size), None)
 
 
 def _refuse(message: str, owner: str, field: str, got: str, expected: str):
@@ -343,23 +343,27 @@ def _others(family: str, ok, table) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _check_axes(part, name, d, f, scenario, table, grid_size=None) -> None:
+def _check_axes(part, name, d, f, grid, table, parts=None) -> None:
+    """Refuse ``name`` (a ``part``, declaring ``d``) outside its dimensions, walls, moving or several
+    sources or teams, naming what would work there instead (the built-in components of its family
+    that meet the scenario of ``f``, and ``parts`` when given: their needs too)."""
     dims = f["dims"]
-    grid = tuple(grid_size if grid_size is not None else scenario.grid_size)
+
+    def instead(prefix: str) -> str:
+        others = _others(part, lambda r: r.cls.__name__ != name and _meets(r, f, parts), table)
+        return f"{prefix}{others}" if others else ""
+
     if dims not in d["dimensions"]:
-        others = _others(part, lambda r: dims in r.dimensions, table)
         words = " and ".join(f"{x}-D" for x in d["dimensions"])
-        instead = f": use a {words} scenario" + (f", or {others}" if others else "")
-        _refuse(f"{name} is {words} only; the scenario is {dims}-D (grid_size={grid}){instead}", name, "dimensions",
-                f"{dims}-D", f"a {words} scenario")
+        _refuse(f"{name} is {words} only; the scenario is {dims}-D (grid_size={grid}): use a {words} scenario"
+                + instead(", or "), name, "dimensions", f"{dims}-D", f"a {words} scenario")
     asks = (("moving", "moving_sources", "sources that move"), ("several", "several_sources", "several sources"),
             ("team", "in_teams", "a team (team=True)"))
     for fact, axis, words in asks:
         if f[fact] and not _allows(d[axis], dims):
             where = "" if d[axis] is False else f" in {dims}-D (only in {_cell(d[axis]).replace(' only', '')})"
-            others = _others(part, lambda r, a=axis: dims in r.dimensions and _allows(getattr(r, a), dims), table)
-            _refuse(f"{name} does not work with {words}{where}; the scenario has them"
-                    + (f": use {others}" if others else ""), name, axis, words, f"a scenario without {words}")
+            _refuse(f"{name} does not work with {words}{where}; the scenario has them" + instead(": use "), name, axis,
+                    words, f"a scenario without {words}")
     if f["walls"]:
         value = d["among_walls"]
         if value == "fixed sources":
@@ -369,11 +373,9 @@ def _check_axes(part, name, d, f, scenario, table, grid_size=None) -> None:
                         "its sources among walls)", name, "among_walls", "drawn or moving sources",
                         "fixed sources among walls")
         elif not value:
-            others = _others(part, lambda r: dims in r.dimensions and (r.among_walls is True or (
-                r.among_walls == "fixed sources" and not (f["drawn"] or f["moving"]))), table)
             why = " (its continuous moves have no place role to stop it at a wall's face)" if part == "body" else ""
-            _refuse(f"{name} does not work among walls{why}; the scenario has walls: use walls=None"
-                    + (f", or {others}" if others else ""), name, "walls", "walls", "walls=None")
+            _refuse(f"{name} does not work among walls{why}; the scenario has walls: use walls=None" + instead(", or "),
+                    name, "walls", "walls", "walls=None")
 
 
 def _cls(component) -> type:
@@ -381,7 +383,8 @@ def _cls(component) -> type:
 
 
 def _meets(row: Row, f: dict, parts) -> bool:
-    """True when the component of ``row`` would work with the scenario of ``f`` and ``parts``."""
+    """True when the component of ``row`` would work with the scenario of ``f`` and ``parts`` (its
+    needs unasked when ``parts`` is None)."""
     dims = f["dims"]
     if dims not in row.dimensions:
         return False
@@ -391,7 +394,7 @@ def _meets(row: Row, f: dict, parts) -> bool:
     if f["walls"] and not (row.among_walls is True
                            or (row.among_walls == "fixed sources" and not (f["drawn"] or f["moving"]))):
         return False
-    return all(any(n.met_by(_cls(c)) for p, c in parts if p == n.part) for n in row.needs)
+    return parts is None or all(any(n.met_by(_cls(c)) for p, c in parts if p == n.part) for n in row.needs)
 
 
 def _check_need(part, name, need: Need, f, parts, table) -> None:
