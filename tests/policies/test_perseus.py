@@ -391,3 +391,15 @@ def test_windy_plume_is_solved_too():
     assert pol.report.lower[-1] > pol.report.lower[0]
     r = evaluate(pol, sc, 40, progress=False)
     assert r.summary()["success_rate"] > 0.5
+
+
+def test_cli_runs_a_saved_policy_and_refuses_another_plume(solved, tmp_path, capsys):
+    from plume_multi.cli import main
+
+    pol, _ = solved
+    path = str(pol.save(tmp_path / "solved.npz"))
+    common = ["--policy", path, "--episodes", "12", "--no-plot", "--quiet", "--out", str(tmp_path / "out")]
+    assert main(["eval", "--scenario", "poisson_search:lambda_over_dx=1,R_dt=1,grid_size=7", *common]) == 0
+    assert "12 episodes" in capsys.readouterr().out
+    assert main(["eval", "--scenario", "poisson_search:lambda_over_dx=1,R_dt=2,grid_size=7", *common]) == 2
+    assert "plume the alpha vectors were solved for" in capsys.readouterr().err
