@@ -285,13 +285,47 @@ class Perseus:
         return load_otto(path, scenario)
 
     @classmethod
-    def solve(cls, scenario, **options) -> "Perseus":
-        """Point-based value iteration (Perseus) on ``scenario``'s POMDP; see
-        ``perseus_solve.solve`` for the options (beliefs, discount, iterations, seconds, explore,
-        epsilon, seed, progress, ...)."""
+    def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
+              seconds: float | None = None, tol: float = 1e-6, explore="infotaxis", epsilon: float = 0.1,
+              keep: float = 0.25, seed: int = 0, points=None, start: "Perseus | None" = None,
+              progress: bool = False) -> "Perseus":
+        """Point-based value iteration (Perseus; Spaan & Vlassis 2005) on ``scenario``'s POMDP:
+        the policy, its ``report`` (a ``perseus_solve.SolveReport``: iterations, times, the lower
+        and upper bounds reached on the points, per iteration).
+
+        Belief points are met along the scenario's own episodes (one searcher, worlds seeded
+        ``seed, seed + 1, ...``) played by ``explore``, a share ``epsilon`` of its moves random:
+        every episode's belief after its first hit, and each later one with probability ``keep``.
+        Each iteration backs up points drawn at random among those it has not yet improved, until
+        each is worth at least what it was: the points' values never decrease. Deterministic for a
+        seed, whatever the thread count. How it works: ``plume_multi/policies/perseus_solve.py``.
+
+        Args:
+            scenario: a Poisson-hit plume (``PoissonHits`` in 1-D, 2-D or 3-D, ``WindyPoissonHits``)
+                that stays, no walls, a grid body, and (unless ``points`` are given) a
+                ``sensors.Belief``; a team's scenario is solved for one searcher.
+            beliefs: belief points to sample, 1..1,000,000.
+            discount: in ``(0, 1)``; values are minus discounted numbers of steps.
+            iterations: the iteration budget, >= 1.
+            seconds: a wall-time budget of the value iteration (s), or None.
+            tol: stop when an iteration raises the points' mean value by at most this (>= 0).
+            explore: who plays the exploring episodes: ``"infotaxis"`` (default),
+                ``"space-aware-infotaxis"``, ``"greedy"``, ``"random"``, or an object with
+                ``act(simulator)`` (a ``Perseus``: the beliefs its own policy meets).
+            epsilon: the share of the explorer's moves replaced by random moves, in ``[0, 1]``.
+            keep: the probability that a belief met after the first step is kept, in ``(0, 1]``.
+            seed: the first episode's seed, and the seed of the random moves and backup order.
+            points: ``(beliefs (n, *plume.shape), cells (n, dims))`` to back up instead.
+            start: a ``Perseus`` of the same plume, moves and discount whose vectors are the first
+                set (go on solving: ``solve(sc, explore=policy, start=policy)``); default one
+                vector per move at the floor ``-1 / (1 - discount)``.
+            progress: tqdm bars (points, iterations) on stderr.
+        """
         from .perseus_solve import solve
 
-        return solve(scenario, **options)
+        return solve(scenario, beliefs=beliefs, discount=discount, iterations=iterations, seconds=seconds, tol=tol,
+                     explore=explore, epsilon=epsilon, keep=keep, seed=seed, points=points, start=start,
+                     progress=progress)
 
     def record(self) -> dict:
         """The JSON-able record ``save`` writes beside the arrays."""

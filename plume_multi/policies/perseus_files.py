@@ -29,7 +29,7 @@ from .. import files
 from ..checks import is_int, is_real, shown
 from ..errors import ValidationError
 
-__all__ = ["save", "load", "load_otto", "FORMAT", "MAX_FILE_BYTES"]
+__all__: list = []  # reached through Perseus.save, Perseus.load and Perseus.load_otto
 
 FORMAT = "plume_multi.Perseus"
 VERSION = 1

@@ -32,7 +32,7 @@ from numba import prange
 
 from ..engine.jit import njit
 
-__all__ = ["Tables", "Alphas", "block_for", "values", "best_of", "backup", "raise_values", "window_dot"]
+__all__: list = []  # the compiled pieces behind policies.Perseus
 
 Tables = namedtuple("Tables", "lik moves discount floor")
 Alphas = namedtuple("Alphas", "table actions")

@@ -7,7 +7,7 @@ the Poisson-hit search POMDP of a scenario (the formulation: ``perseus.py``).
    first hit of every episode is kept, and each later belief with probability ``keep``, until
    ``beliefs`` distinct points ``(belief, cell)`` are held. Or the points are given.
 2. **Value iteration.** The set starts with one vector per move, ``-1 / (1 - discount)`` (the value
-   of never finding the source). Each iteration (Perseus's stage) backs up beliefs drawn at random
+   of never finding the source), or with a given policy's vectors. Each iteration (Perseus's stage) backs up beliefs drawn at random
    among those not yet improved, each backup giving the best vector of its belief against the
    previous set (kept when it is worth more than the belief's previous value, else the belief's
    previous best vector is), until every belief is worth at least what it was. The value of every
@@ -36,7 +36,7 @@ from ..errors import ValidationError
 from . import perseus_kernels as pk
 from .perseus import DEFAULT_DISCOUNT, Perseus, _three, best_values, fit_problem, floor_value
 
-__all__ = ["solve", "SolveReport", "sample_points", "EXPLORERS"]
+__all__ = ["SolveReport"]  # solving is Perseus.solve
 
 EXPLORERS = ("infotaxis", "space-aware-infotaxis", "greedy", "random")
 SAMPLE_WORLDS = 64  # worlds per batch of exploring episodes (a constant: the points never depend on it)
@@ -307,27 +307,9 @@ def _values(beliefs, cells, table, actions, count, moves3):
 
 def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
           seconds: float | None = None, tol: float = 1e-6, explore="infotaxis", epsilon: float = 0.1,
-          keep: float = 0.25, seed: int = 0, points=None, progress: bool = False) -> Perseus:
-    """Solve ``scenario``'s POMDP with Perseus; returns a ``Perseus`` policy with its ``report``.
-
-    Args:
-        scenario: a scenario of a Poisson-hit plume (``PoissonHits`` in 1-D, 2-D or 3-D,
-            ``WindyPoissonHits``) that stays, without walls, a grid body and (unless ``points`` are
-            given) a ``sensors.Belief``; teams are solved as one searcher.
-        beliefs: belief points to sample, 1..1,000,000.
-        discount: in ``(0, 1)``; values are minus discounted numbers of steps.
-        iterations: the iteration budget, >= 1.
-        seconds: a wall-time budget of the value iteration (s), or None.
-        tol: stop when an iteration raises the mean value of the points by at most this (>= 0).
-        explore: the policy that plays the exploring episodes: ``"infotaxis"`` (default),
-            ``"space-aware-infotaxis"``, ``"greedy"``, ``"random"`` or an object with
-            ``act(simulator)`` (a ``Perseus``: points met by its own policy).
-        epsilon: the share of the explorer's moves replaced by random moves, in ``[0, 1]``.
-        keep: the probability that a belief met after the first step is kept, in ``(0, 1]``.
-        seed: the first episode's seed (and the seed of the random moves and backup order).
-        points: ``(beliefs (n, *plume.shape), cells (n, dims))`` to back up instead of sampling.
-        progress: tqdm bars (points, iterations) on stderr.
-    """
+          keep: float = 0.25, seed: int = 0, points=None, start: Perseus | None = None,
+          progress: bool = False) -> Perseus:
+    """``Perseus.solve`` (its docstring gives the arguments)."""
     from tqdm.auto import tqdm
 
     from ..models.sensors.belief import Belief
@@ -346,6 +328,13 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
     keep = check_real("Perseus.solve", "keep", keep, 0.0, 1.0, low_open=True)
     seed = check_int("Perseus.solve", "seed", seed, 0, MAX_SEED - (n + 1) * SAMPLE_WORLDS)
     progress = check_bool("Perseus.solve", "progress", progress)
+    if start is not None:
+        if not isinstance(start, Perseus):
+            raise ValidationError(f"Perseus.solve: start={shown(start, typed=True)}; expected None or a Perseus")
+        start.check_scenario(scenario, "Perseus.solve: start")
+        if start.discount != discount:
+            raise ValidationError(f"Perseus.solve: start has discount {start.discount}; expected the discount solved "
+                                  f"for, {discount}")
     plume = scenario.plume
     shape3 = _three(plume.shape)
     box = tuple(2 * s - 1 for s in shape3)
@@ -377,13 +366,15 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
     floor = floor_value(discount)
     tables = pk.Tables(lik, moves3, discount, floor)
     centre = np.ravel_multi_index(tuple(s - 1 for s in shape3), box)
-    # the first set: one vector per move, the value of never finding the source (0 on it)
-    table = np.full((n_box, k), floor)
-    table[centre] = 0.0
-    actions = np.arange(k, dtype=np.int64)
-    count = k
-    check_memory("Perseus.solve", 3 * (nb + k) * n_box * 8, f"up to {nb + k} alpha vectors of {n_box} offsets",
-                 "ask for fewer beliefs")
+    if start is None:  # the first set: one vector per move, the value of never finding the source (0 on it)
+        table = np.full((n_box, k), floor)
+        table[centre] = 0.0
+        actions = np.arange(k, dtype=np.int64)
+    else:
+        table, actions = start._table.copy(), start._actions.copy()
+    count = table.shape[1]
+    check_memory("Perseus.solve", 3 * (nb + count) * n_box * 8, f"up to {nb + count} alpha vectors of {n_box} "
+                 "offsets", "ask for fewer beliefs")
     q = np.ascontiguousarray(qmdp_vectors(plume.shape, moves3, discount).reshape(k, n_box).T)
     upper = float(_values(b3, c3, q, np.arange(k, dtype=np.int64), k, moves3)[0].mean())
     values, best = _values(b3, c3, table, actions, count, moves3)
@@ -393,8 +384,8 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
     out = np.empty(n_box)
     vec = np.empty(n_box)
     choice = np.empty(lik.shape[0], dtype=np.int64)
-    start = time.perf_counter()
-    deadline = math.inf if seconds is None else start + seconds
+    began = time.perf_counter()
+    deadline = math.inf if seconds is None else began + seconds
     stopped = "iterations"
     done = 0
     with tqdm(total=iterations, desc="Perseus", unit="iteration", disable=not progress, leave=False,
@@ -452,7 +443,7 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
             if lower[-1] - lower[-2] <= tol:
                 stopped = "converged"
                 break
-    report = SolveReport(done, time.perf_counter() - start, sample_seconds, nb, tuple(lower), upper, tuple(sizes),
+    report = SolveReport(done, time.perf_counter() - began, sample_seconds, nb, tuple(lower), upper, tuple(sizes),
                          tuple(backups), stopped, discount)
     return Perseus(table.T.reshape((count,) + tuple(2 * s - 1 for s in plume.shape)), actions, scenario,
                    discount=discount, report=report)

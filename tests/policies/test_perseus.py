@@ -403,3 +403,17 @@ def test_cli_runs_a_saved_policy_and_refuses_another_plume(solved, tmp_path, cap
     assert "12 episodes" in capsys.readouterr().out
     assert main(["eval", "--scenario", "poisson_search:lambda_over_dx=1,R_dt=2,grid_size=7", *common]) == 2
     assert "plume the alpha vectors were solved for" in capsys.readouterr().err
+
+
+def test_solving_goes_on_from_a_policy_and_never_loses_value():
+    sc, moves = _problem("2d")
+    beliefs, cells = _points(sc, moves, 30, seed=11)
+    first = Perseus.solve(sc, points=(beliefs, cells), iterations=3, seed=1)
+    more = Perseus.solve(sc, points=(beliefs, cells), iterations=3, seed=2, start=first)
+    assert more.report.lower[0] == first.report.lower[-1]  # it starts where the first stopped
+    assert np.all(_values(more, beliefs, cells) >= _values(first, beliefs, cells))
+    assert more.report.lower[-1] > first.report.lower[-1]
+    with pytest.raises(ValidationError, match="discount"):
+        Perseus.solve(sc, points=(beliefs, cells), iterations=1, discount=0.9, start=first)
+    with pytest.raises(ValidationError, match="start"):
+        Perseus.solve(sc, points=(beliefs, cells), iterations=1, start="first")
