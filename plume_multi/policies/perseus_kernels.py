@@ -67,22 +67,32 @@ def _origin(d, h, w, cx, cy, cz):
     return ((d - 1 - cz) * (2 * h - 1) + (h - 1 - cy)) * (2 * w - 1) + (w - 1 - cx)
 
 
-@njit(cache=True)
-def window_dot(p, vector, cx, cy, cz):
-    """``sum_y p[y] vector[y - c]``: the value of belief ``p`` ``(D, H, W)`` under one alpha vector
-    ``(S,)`` (box layout) for an agent at ``(cx, cy, cz)``."""
+@njit(cache=True, inline="always")
+def _window_sums(p, o, table, i0, n, acc):
+    """``acc[k] += sum_y p[y] table[o + offset(y), i0 + k]`` for ``k < n``: the values of ``p``
+    ``(D, H, W)`` under columns ``i0..i0+n-1`` of ``table``, ``o`` the ``_origin`` of the agent's
+    cell. Cells in row-major order, those of probability 0 skipped (they add nothing)."""
     d, h, w = p.shape
-    o = _origin(d, h, w, cx, cy, cz)
     sw = 2 * w - 1
-    s = 0.0
     for z in range(d):
         for y in range(h):
             base = o + (z * (2 * h - 1) + y) * sw
             for x in range(w):
                 v = p[z, y, x]
                 if v != 0.0:
-                    s += v * vector[base + x]
-    return s
+                    row = table[base + x, i0:i0 + n]
+                    for k in range(n):  # a loop of unknown length: vectorized with alias checks
+                        acc[k] += v * row[k]
+
+
+@njit(cache=True)
+def window_dot(p, vector, cx, cy, cz):
+    """``sum_y p[y] vector[y - c]``: the value of belief ``p`` ``(D, H, W)`` under one alpha vector
+    ``(S,)`` (box layout) for an agent at ``(cx, cy, cz)``; the very sums of ``values``."""
+    d, h, w = p.shape
+    acc = np.zeros(1)
+    _window_sums(p, _origin(d, h, w, cx, cy, cz), vector.reshape((vector.shape[0], 1)), 0, 1, acc)
+    return acc[0]
 
 
 @njit(cache=True, parallel=True)
@@ -93,24 +103,14 @@ def values(beliefs, owner, cells, alphas, count, block, out):
     vectors (``block_for``), each running over every agent."""
     table = alphas.table
     d, h, w = beliefs.shape[1], beliefs.shape[2], beliefs.shape[3]
-    sw = 2 * w - 1
     for blk in prange((count + block - 1) // block):
         i0 = blk * block
         n = min(block, count - i0)
         acc = np.empty(n)
         for m in range(cells.shape[0]):
-            p = beliefs[owner[m]]
-            o = _origin(d, h, w, cells[m, 0], cells[m, 1], cells[m, 2])
             acc[:] = 0.0
-            for z in range(d):
-                for y in range(h):
-                    base = o + (z * (2 * h - 1) + y) * sw
-                    for x in range(w):
-                        v = p[z, y, x]
-                        if v != 0.0:
-                            row = table[base + x, i0:i0 + n]
-                            for k in range(n):  # a loop of unknown length: vectorized with alias checks
-                                acc[k] += v * row[k]
+            _window_sums(beliefs[owner[m]], _origin(d, h, w, cells[m, 0], cells[m, 1], cells[m, 2]), table, i0, n,
+                         acc)
             out[m, i0:i0 + n] = acc
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,10 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("bench_perseus", ROOT / "benchmarks" / "perseus.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return SimpleNamespace(**runpy.run_path(str(ROOT / "benchmarks" / "perseus.py"), run_name="bench_perseus"))
 
 
 @pytest.mark.parametrize("domain", ["1-D L=2 (33)", "19x19", "3-D 11^3"])
