@@ -93,7 +93,7 @@ def test_the_site_builds_in_strict_mode(site):
     # the API reference is generated from the docstrings
     api = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
     assert "Start new episodes" in api  # Simulator.reset's docstring
-    # the README's sections are included, not copied: the integrations page shows the TorchRL block
+    # the integrations page shows the TorchRL block
     integrations = (site / "integrations" / "index.html").read_text(encoding="utf-8")
     assert "GymWrapper" in integrations
     assert (site / "frontends" / "single-agent" / "index.html").is_file()

@@ -4,6 +4,7 @@
     plume-multi bench  [...]   the engine benchmark table
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
     plume-multi eval   [...]   evaluate a policy on many seeded episodes: statistics, CSV, JSON, PNG
+    plume-multi compare [...]  several policies on the same seeded episodes: a table, CSV and PNG
     plume-multi train  [...]   train a learned baseline (PPO, MLP or GRU) on a scenario: a policy file
     plume-multi benchmark list | run TASK --policy NAME | table   the benchmark's tasks and table
 
@@ -15,8 +16,8 @@ Progress bars (tqdm) go to stderr, update in place on a terminal and stay quiet 
 This module holds ``main`` and what the commands share (``ArgumentParser``, ``UsageError``,
 ``check_writable``, ``progress_bar``, ``parse_model``; ``load_policy`` from ``policies``, the scenario
 flags in ``scenario_flags``); each command is a module of this package: ``demo``, ``bench`` (each
-with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``) and ``train`` (each
-with ``add_parser(sub)`` and ``run(args)``).
+with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``), ``compare``,
+``train`` and ``benchmark`` (each with ``add_parser(sub)`` and ``run(args)``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma"
                    "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
                    "plume": "--plume", "action_model": "--body", "sensors": "--sensors", "reward": "--reward",
                    "Gaussian.source": "--plume", "Movie.source": "--plume", "Antennae": "--sensors",
-                   "Neighbours.k": "--sensors"}
+                   "Neighbours.k": "--sensors", "walls": "--walls"}
 
 POLICY_HELP = """\
 POLICY is a built-in name, a comma-separated list of them, FILE.pt, FILE.npz or MODULE:NAME. Built-ins:
@@ -170,10 +171,11 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=ArgumentParser)
     for name, (_, text) in DELEGATES.items():
         sub.add_parser(name, help=text, add_help=False)  # parsed by the delegate itself
-    from . import benchmark, evaluate, render, train
+    from . import benchmark, compare, evaluate, render, train
 
     render.add_parser(sub)
     evaluate.add_parser(sub)
+    compare.add_parser(sub)
     train.add_parser(sub)
     benchmark.add_parser(sub)
     return parser
@@ -305,9 +307,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
               f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    from . import benchmark, evaluate, render, train
+    from . import benchmark, compare, evaluate, render, train
 
-    run = {"eval": evaluate.run, "train": train.run, "benchmark": benchmark.run}.get(args.command, render.run)
+    run = {"eval": evaluate.run, "compare": compare.run, "train": train.run,
+           "benchmark": benchmark.run}.get(args.command, render.run)
     return _one_line_errors(f"{PROG} {args.command}", lambda: run(args))
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import is_int
+from ..checks import is_int, shown
 from ..errors import StateError, ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from ..models.plumes.poisson_hits.moving import predicted
@@ -23,6 +23,7 @@ __all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionI
            "checked_moves"]
 
 MAX_MOVES = 8  # the decision kernels keep one score per move on the stack of a group's loop
+BELIEF_TOLERANCE = 1e-6  # a belief's sum may differ from 1 by the rounding of its updates, not more
 
 
 def simulator_of(target, who: str):
@@ -109,7 +110,8 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
 
     Args:
         plume: the Poisson-hit plume the beliefs follow (``StateError`` when None).
-        beliefs: ``(G, H, W)`` (``(G, D, H, W)`` in 3-D), probabilities: finite, in ``[0, 1]``
+        beliefs: ``(G, H, W)`` (``(G, D, H, W)`` in 3-D) real numbers, probabilities: finite, in
+            ``[0, 1]``, each belief of a group with an active agent summing to 1 (within 1e-6)
             (``(H, W)`` = ``plume.shape``).
         positions: ``(M, 2)`` integer ``(x, y)`` cells inside the grid (``(M, 3)`` in 3-D).
         groups: ``None`` (``G == M``), a team size ``n`` (``M == G * n``) or ``(G+1,)``
@@ -121,7 +123,15 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
 
     if not isinstance(plume, PoissonHitPlume):
         raise StateError(f"{who}: no plume model; pass plume=PoissonHits(...) here or at construction")
-    b = np.ascontiguousarray(beliefs, dtype=np.float64)
+    try:
+        given = np.asarray(beliefs)
+    except (TypeError, ValueError):
+        given = None
+    if given is None or given.dtype.kind not in "iuf":  # strings of numbers, bools, objects: not beliefs
+        got = f"an array of dtype {given.dtype}" if given is not None else shown(beliefs, typed=True)
+        raise ValidationError(f"{who}: beliefs: got {got}; expected a real (G, "
+                              f"{', '.join(str(n) for n in plume.shape)}) array of probabilities")
+    b = np.ascontiguousarray(given, dtype=np.float64)
     if b.shape[1:] != plume.shape:
         raise ValidationError(f"{who}: beliefs has shape {np.shape(beliefs)}; expected "
                               f"(G, {', '.join(str(n) for n in plume.shape)})")
@@ -143,9 +153,15 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
             raise ValidationError(f"{who}: groups={groups!r}; expected a team size >= 1")
         starts = np.arange(g + 1, dtype=np.int64) * int(groups)
     else:
-        starts = np.asarray(groups, dtype=np.int64)
-        if starts.shape != (g + 1,) or starts[0] != 0 or np.any(np.diff(starts) < 1):
-            raise ValidationError(f"{who}: groups must be (G+1,) = ({g + 1},) increasing offsets from 0")
+        try:
+            offsets = np.asarray(groups)
+        except (TypeError, ValueError):
+            offsets = None
+        if offsets is None or offsets.dtype.kind not in "iu" or offsets.shape != (g + 1,) or offsets[0] != 0 \
+                or np.any(np.diff(offsets.astype(np.int64)) < 1):
+            raise ValidationError(f"{who}: groups: got {shown(groups, typed=True)}; expected None, a team size "
+                                  f"(an integer >= 1) or ({g + 1},) increasing integer offsets from 0")
+        starts = offsets.astype(np.int64)
     if starts[-1] != m:
         raise ValidationError(f"{who}: {m} positions for groups covering {int(starts[-1])} agents")
     moves = plume.moves if moves is None else checked_moves(who, moves, plume.shape)
@@ -156,6 +172,14 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
         if act.shape != (m,) or act.dtype != np.bool_:
             raise ValidationError(f"{who}: active has shape {act.shape} and dtype {act.dtype}; expected ({m},) bool")
         group_active = np.logical_or.reduceat(act, starts[:-1]) if m else np.zeros(g, dtype=np.bool_)
+    # a belief that does not sum to 1 (all zeros: nothing left to believe) has no entropy to
+    # reduce: the kernels would score every move alike and return action 0 without a word
+    totals = b.reshape(g, -1).sum(axis=1)
+    off = group_active & ~(np.abs(totals - 1.0) <= BELIEF_TOLERANCE)
+    if off.any():
+        k = int(np.flatnonzero(off)[0])
+        raise ValidationError(f"{who}: beliefs[{k}] sums to {float(totals[k])!r} ({int(off.sum())} such beliefs of groups with "
+                              f"an active agent); expected each belief to sum to 1 (within {BELIEF_TOLERANCE:g})")
     return DecisionInputs(b, starts, np.ascontiguousarray(pos, dtype=np.int32), moves, group_active, dims)
 
 

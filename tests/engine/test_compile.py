@@ -9,6 +9,7 @@ from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numba
 import numpy as np
 import pytest
 from cache_helpers import written_before
@@ -154,26 +155,109 @@ def test_a_user_sensor_in_a_test_module_runs_and_reads_the_plume():
         assert obs[row, 0] == np.float32(expected)
 
 
-def test_a_long_compile_says_so_on_one_line_and_quiet_silences_it(monkeypatch, capsys):
-    calls = []
+class _Slow:
+    """Stands for a dispatcher: ``compile`` takes 0.3 s, and compiles (raising Numba's
+    ``numba:compile`` event, as a cache miss does) or only loads (a cache hit raises none)."""
 
-    class Slow:
-        overloads = {}
+    def __init__(self, compiles: bool, index=None):
+        self.overloads, self.compiles, self.calls = {}, compiles, 0
+        self._cache = types.SimpleNamespace(_cache_file=types.SimpleNamespace(_index_path=index))
 
-        def compile(self, sig):
-            import time
+    def compile(self, sig):
+        import contextlib
+        import time
 
-            calls.append(sig)
+        from numba.core import event
+
+        self.calls += 1
+        with event.trigger_event("numba:compile", data={}) if self.compiles else contextlib.nullcontext():
             time.sleep(0.3)
 
+
+def test_a_long_compile_says_compiling_on_one_line_and_quiet_silences_it(monkeypatch, capsys):
     monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
     monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
-    C.compile_entry(Slow(), (np.zeros(2),), what="step", label="A + B", models=[])
+    fn = _Slow(compiles=True)
+    C.compile_entry(fn, (np.zeros(2),), what="step", label="A + B", models=[])
     err = capsys.readouterr().err
     assert err == "plume_multi: compiling the step for A + B (first use; cached afterwards)\n"
     monkeypatch.setenv("PLUME_MULTI_QUIET", "1")
-    C.compile_entry(Slow(), (np.zeros(2),), what="step", label="A + B", models=[])
-    assert capsys.readouterr().err == "" and len(calls) == 2
+    C.compile_entry(fn, (np.zeros(2),), what="step", label="A + B", models=[])
+    assert capsys.readouterr().err == "" and fn.calls == 2
+
+
+def test_a_long_load_from_the_cache_says_loading_never_compiling(monkeypatch, capsys, tmp_path):
+    index = tmp_path / "f.nbi"
+    index.write_bytes(b"")
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
+    monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
+    C.compile_entry(_Slow(compiles=False, index=str(index)), (np.zeros(2),), what="step", label="A + B", models=[])
+    assert capsys.readouterr().err == "plume_multi: loading the step for A + B from the cache\n"
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 5.0)  # a quick load: nothing
+    C.compile_entry(_Slow(compiles=False, index=str(index)), (np.zeros(2),), what="step", label="A + B", models=[])
+    assert capsys.readouterr().err == ""
+
+
+def test_a_slow_start_with_nothing_in_the_cache_says_compiling(monkeypatch, capsys, tmp_path):
+    """Numba's own start-up can take a second before its compile event: with no cache index for
+    the function, it is compiling, never loading."""
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
+    monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
+    C.compile_entry(_Slow(compiles=False, index=str(tmp_path / "none.nbi")), (np.zeros(2),), what="step",
+                    label="A + B", models=[])
+    assert capsys.readouterr().err == "plume_multi: compiling the step for A + B (first use; cached afterwards)\n"
+
+
+def test_within_reporting_the_news_goes_to_the_callback_as_the_compile_starts(monkeypatch, capsys):
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 5.0)
+    said = []
+    index = __import__("tempfile").NamedTemporaryFile(suffix=".nbi")
+    with C.reporting(said.append), index:
+        C.compile_entry(_Slow(compiles=True), (np.zeros(2),), what="step", label="A + B", models=[])
+        C.compile_entry(_Slow(compiles=False, index=index.name), (np.zeros(2),), what="step", label="A + B",
+                        models=[])
+    assert said == ["compiling the step for A + B (first use; cached afterwards)"]
+    assert capsys.readouterr().err == ""
+
+
+_CACHED = """
+from numba import njit
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+"""
+
+
+def test_numba_raises_no_compile_event_for_a_cache_load(tmp_path, monkeypatch):
+    """What the notice rests on: a dispatcher that finds its code in the cache compiles nothing."""
+    import importlib
+
+    from numba.core import event
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = tmp_path / "plume_multi_test_cached.py"
+    source.write_text(_CACHED)
+    written_before(source, 3600)  # older than this process, as a model's module is
+    module = importlib.import_module("plume_multi_test_cached")
+    events = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            events.append(ev)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Count()):
+        module.twice.compile((numba.int64,))
+        compiled = len(events)
+        module = importlib.reload(module)   # a new dispatcher on the same file: as a new process
+        module.twice.compile((numba.int64,))
+    sys.modules.pop("plume_multi_test_cached", None)
+    assert compiled >= 1 and len(events) == compiled
+    assert sum(module.twice.stats.cache_hits.values()) == 1
+    assert C._in_cache(module.twice)  # what the notice reads before Numba's first event
 
 
 def test_a_wrong_type_passed_into_the_plume_blames_the_sensor_not_the_plume():
@@ -189,6 +273,7 @@ import sys
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
+import numba
 import numpy as np
 from numba import njit
 from plume_multi import Scenario, Simulator

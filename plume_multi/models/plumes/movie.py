@@ -314,7 +314,8 @@ class Movie(Plume):
                 fail("Movie", "start", self.start, "'random' or a frame index")
         else:
             self._set("start", check_int("Movie", "start", self.start, 0, T - 1))
-        if self.end not in ("wrap", "clamp"):
+        # a string, not whatever compares equal to one (np.array(["wrap"]) is "in" the tuple)
+        if not isinstance(self.end, str) or self.end not in ("wrap", "clamp"):
             fail("Movie", "end", self.end, "'wrap' or 'clamp'")
         self._set_wind(recording, geo, frames.shape)
         fps = self.fps if self.fps is not None else attrs.get("fps")
