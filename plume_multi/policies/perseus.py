@@ -106,6 +106,13 @@ class Perseus:
         >>> obs, reward, terminated, truncated = sim.step(policy.act(sim))
     """
 
+    #: What the policy acts in (``fit_problem`` refuses the rest, before anything compiles): the
+    #: Poisson-hit plumes with their dimensions, a grid body's moves, a source that stays, no walls,
+    #: the source's cell as the goal, a ``Belief`` sensor to act on; and then only the plume and
+    #: moves it was solved for (``check_scenario``).
+    CAPABILITIES = {"plumes": {"PoissonHits": (1, 2, 3), "WindyPoissonHits": (2,)}, "bodies": ("cardinal", "moore"),
+                    "walls": False, "moving_source": False, "goal_radius": False, "sensors": ("Belief",)}
+
     def __init__(self, alphas, actions, scenario, *, discount: float = DEFAULT_DISCOUNT, report=None):
         problem = fit_problem(scenario)
         if problem:

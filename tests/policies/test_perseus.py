@@ -417,3 +417,29 @@ def test_solving_goes_on_from_a_policy_and_never_loses_value():
         Perseus.solve(sc, points=(beliefs, cells), iterations=1, discount=0.9, start=first)
     with pytest.raises(ValidationError, match="start"):
         Perseus.solve(sc, points=(beliefs, cells), iterations=1, start="first")
+
+
+def test_the_declared_capabilities_are_what_it_accepts_and_refuses():
+    from plume_multi.models.sensors import Belief, Hits
+    from plume_multi.models.sources import RandomWalk
+    from plume_multi.policies.perseus import fit_problem
+    from plume_multi.scenario import Scenario
+
+    caps = Perseus.CAPABILITIES
+    plumes = {"PoissonHits": lambda d: poisson_search(1.0, 1.0, dims=d, grid_size=5).plume,
+              "WindyPoissonHits": lambda d: WindyPoissonHits(R_bar=2.5, grid_size=(9, 5), start=(6, 2))}
+    assert set(caps["plumes"]) == set(plumes)
+    for name, dims in caps["plumes"].items():
+        for d in dims:
+            plume = plumes[name](d)
+            assert plume.dims == d
+            sc = Scenario(plume=plume, start_positions=(plume.start,), sensors=(Hits(), Belief()))
+            for body in caps["bodies"]:
+                assert fit_problem(sc.replace(action_model=body)) is None, (name, d, body)
+    sc = poisson_search(1.0, 1.0, grid_size=5)
+    assert caps["walls"] is False
+    with pytest.raises(ValidationError, match="wall"):  # (the Poisson-hit plumes refuse walls themselves today)
+        Perseus.solve(sc.replace(walls=np.eye(5, dtype=bool)), beliefs=5)
+    assert caps["moving_source"] is False and "target moves" in fit_problem(sc.replace(
+        plume=poisson_search(1.0, 1.0, grid_size=5, source_motion=RandomWalk(speed=0.5)).plume))
+    assert caps["goal_radius"] is False and "goal_radius" in fit_problem(sc.replace(goal_radius=1.5))
