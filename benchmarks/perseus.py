@@ -276,7 +276,7 @@ def search_table(records: list) -> str:
         for name in ("perseus", *BASELINES):
             s = r["scores"][name]
             half = (s["high"] - s["low"]) / 2
-            fail = "" if s["success"] == 1.0 else f", {100 * (1 - s['success']):.1f} % capped"
+            fail = "" if s["success"] == 1.0 else f", {100 * (1 - s['success']):.2g} % capped"
             cells.append(f"{s['mean']:.2f} ± {half:.2f}{fail}")
         last = r["solves"][-1]
         its = "+".join(str(x["iterations"]) for x in r["solves"])
