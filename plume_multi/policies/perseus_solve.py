@@ -169,11 +169,10 @@ def sample_points(scenario, n: int, *, explore="infotaxis", epsilon: float = 0.1
     met along the scenario's own episodes (one searcher), as the module docstring says."""
     from tqdm.auto import tqdm
 
-    from ..models.sensors.belief import Belief
     from ..simulator import Simulator
+    from .belief_state import belief_view
 
     sc = _single(scenario)
-    k = next(i for i, s in enumerate(sc.sensors) if isinstance(s, Belief))
     explorer = _explorer(explore, sc)
     moves = np.asarray(sc.moves(), dtype=np.int64)
     sides = sc.plume.shape[::-1][:moves.shape[1]]
@@ -190,8 +189,9 @@ def sample_points(scenario, n: int, *, explore="infotaxis", epsilon: float = 0.1
                 active = sim.active.copy()
                 if not active.any() or len(beliefs) >= n:
                     break
-                state = sim.state.models[f"sensor{k}.belief"]
-                pos = np.asarray(sim.state.pos, dtype=np.int64)
+                view = belief_view(sim, "Perseus.solve")  # the belief searchers' accessor: one belief per world
+                state = view.beliefs
+                pos = np.asarray(view.positions, dtype=np.int64)
                 take = active & ((rng.random(len(active)) < keep) | (t == 0))
                 for w in np.flatnonzero(take):
                     p = state[w]
