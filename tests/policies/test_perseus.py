@@ -443,3 +443,20 @@ def test_the_declared_capabilities_are_what_it_accepts_and_refuses():
     assert caps["moving_source"] is False and "target moves" in fit_problem(sc.replace(
         plume=poisson_search(1.0, 1.0, grid_size=5, source_motion=RandomWalk(speed=0.5)).plume))
     assert caps["goal_radius"] is False and "goal_radius" in fit_problem(sc.replace(goal_radius=1.5))
+
+
+def test_benchmark_runs_a_saved_policy_on_its_task_and_refuses_another(tmp_path, capsys):
+    from plume_multi import tasks
+    from plume_multi.cli import main
+    from plume_multi.cli.benchmark import _policy
+
+    task = tasks.make("otto/isotropic-19x19-v0")
+    pol = Perseus.solve(task.scenario(), beliefs=20, iterations=2, seed=0, explore="random")
+    path = str(pol.save(tmp_path / "otto19.npz"))
+    loaded = _policy(path, task, 0)  # what `plume-multi benchmark run TASK --policy FILE.npz` runs
+    assert isinstance(loaded, Perseus) and np.array_equal(loaded.alphas, pol.alphas)
+    result = tasks.evaluate(task, loaded, 3, max_steps=40, progress=False)
+    assert result.reduced and result.evaluation.arrival_time.shape == (3, 1)
+    assert main(["benchmark", "run", "otto/isotropic-53x53-v0", "--policy", path, "--episodes", "3",
+                 "--out", str(tmp_path / "rows"), "--quiet"]) == 2
+    assert "plume the alpha vectors were solved for" in capsys.readouterr().err
