@@ -64,7 +64,7 @@ def fit_problem(scenario) -> str | None:
     return None
 
 
-def _three(shape: tuple) -> tuple:
+def three_axes(shape: tuple) -> tuple:
     """``shape`` with leading 1s up to three axes (a 2-D ``(H, W)`` is ``(1, H, W)``)."""
     return (1,) * (3 - len(shape)) + tuple(shape)
 
@@ -150,7 +150,7 @@ class Perseus:
         self._moves = moves
         # the kernels' layout: three axes whatever the dimension; the vectors by offset (one row per
         # offset: perseus_kernels.py); writable arrays (one compiled type)
-        self._shape3 = _three(plume.shape)
+        self._shape3 = three_axes(plume.shape)
         self._table = np.ascontiguousarray(vectors.reshape(vectors.shape[0], -1).T)
         self._actions = np.require(acts, np.int64, ["C", "W", "O"])
         self._moves3 = np.zeros((len(moves), 3), dtype=np.int64)

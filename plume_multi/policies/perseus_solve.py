@@ -34,7 +34,7 @@ from ..checks import check_bool, check_int, check_memory, check_real, is_real, s
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import perseus_kernels as pk
-from .perseus import DEFAULT_DISCOUNT, Perseus, _three, best_values, fit_problem, floor_value
+from .perseus import DEFAULT_DISCOUNT, Perseus, best_values, fit_problem, floor_value, three_axes
 
 __all__ = ["SolveReport"]  # solving is Perseus.solve
 
@@ -264,7 +264,7 @@ def qmdp_vectors(plume_shape, moves3, discount):
     ``V`` the value with the source's offset known (``-(1 - discount^n) / (1 - discount)`` for the
     least number ``n`` of moves that reach it), 0 on the source; ``delta - move_a`` out of the box
     the floor."""
-    shape3 = _three(plume_shape)
+    shape3 = three_axes(plume_shape)
     box = tuple(2 * n - 1 for n in shape3)
     centre = tuple(n - 1 for n in shape3)
     steps = np.full(box, -1, dtype=np.int64)
@@ -336,7 +336,7 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
             raise ValidationError(f"Perseus.solve: start has discount {start.discount}; expected the discount solved "
                                   f"for, {discount}")
     plume = scenario.plume
-    shape3 = _three(plume.shape)
+    shape3 = three_axes(plume.shape)
     box = tuple(2 * s - 1 for s in shape3)
     n_box = int(np.prod(box))
     cells_per = int(np.prod(shape3))

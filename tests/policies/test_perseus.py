@@ -448,12 +448,12 @@ def test_the_declared_capabilities_are_what_it_accepts_and_refuses():
 def test_benchmark_runs_a_saved_policy_on_its_task_and_refuses_another(tmp_path, capsys):
     from plume_multi import tasks
     from plume_multi.cli import main
-    from plume_multi.cli.benchmark import _policy
+    from plume_multi.cli.policies import policy_for_evaluate
 
     task = tasks.make("otto/isotropic-19x19-v0")
     pol = Perseus.solve(task.scenario(), beliefs=20, iterations=2, seed=0, explore="random")
     path = str(pol.save(tmp_path / "otto19.npz"))
-    loaded = _policy(path, task, 0)  # what `plume-multi benchmark run TASK --policy FILE.npz` runs
+    loaded = policy_for_evaluate(path, task.scenario())  # what `benchmark run TASK --policy FILE.npz` runs
     assert isinstance(loaded, Perseus) and np.array_equal(loaded.alphas, pol.alphas)
     result = tasks.evaluate(task, loaded, 3, max_steps=40, progress=False)
     assert result.reduced and result.evaluation.arrival_time.shape == (3, 1)
