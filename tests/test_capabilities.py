@@ -339,6 +339,10 @@ COVERED = {
              "policies.Greedy", PLAIN3),
     **_cover("tests/policies/test_team.py::test_a_team_on_a_simulator_decides_as_the_reference_and_one_kind_as_that_"
              "policy", "policies.Greedy", ("teams", 2)),
+    **_cover("tests/policies/test_perseus.py::test_decisions_equal_the_reference_for_agents_groups_and_inactive_ones",
+             "policies.Perseus", PLAIN2, ("teams", 2)),
+    **_cover("tests/policies/test_perseus.py::test_solver_matches_a_numpy_perseus_vector_for_vector", "policies.Perseus",
+             PLAIN3),
 }
 
 
@@ -384,7 +388,7 @@ NOT_YET_COVERED = {
              "rewards.StepPenalty sensors.Antennae sensors.Binary sensors.Heading sensors.History sensors.Wind"),
     *_cells(('teams', 3),
              "bodies.Cardinal bodies.Continuous bodies.Moore plumes.Gaussian plumes.Movie plumes.PoissonHits "
-             "policies.GradientClimber policies.Greedy policies.Infotaxis policies.RandomBoxPolicy "
+             "policies.GradientClimber policies.Greedy policies.Infotaxis policies.Perseus policies.RandomBoxPolicy "
              "policies.RandomPolicy rewards.SparseGoal rewards.StepPenalty sensors.Belief sensors.Binary "
              "sensors.Concentration sensors.History sensors.Hits sensors.Neighbours sensors.Position sensors.Wind"),
     *_cells(('walls', 2),
@@ -521,3 +525,16 @@ def test_the_table_is_the_docs_page():
             in built
     assert "(docs/capabilities.md)" in (TESTS.parent / "README.md").read_text()
     assert plume_multi.capabilities().rows == capabilities().rows  # the module is callable as the function
+
+
+def test_perseus_says_in_its_own_words_what_its_row_says():
+    """``Perseus.CAPABILITIES`` (its own summary) and its declarations agree."""
+    caps, row = policies.Perseus.CAPABILITIES, TABLE.row(policies.Perseus)
+    assert caps["walls"] is row.among_walls is False and caps["moving_source"] is row.moving_sources is False
+    assert sorted({d if d > 1 else 2 for dims in caps["plumes"].values() for d in dims}) == list(row.dimensions)
+    for name in caps["plumes"]:
+        assert all(n.met_by(getattr(plumes, name)) for n in row.needs if n.part == "plume"), name
+    for name in caps["bodies"]:
+        assert all(n.met_by(type(bodies.BY_NAME[name]())) for n in row.needs if n.part == "body"), name
+    assert [n.met_by(getattr(sensors, name)) for name in caps["sensors"] for n in row.needs if n.part == "sensor"] \
+        == [True]
