@@ -475,14 +475,18 @@ def _wall_between(dims=2):
                 max_steps=200)
 
 
-def test_infotaxis_among_walls_is_what_the_table_says(no_assembly):
-    row = TABLE.row(policies.Infotaxis)
-    if row.among_walls:
-        pytest.fail("the table says infotaxis works among walls: run the example against its reference here")
+def test_infotaxis_among_walls_is_what_the_table_says(request):
+    """Refused up front, or it finds the source behind the wall (blind to the walls, infotaxis found
+    it in 5-9 % of such episodes, against 100 % without the wall)."""
     example = _wall_between()  # its plume's tables computed here, outside the refusal's time
-    err = _quick_refusal(lambda: plume_multi.evaluate("infotaxis", Scenario(**example), 2, progress=False),
-                         no_assembly)
-    assert err.owner in ("Belief", "Infotaxis") and "walls" in str(err)
+    if not all(TABLE.row(cls).among_walls for cls in (policies.Infotaxis, sensors.Belief)):
+        no_assembly = request.getfixturevalue("no_assembly")
+        err = _quick_refusal(lambda: plume_multi.evaluate("infotaxis", Scenario(**example), 2, progress=False),
+                             no_assembly)
+        assert err.owner in ("Belief", "Infotaxis") and "walls" in str(err)
+        return
+    result = plume_multi.evaluate("infotaxis", Scenario(**example), 20, seed=0, progress=False)
+    assert result.success_rate >= 0.9, result.success_rate
 
 
 class Gradient(sensors.Sensor):
