@@ -201,7 +201,7 @@ class EvaluationResult:
     def to_csv(self, path) -> Path:
         """One row per episode: episode, seed, success, search_time (empty if failed),
         episode_length, arrival_0..arrival_{N-1} (-1 = never)."""
-        path = _out_path(path, ".csv", "EvaluationResult.to_csv")
+        path = out_path(path, ".csv", "EvaluationResult.to_csv")
         n = self.arrival_time.shape[1]
         with files.writing(path, "EvaluationResult.to_csv", "a .csv file name", newline="") as f:
             w = csv.writer(f)
@@ -215,7 +215,7 @@ class EvaluationResult:
 
     def to_json(self, path) -> Path:
         """``{"scenario", "summary", "episodes": {...per-episode lists}, "cdf"}`` (NaN written as null)."""
-        path = _out_path(path, ".json", "EvaluationResult.to_json")
+        path = out_path(path, ".json", "EvaluationResult.to_json")
         steps, frac = self.cdf()
         doc = {
             "scenario": _jsonable(self.scenario.metadata()),
@@ -267,8 +267,8 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     labels = [str(label) for label in labels]
     if len(labels) != len(results):
         raise ValidationError(f"labels: got {len(labels)} for {len(results)} results; expected one per result")
-    plt = _pyplot()
-    path = _out_path(path, ".png", "plot_results")
+    plt = pyplot()
+    path = out_path(path, ".png", "plot_results")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     span = 0
@@ -377,9 +377,10 @@ def _jsonable(value):
     return value
 
 
-def _out_path(path, suffix: str, owner: str = "path") -> Path:
+def out_path(path, suffix: str, owner: str = "path") -> Path:
     """``path`` when it is a file name ending in ``suffix`` that can be written (``files.check_output``:
-    its missing folders are made); a ``ValidationError`` naming ``owner`` otherwise."""
+    its missing folders are made); a ``ValidationError`` naming ``owner`` otherwise. Shared by the
+    modules that write results (stats, tasks)."""
     expected = f"a file name ending in {suffix}"
     p = files.check_path(path, owner, expected)
     if p.suffix.lower() != suffix:
@@ -387,7 +388,9 @@ def _out_path(path, suffix: str, owner: str = "path") -> Path:
     return files.check_output(p, owner, expected)
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` (on the Agg backend unless pyplot is loaded already), or
+    ``RenderingError`` saying what to install; shared by the modules that draw plots."""
     try:
         import matplotlib
 
@@ -610,6 +613,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
+    _check_fit(policy, scenario)
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
         if executor == "local":
@@ -619,6 +623,17 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         else:
             arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
     return EvaluationResult(scenario, seed, until, arrival, length)
+
+
+def _check_fit(policy, scenario: Scenario) -> None:
+    """A policy (or team member) with ``check_scenario(scenario)`` (``policies.Perseus``: alpha
+    vectors solved for one plume) refuses a scenario it cannot act in, before anything compiles."""
+    from .policies.team import Team
+
+    for member in policy.members if isinstance(policy, Team) else (policy,):
+        check = getattr(member, "check_scenario", None)
+        if callable(check) and not _is_factory(member):
+            check(scenario)
 
 
 def _by_name(policy, scenario: Scenario):
@@ -779,7 +794,7 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
             with files.writing(paths["parquet"], "sweep.out", expected, text=False) as f:
                 pq.write_table(pa.Table.from_pylist(rows), f)
         try:
-            plt = _pyplot()
+            plt = pyplot()
         except RenderingError:
             pass
         else:
@@ -865,7 +880,7 @@ class ComparisonResult:
 
     def to_csv(self, path) -> Path:
         """One row per policy, ``COMPARE_COLUMNS`` (empty where NaN)."""
-        path = _out_path(path, ".csv", "ComparisonResult.to_csv")
+        path = out_path(path, ".csv", "ComparisonResult.to_csv")
         with files.writing(path, "ComparisonResult.to_csv", "a .csv file name", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(COMPARE_COLUMNS))
             writer.writeheader()
@@ -938,8 +953,8 @@ def compare(policies, scenario_or_task, episodes: int | None = None, seed: int |
 
     pairs = _labelled(policies)
     if plot is not None:
-        _out_path(plot, ".png")  # a bad path is refused before anything runs
-        _pyplot()
+        out_path(plot, ".png")  # a bad path is refused before anything runs
+        pyplot()
     task = get(scenario_or_task) if isinstance(scenario_or_task, (str, Task)) else None
     if task is None:
         scenario = _check_scenario(scenario_or_task)

@@ -23,6 +23,7 @@ with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``), `
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import os
 import sys
@@ -44,14 +45,14 @@ DELEGATES = {
     "bench": ("plume_multi.cli.bench", "the engine benchmark table (agent-steps per second)"),
 }
 # Scenario fields and the flags that set them, so a Scenario error names the flag.
-_SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
+SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
                    "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
                    "plume": "--plume", "action_model": "--body", "sensors": "--sensors", "reward": "--reward",
                    "Gaussian.source": "--plume", "Movie.source": "--plume", "Antennae": "--sensors",
                    "Neighbours.k": "--sensors", "walls": "--walls"}
 
 POLICY_HELP = """\
-POLICY is a built-in name, a comma-separated list of them, FILE.pt or MODULE:NAME. Built-ins:
+POLICY is a built-in name, a comma-separated list of them, FILE.pt, FILE.npz or MODULE:NAME. Built-ins:
   random                 uniform actions (in a continuous body's box); every body
   gradient               run-and-tumble on the sensed concentration; cardinal, moore or 2-D continuous bodies
   surge-cast             surge upwind on a whiff, cast crosswind without one (policies.SurgeCast):
@@ -64,6 +65,8 @@ A list such as infotaxis,greedy is a mixed team (policies.Team): agent n of each
 (n mod k)-th of the k names; with --team (or poisson_search's default) they share one belief.
 FILE.pt: a policy trained by `plume-multi train` (PPO; greedy), on a scenario with the same
 observation columns and actions.
+FILE.npz: a quasi-optimal policy solved by policies.Perseus.solve and saved (Perseus.save), on a
+scenario with the plume and moves it was solved for.
 MODULE:NAME: MODULE is a module importable from the current folder or the installed packages (or
 a path to a .py file) and NAME an attribute of it. What NAME is decides how it is used:
   * a factory: a class, or a function with a parameter named `scenario`. It is called once with
@@ -151,6 +154,21 @@ def output_paths(prefix: str, suffixes, option: str) -> list:
     return [check_writable(p.with_name(p.name + suffix), option) for suffix in suffixes]
 
 
+def parse_options(pairs) -> dict:
+    """``--option KEY=VALUE`` pairs as a dict: each value a Python literal where it reads as one,
+    else the text as given."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option: got {pair!r}; expected KEY=VALUE")
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
+
+
 def progress_bar(total: int, desc: str, *, quiet: bool = False, unit: str = "step") -> tqdm:
     """A tqdm bar on stderr: redrawn in place on a terminal, silent when stderr is not one (CI
     logs) or with ``quiet``."""
@@ -180,7 +198,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 # ----------------------------------------------------------------------------------------- shared checks
-def _check_extras(want_movie: bool) -> None:
+def check_extras(want_movie: bool) -> None:
     """Fail before the run, not after it, when an optional extra is missing."""
     from ..viz.recording import MOVIE_EXTRA, VIZ_EXTRA
 

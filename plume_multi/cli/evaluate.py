@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import POLICY_HELP, UsageError, _check_extras, output_paths
+from . import POLICY_HELP, UsageError, check_extras, output_paths
 from .policies import policy_for_evaluate
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
     g = ev.add_argument_group("evaluation")
     g.add_argument("--policy", default="gradient", metavar="POLICY",
                    help="a built-in name (random, gradient, surge-cast, infotaxis, space-aware-infotaxis, greedy), "
-                        "a comma-separated team of them, a trained policy's FILE.pt, or MODULE:NAME (see below; "
+                        "a comma-separated team of them, a trained policy's FILE.pt, a solved Perseus FILE.npz, or "
+                        "MODULE:NAME (see below; "
                         "default gradient)")
     g.add_argument("--episodes", type=int, default=1000, metavar="E", help="episodes (default 1000)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="episode e is seeded S + e (default 0)")
@@ -73,7 +74,7 @@ def run(args) -> int:
     scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     paths = output_paths(args.out, (".csv", ".json", *(() if args.no_plot else (".png",))), "--out")
     if not args.no_plot:
-        _check_extras(False)
+        check_extras(False)
     # Built-ins as factories, so every chunk of worlds gets its own seeded policy (a team: a list
     # of them); MODULE:NAME as given (a factory is called per chunk, a plain policy copied per chunk).
     policy = policy_for_evaluate(args.policy, scenario, seed=args.seed)

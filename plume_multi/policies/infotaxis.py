@@ -34,7 +34,7 @@ TEAM_RULES = {"independent": ik.RULE_INDEPENDENT, "believer": ik.RULE_BELIEVER}
 MAX_COUNT = 2**31 - 1  # episodes, searchers, steps and batch of run_search
 
 
-def _scratch(shape: tuple, copies: int | None = None):
+def decision_scratch(shape: tuple, copies: int | None = None):
     """Per-thread scratch of the decision kernels for beliefs of ``shape``: ``work`` (a belief) and
     ``scratch`` (3 rows padded to ``2W - 1``); one per thread: it stays in cache."""
     t = numba.config.NUMBA_NUM_THREADS if copies is None else copies
@@ -94,7 +94,7 @@ class Infotaxis:
     def _buffers_for(self, shape: tuple, m: int, k: int):
         key = (shape, m, k)
         if self._buffers is None or self._buffers[0] != key:
-            self._buffers = (key, *_scratch(shape), np.empty((m, k)), np.empty(m, dtype=np.int64))
+            self._buffers = (key, *decision_scratch(shape), np.empty((m, k)), np.empty(m, dtype=np.int64))
         return self._buffers[1:]
 
     def act(self, sim):
@@ -286,7 +286,7 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     per_world = 1 if shared else n
     nb = min(int(batch), int(n_episodes))
     beliefs = np.empty((nb * per_world,) + tuple(plume.shape))
-    work, scratch = _scratch(plume.shape)
+    work, scratch = decision_scratch(plume.shape)
     pos = np.empty((nb * n, dims), dtype=np.int32)
     scores = np.empty((nb * n, moves.shape[0]))
     actions = np.empty(nb * n, dtype=np.int64)

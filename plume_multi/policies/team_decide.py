@@ -9,7 +9,7 @@ from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import team_kernels as tk
 from .belief_state import decision_inputs
-from .infotaxis import TEAM_RULES, _scratch
+from .infotaxis import TEAM_RULES, decision_scratch
 
 __all__: list = []  # decide_kinds is internal: the kernel call Greedy and Team share
 
@@ -33,7 +33,7 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
     if asked.size and (asked.min() < 0 or asked.max() >= k):
         raise ValidationError(f"{who}: a policy of observations gave actions in {asked.min()}..{asked.max()}; "
                               f"expected integers in 0..{k - 1}")
-    work, scratch = _scratch(plume.shape)  # per thread, not per agent: it stays in cache
+    work, scratch = decision_scratch(plume.shape)  # per thread, not per agent: it stays in cache
     scores, actions = np.empty((m, k)), np.empty(m, dtype=np.int64)
     with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
         tk.decide_batch(d.beliefs, d.starts, d.positions, kinds, given, np.ascontiguousarray(plume.centred_likelihood),
