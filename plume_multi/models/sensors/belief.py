@@ -12,11 +12,8 @@ import numpy as np
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
-from ..plumes.poisson_hits import kernels as _kp
-from ..plumes.poisson_hits import kernels_3d as _k3
 from ..plumes.poisson_hits.moving import predict
-from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
-from ..plumes.poisson_hits.plume_3d import first_hit3, hit3, likelihood3
+from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood, observe_beliefs, update_belief
 
 # moving: a compile-time flag (the plume's target moves: predict before each step's updates)
 BeliefParams = namedtuple("BeliefParams", "shared moving")
@@ -32,33 +29,17 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
     # each active agent's hit updates its belief (or its world's shared one)
     if not agent.first and agent.active:
         g = agent.b if P.shared else agent.i
-        _kp.update_belief(S[0][g], likelihood(plume.params), agent.cx, agent.cy,
-                          hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                              agent.cx, agent.cy))
+        update_belief(S[0][g], likelihood(plume.params), agent.cell,
+                      hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode, agent.cell))
 
 
 @njit(inline="always")
 def observe_world(P, S, obs, col, plume, world, inner):
-    _kp.observe_beliefs(S[0], likelihood(plume.params), world.b, world.n_agents, P.shared, world.first,
-                        world.was_done, first_hit(plume.params, plume.state, world.b), world.pos, obs, col)
+    observe_beliefs(S[0], likelihood(plume.params), world, P.shared, first_hit(plume.params, plume.state, world.b),
+                    obs, col)
 
 
-@njit(inline="always")
-def observe_agent3(P, S, obs, col, plume, agent, inner):
-    if not agent.first and agent.active:
-        g = agent.b if P.shared else agent.i
-        _k3.update_belief3(S[0][g], likelihood3(plume.params), agent.cx, agent.cy, agent.cz,
-                           hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                                agent.cx, agent.cy, agent.cz))
-
-
-@njit(inline="always")
-def observe_world3(P, S, obs, col, plume, world, inner):
-    _k3.observe_beliefs3(S[0], likelihood3(plume.params), world.b, world.n_agents, P.shared, world.first,
-                         world.was_done, first_hit3(plume.params, plume.state, world.b), world.pos, obs, col)
-
-
-_NO_SCRATCH = np.zeros((1, 1, 1))
+_NO_SCRATCH = {2: np.zeros((1, 1, 1)), 3: np.zeros((1, 1, 1, 1))}
 
 
 @dataclass(frozen=True)
@@ -85,7 +66,7 @@ class Belief(Sensor):
     shared: object = None
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
-    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3, observe_world=observe_world3)
+    dimensions: ClassVar[tuple] = (2, 3)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -125,7 +106,8 @@ class Belief(Sensor):
 
     def state_tuple(self, arrays: dict) -> tuple:
         # a placeholder of the scratch's type without a moving target: one compiled type for both
-        return (arrays["belief"], arrays.get("scratch", _NO_SCRATCH))
+        belief = arrays["belief"]
+        return (belief, arrays.get("scratch", _NO_SCRATCH[belief.ndim - 1]))
 
     def check_state(self, ctx, arrays: dict, world=None) -> list:
         """Once reset, a belief is the posterior of the hits received: a probability distribution
