@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numba.extending import overload
 
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
-from ..plumes.poisson_hits import kernels_3d as _k3
 from ..plumes.poisson_hits.moving import predict
 from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
 from ..plumes.poisson_hits.plume_3d import first_hit3, hit3, likelihood3
@@ -32,30 +32,42 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
     # each active agent's hit updates its belief (or its world's shared one)
     if not agent.first and agent.active:
         g = agent.b if P.shared else agent.i
-        _kp.update_belief(S[0][g], likelihood(plume.params), agent.cx, agent.cy,
+        _kp.update_belief(S[0][g], likelihood(plume.params), (agent.cx, agent.cy),
                           hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
                               agent.cx, agent.cy))
 
 
+def solid_cells(plume):
+    """In compiled code: the world's solid cells, ``(H, W)`` (``(D, H, W)``) bool, from a
+    ``WalledPlumeView``; None without walls (the view's type says which)."""
+
+
+@overload(solid_cells, inline="always")
+def _solid_cells(plume):
+    if "walls" in getattr(plume, "fields", ()):
+        return lambda plume: plume.walls[plume.wall]  # at a reset only: a view costs nothing there
+    return lambda plume: None
+
+
 @njit(inline="always")
 def observe_world(P, S, obs, col, plume, world, inner):
-    _kp.observe_beliefs(S[0], likelihood(plume.params), world.b, world.n_agents, P.shared, world.first,
-                        world.was_done, first_hit(plume.params, plume.state, world.b), world.pos, obs, col)
+    _kp.observe_beliefs(S[0], likelihood(plume.params), world, P.shared,
+                        first_hit(plume.params, plume.state, world.b), obs, col, solid_cells(plume))
 
 
 @njit(inline="always")
 def observe_agent3(P, S, obs, col, plume, agent, inner):
     if not agent.first and agent.active:
         g = agent.b if P.shared else agent.i
-        _k3.update_belief3(S[0][g], likelihood3(plume.params), agent.cx, agent.cy, agent.cz,
-                           hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                                agent.cx, agent.cy, agent.cz))
+        _kp.update_belief(S[0][g], likelihood3(plume.params), (agent.cx, agent.cy, agent.cz),
+                          hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
+                               agent.cx, agent.cy, agent.cz))
 
 
 @njit(inline="always")
 def observe_world3(P, S, obs, col, plume, world, inner):
-    _k3.observe_beliefs3(S[0], likelihood3(plume.params), world.b, world.n_agents, P.shared, world.first,
-                         world.was_done, first_hit3(plume.params, plume.state, world.b), world.pos, obs, col)
+    _kp.observe_beliefs(S[0], likelihood3(plume.params), world, P.shared,
+                        first_hit3(plume.params, plume.state, world.b), obs, col, solid_cells(plume))
 
 
 _NO_SCRATCH = np.zeros((1, 1, 1))

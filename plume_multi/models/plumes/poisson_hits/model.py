@@ -23,7 +23,7 @@ with ``WindyPoissonHits``). See ``kernels.py`` beside this file for the kernels 
 Grid: ``H x W`` cells with ``W = grid_size`` and ``H = grid_size`` (2-D) or ``1`` (1-D); the agent
 starts at the centre ``(W // 2, H // 2)``. Beliefs are ``(H, W)`` float64 arrays indexed ``[y, x]``.
 In 3-D the grid is ``N x N x N``, beliefs ``(D, H, W)`` indexed ``[z, y, x]``, cells ``(x, y, z)``,
-tables ``(n_hits, 2D-1, 2H-1, 2W-1)`` (``kernels_3d.py``).
+tables ``(n_hits, 2D-1, 2H-1, 2W-1)`` (``kernels.py``, one function per role for both).
 
 In the engine (``scenarios.poisson_search``) each world draws, at every reset, its first hit and
 then its source from the belief that hit gives (state ``source``, ``first_hit``); an agent's hits

@@ -113,10 +113,10 @@ def reset_world(P, S, b, seed, episode, pos, base, n_agents):
     y0 = pos[base, 1]
     if P.source_x < 0:  # the protocol: a first hit, then the source drawn from its belief
         h0 = _kp.draw_first_hit(seed, episode, P.first_hit_cdf)
-        sx, sy = _kp.draw_source_after(seed, episode, P.likelihood, x0, y0, h0, P.height, P.width)
+        sx, sy = _kp.draw_source_after(seed, episode, P.likelihood, (x0, y0), h0, (P.height, P.width))
     else:  # a fixed source: the first hit given its offset from the first agent
         sx, sy = P.source_x, P.source_y
-        h0 = _kp.draw_first_hit_at(seed, episode, P.likelihood, sx - x0, sy - y0)
+        h0 = _kp.draw_first_hit_at(seed, episode, P.likelihood, (sx - x0, sy - y0))
     S[1][b] = h0
     S[0][b, 0] = sx
     S[0][b, 1] = sy
@@ -161,7 +161,7 @@ def hit(P, S, b, t, n, seed, episode, cx, cy):
     if dx == 0 and dy == 0:
         return 0
     key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
-    return _kp.draw_hit(key, t, n, P.likelihood, dx, dy)
+    return _kp.draw_hit(key, t, n, P.likelihood, (dx, dy))
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world)
@@ -257,12 +257,7 @@ class PoissonHitPlume(Plume):
                                   f"in 1..{self.n_hits - 1}")
         cell = tuple(int(c) for c in (self.start if start is None else start))
         p = np.empty(self.shape)
-        if self.dims == 3:
-            from . import kernels_3d as _k3
-
-            total = _k3.init_belief3(p, self.centred_likelihood, *cell, int(first_hit))
-        else:
-            total = _kp.init_belief(p, self.centred_likelihood, *cell, int(first_hit))
+        total = _kp.init_belief(p, self.centred_likelihood, cell, int(first_hit), None)
         if total <= 0.0:
             raise ValidationError(f"{self.name}.initial_belief: a first hit {first_hit} is impossible at {cell}")
         return p

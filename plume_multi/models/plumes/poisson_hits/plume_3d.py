@@ -17,7 +17,6 @@ from ....engine import rng as _rng
 from ....engine.jit import njit
 from ...base import PlumeKernels3D
 from . import kernels as _kp
-from . import kernels_3d as _k3
 
 __all__ = ["PoissonHits3Params", "KERNELS_3D", "likelihood3", "first_hit3", "hit3"]
 
@@ -32,10 +31,10 @@ def reset_world3(P, S, b, seed, episode, pos, base, n_agents):
     z0 = pos[base, 2]
     if P.source_x < 0:  # the protocol: a first hit, then the source drawn from its belief
         h0 = _kp.draw_first_hit(seed, episode, P.first_hit_cdf)
-        sx, sy, sz = _k3.draw_source_after3(seed, episode, P.likelihood, x0, y0, z0, h0, P.depth, P.height, P.width)
+        sx, sy, sz = _kp.draw_source_after(seed, episode, P.likelihood, (x0, y0, z0), h0, (P.depth, P.height, P.width))
     else:  # a fixed source: the first hit given its offset from the first agent
         sx, sy, sz = P.source_x, P.source_y, P.source_z
-        h0 = _k3.draw_first_hit_at3(seed, episode, P.likelihood, sx - x0, sy - y0, sz - z0)
+        h0 = _kp.draw_first_hit_at(seed, episode, P.likelihood, (sx - x0, sy - y0, sz - z0))
     S[1][b] = h0
     S[0][b, 0] = sx
     S[0][b, 1] = sy
@@ -81,7 +80,7 @@ def hit3(P, S, b, t, n, seed, episode, cx, cy, cz):
     if dx == 0 and dy == 0 and dz == 0:
         return 0
     key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
-    return _k3.draw_hit3(key, t, n, P.likelihood, dx, dy, dz)
+    return _kp.draw_hit(key, t, n, P.likelihood, (dx, dy, dz))
 
 
 KERNELS_3D = PlumeKernels3D(source=source3, sample_cell=sample_cell3, sample_at=sample_at3, reset_world=reset_world3)
