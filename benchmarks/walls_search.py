@@ -4,13 +4,14 @@
     python benchmarks/walls_search.py [--quick] [--episodes 1000] [--seed 0] [--policies ...] [--geometries ...]
 
 A Poisson-hit search (``PoissonHits(1.0, 2.0)``: 19 x 19 cells, the source fixed, every searcher
-starting on one cell) on three geometries where a free path leads from the start to the source:
+starting on the centre ``(9, 9)``, as ``run_search`` starts them) on three geometries where a free
+path leads from the start to the source:
 
-* ``wall``: one wall nine cells long between the start ``(9, 5)`` and the source ``(9, 13)``;
-* ``corridor``: a corridor three cells wide (everything else solid), start ``(5, 9)``, source
-  ``(13, 9)``;
-* ``U``: a cup around the start ``(9, 7)``, open downward, the source ``(9, 14)`` above its bottom:
-  the way out leads away from the source.
+* ``wall``: one wall nine cells long between the start and the source ``(9, 17)``;
+* ``corridor``: a corridor three cells wide across the grid (everything else solid), the source
+  ``(17, 9)`` at its end;
+* ``U``: a cup around the start, open downward, the source ``(9, 16)`` above its bottom: the way out
+  leads away from the source.
 
 Each row: ``evaluate`` of a policy (``Infotaxis``, space-aware, ``Greedy``, a team of two infotaxis
 searchers sharing one belief, a random walk) for ``--episodes`` episodes of at most ``--max-steps``
@@ -32,24 +33,27 @@ __all__ = ["GEOMETRIES", "POLICIES", "scenario", "measure", "wilson", "main"]
 SIDE = 19
 
 
+START = (9, 9)  # the plume's start (the centre), where run_search starts its searchers too
+
+
 def _wall() -> tuple:
     mask = np.zeros((SIDE, SIDE), bool)
-    mask[9, 5:14] = True
-    return (9, 5), (9, 13), mask
+    mask[13, 5:14] = True
+    return START, (9, 17), mask
 
 
 def _corridor() -> tuple:
     mask = np.ones((SIDE, SIDE), bool)
     mask[8:11, :] = False
-    return (5, 9), (13, 9), mask
+    return START, (17, 9), mask
 
 
 def _cup() -> tuple:
     mask = np.zeros((SIDE, SIDE), bool)
-    mask[10, 6:13] = True  # the bottom of the cup, between the start and the source
-    mask[4:11, 6] = True
-    mask[4:11, 12] = True
-    return (9, 7), (9, 14), mask
+    mask[12, 6:13] = True  # the bottom of the cup, between the start and the source
+    mask[6:13, 6] = True
+    mask[6:13, 12] = True
+    return START, (9, 16), mask
 
 
 # name -> (start (x, y), source (x, y), mask (H, W) indexed [y, x])

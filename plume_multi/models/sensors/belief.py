@@ -89,6 +89,10 @@ class Belief(Sensor):
     In 3-D (``PoissonHits(dims=3)``): ``(2D-1) * (2H-1) * (2W-1)`` columns, the posterior volume
     centred on the agent (row-major ``(2D-1, 2H-1, 2W-1)``); the beliefs ``(B or B*N, D, H, W)``.
 
+    Among walls (``Scenario(walls=...)``) the first belief is uniform over the free cells only
+    (walls hold no source; hits keep their free-space law, ``docs/walls.md``), so no belief ever
+    puts mass on a solid cell.
+
     A target that moves (``PoissonHits(source_motion=...)``): before each step's updates the belief
     follows the target's motion (the Bayes filter's prediction, ``MotionKernels.predict``), so
     that it is the posterior of where the target is now (``scratch`` is its work space).
@@ -143,8 +147,8 @@ class Belief(Sensor):
         """Once reset, a belief is the posterior of the hits received: a probability distribution
         (sums to 1 within ``1e-9``), 0 on the cells its searching agents stand on (each update
         removes the agent's cell; at a reset, the first agent's cell of a shared belief, each
-        agent's own otherwise) and positive on the world's source while someone searches for it
-        (every hit was drawn from the source's likelihood)."""
+        agent's own otherwise), positive on the world's source while someone searches for it
+        (every hit was drawn from the source's likelihood) and, among walls, 0 on solid cells."""
         if world is None:
             return []
         beliefs, state, sources = arrays["belief"], world.state, world.sources
@@ -179,4 +183,12 @@ class Belief(Sensor):
         if lost.size:
             problems.append(("belief", f"{lost.size} worlds whose belief rules out their source (first: world "
                                        f"{lost[0]}); expected a posterior of hits drawn from that source"))
+        walls = ctx.scenario.walls
+        index = state.models.get("walls.index")  # the Simulator's WALL_INDEX: each world's mask
+        if walls is not None and index is not None and ((index >= 0) & (index < walls.n_masks)).all():
+            solid = walls.masks[index if shared else np.repeat(index, n)]
+            inside = np.flatnonzero((beliefs * solid).reshape(beliefs.shape[0], -1).max(axis=1) > 0.0)
+            if inside.size:
+                problems.append(("belief", f"{inside.size} beliefs with mass on solid cells of their world's wall mask "
+                                           f"(first: row {inside[0]}); walls hold no source"))
         return problems

@@ -16,6 +16,7 @@ from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.policies import infotaxis_kernels as ik
 from plume_multi.engine import rng
+from plume_multi.engine.records import stable
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.policies import Infotaxis as ReExported
 from plume_multi.policies.belief_state import tables_of
@@ -33,8 +34,9 @@ def _tables(m):
     return tables_of(m)
 
 
-# what observe_beliefs reads of the engine's WorldView
-World = namedtuple("World", "b n_agents first was_done pos")
+# what observe_beliefs reads of the engine's WorldView, in a class Numba's cache finds again in any
+# process (a class of this module would make its cached index unreadable elsewhere)
+World = stable(namedtuple("World", "b n_agents first was_done pos"))
 
 
 def _random_belief(rng_, shape, sharp=4.0, zeros=0.2):
