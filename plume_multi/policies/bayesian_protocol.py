@@ -132,11 +132,13 @@ def run_world(seed, spec, tables, searchers, beliefs, scratch, out, solid):
             pos[k, c] = spec.start[0, c]
     lik = tables.likelihood
     key = rng.stream_key(seed, spec.episode, STREAM_HITS)
+    # int64 agent ranges: a literal 0 or 1 would type (and compile) decide_group once more each
+    first, count = np.int64(0), np.int64(n_agents)
     for t in range(1, spec.max_steps + 1):
         if shared:
-            decide_group(p0, searchers, 0, n_agents, tables, scratch, out, solid)
+            decide_group(p0, searchers, first, count, tables, scratch, out, solid)
         else:
-            for k in range(n_agents):
+            for k in range(count):
                 decide_group(beliefs[k], searchers, k, k + 1, tables, scratch, out, solid)
         found = False
         for k in range(n_agents):
@@ -221,8 +223,9 @@ def run_bayesian_world(seed, spec, tables, searchers, beliefs, scratch, out, sol
     p_not_found = 1.0
     before = _nowhere(cell_of(pos, 0, p))  # the cells one and two steps ago (none yet)
     repeats = 0
+    first, one = np.int64(0), np.int64(1)  # not literals (see run_world)
     for t in range(1, spec.max_steps + 1):
-        decide_group(p, searchers, 0, 1, tables, scratch, out, solid)
+        decide_group(p, searchers, first, one, tables, scratch, out, solid)
         two_ago = before
         before = cell_of(pos, 0, p)
         _move(pos, 0, searchers.moves, out.actions[0])

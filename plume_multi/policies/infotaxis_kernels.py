@@ -37,7 +37,9 @@ def blocked(p, cell, solid):
     return not inside(p, cell) or solid_at(solid, cell)
 
 
-@njit(cache=True, error_model="numpy")
+# pasted where it is called (a call per agent with these arrays as its arguments cost up to 0.1 us
+# per decision on 19 x 19: their reference counts)
+@njit(cache=True, error_model="numpy", inline="always")
 def decide(p, scratch, tables, moves, cell, space_aware, scores, solid):
     """Infotaxis action of an agent at ``cell`` with belief ``p`` (``(H, W)`` or ``(D, H, W)``,
     C-contiguous).

@@ -385,9 +385,8 @@ def _plane_bases(h, w, ww, cell):
     return (h - 1 - cell[1]) * ww + (w - 1 - cell[0])
 
 
-@njit(cache=True, error_model="numpy")
 def _score_plane(p, scratch, tables, moves, cell, space_aware, scores, solid):
-    """``score_moves`` on a 2-D belief ``(H, W)``: the allowed moves (``scores[m] == 0``) four at a
+    """(Compiled as ``score_moves``' body.) ``score_moves`` on a 2-D belief ``(H, W)``: the allowed moves (``scores[m] == 0``) four at a
     time (``_score_group``; a last group of fewer repeats its first move). ``scratch`` ``(R, H *
     (2W-1))``: rows 0-2 the padded belief, ``p log p`` and the runs (``_support``); among walls
     (space-aware) row 3 the paths' queue and rows 4-7 the four moves' free-path distances."""
@@ -421,7 +420,6 @@ def _score_plane(p, scratch, tables, moves, cell, space_aware, scores, solid):
     likf = lik.reshape((nh, size))
     lloglf = tables.likelihood_log.reshape((nh + 1, size))
     manhf = tables.manhattan.reshape(size)
-    stride = scratch.shape[1]
     # the allowed moves four at a time (the last group padded with its first move)
     sel0 = sel1 = sel2 = sel3 = -1
     count = 0
@@ -458,18 +456,8 @@ def _score_plane(p, scratch, tables, moves, cell, space_aware, scores, solid):
             p_t = (p[t0[1], t0[0]], p[t1[1], t1[0]], p[t2[1], t2[0]], p[t3[1], t3[0]])
             u_t = (logs[t0[1] * w + t0[0]], logs[t1[1] * w + t1[0]], logs[t2[1] * w + t2[0]],
                    logs[t3[1] * w + t3[0]])
-            if solid is None or not space_aware:  # (a compile-time test first: no walls, no paths)
-                r = _score_group(plane, (total_p, total_u), (likf, lloglf, manhf), (bases, None, p_t, u_t),
-                                 space_aware)
-            else:  # among walls, D along free paths: each target's distances laid out as pp
-                queue = scratch[3].view(np.int64)
-                layout = (h * bs, bs)
-                paths.free_path_distances(solid, t0, scratch[4], queue, layout)
-                paths.free_path_distances(solid, t1, scratch[5], queue, layout)
-                paths.free_path_distances(solid, t2, scratch[6], queue, layout)
-                paths.free_path_distances(solid, t3, scratch[7], queue, layout)
-                r = _score_group(plane, (total_p, total_u), (likf, lloglf, scratch[4:8].reshape(4 * stride)),
-                                 (bases, (0, stride, 2 * stride, 3 * stride), p_t, u_t), space_aware)
+            r = _group_scores(solid, space_aware, scratch, (t0, t1, t2, t3), plane, (total_p, total_u),
+                              (likf, lloglf, manhf), (bases, p_t, u_t))
             scores[sel3] = r[3]  # a padded group repeats sel0: its own score written last
             scores[sel2] = r[2]
             scores[sel1] = r[1]
@@ -697,9 +685,8 @@ def _score6(vol, totals, flat, targets, dks, space_aware, scores, buf):
         scores[j] += _hit_value(rest_p[j], rest_u[j] + r[4 * j + 2], r[4 * j + 3] - sum_c[j], space_aware)
 
 
-@njit(cache=True, error_model="numpy")
 def _score_volume(p, scratch, tables, moves, cell, space_aware, scores, solid):
-    """``score_moves`` on a 3-D belief ``(D, H, W)``: the six moves in one pass per hit when all six
+    """(Compiled as ``score_moves``' body.) ``score_moves`` on a 3-D belief ``(D, H, W)``: the six moves in one pass per hit when all six
     are allowed (``_score6``), else each allowed one alone (``_move_score3``). ``scratch`` ``(R, D *
     H * (2W-1))``: rows 0-2 the padded belief and ``p log p``; among walls (space-aware) row 3 the
     paths' queue and rows 4.. one free-path distance array per move."""
@@ -731,8 +718,6 @@ def _score_volume(p, scratch, tables, moves, cell, space_aware, scores, solid):
     likf = lik.reshape((nh, size))
     lloglf = tables.likelihood_log.reshape((tables.likelihood_log.shape[0], size))  # n planes, then their sum
     manhf = tables.manhattan.reshape(size)
-    stride = scratch.shape[1]
-    layout = (plane_b, bs)
     k_moves = moves.shape[0]
     n_allowed = 0
     for m in range(k_moves):
@@ -745,37 +730,99 @@ def _score_volume(p, scratch, tables, moves, cell, space_aware, scores, solid):
                (cell[0] + moves[3, 0], cell[1] + moves[3, 1], cell[2] + moves[3, 2]),
                (cell[0] + moves[4, 0], cell[1] + moves[4, 1], cell[2] + moves[4, 2]),
                (cell[0] + moves[5, 0], cell[1] + moves[5, 1], cell[2] + moves[5, 2]))
-        buf = scratch[2, :18]  # the logarithms' scratch, free again
-        if solid is None or not space_aware:  # (a compile-time test first: no walls, no paths)
-            _score6(vol, totals, (likf, lloglf, manhf), six, None, space_aware, scores, buf)
-        else:  # among walls, D along free paths: each target's distances laid out as pp
-            queue = scratch[3].view(np.int64)
-            for j in range(6):
-                paths.free_path_distances(solid, six[j], scratch[4 + j], queue, layout)
-            _score6(vol, totals, (likf, lloglf, scratch[4:10].reshape(6 * stride)), six,
-                    (0, stride, 2 * stride, 3 * stride, 4 * stride, 5 * stride), space_aware, scores, buf)
+        _six_scores(solid, space_aware, scratch, six, vol, totals, (likf, lloglf, manhf), scores)
         return
     for m in range(k_moves):
         if scores[m] == 0.0:
             target = (cell[0] + moves[m, 0], cell[1] + moves[m, 1], cell[2] + moves[m, 2])
-            if solid is None or not space_aware:
-                scores[m] = _move_score3(vol, totals, (likf, lloglf, manhf), target, None, space_aware)
-            else:
-                paths.free_path_distances(solid, target, scratch[4], scratch[3].view(np.int64), layout)
-                scores[m] = _move_score3(vol, totals, (likf, lloglf, scratch[4]), target, (0,), space_aware)
+            scores[m] = _one_score(solid, space_aware, scratch, target, vol, totals, (likf, lloglf, manhf))
+
+
+# ------------------------------------------------------------------------------------------ among walls
+# What walls change in the loops above, picked by the type of ``solid`` (None: open space): the
+# loops themselves hold no test of it, so that the picker can paste them where it is called.
+def _group_scores(solid, space_aware, scratch, targets, plane, totals, flat, group):
+    """In compiled code: ``_score_group`` of the four ``targets`` (``group``: ``(bases, p_t,
+    u_t)``); space-aware among walls, with each target's free-path distances (scratch rows 4-7,
+    laid out as the belief ``plane.pp``, one plane)."""
+
+
+@overload(_group_scores, inline="always")
+def _group_scores_impl(solid, space_aware, scratch, targets, plane, totals, flat, group):
+    if isinstance(solid, types.NoneType):
+        return lambda solid, space_aware, scratch, targets, plane, totals, flat, group: _score_group(
+            plane, totals, flat, (group[0], None, group[1], group[2]), space_aware)
+
+    def impl(solid, space_aware, scratch, targets, plane, totals, flat, group):
+        if not space_aware:
+            return _score_group(plane, totals, flat, (group[0], None, group[1], group[2]), space_aware)
+        stride = scratch.shape[1]
+        queue = scratch[3].view(np.int64)
+        for j in range(4):
+            paths.free_path_distances(solid, targets[j], scratch[4 + j], queue, (stride, plane.bs))
+        return _score_group(plane, totals, (flat[0], flat[1], scratch[4:8].reshape(4 * stride)),
+                            (group[0], (0, stride, 2 * stride, 3 * stride), group[1], group[2]), space_aware)
+    return impl
+
+
+def _six_scores(solid, space_aware, scratch, six, vol, totals, flat, scores):
+    """In compiled code: ``_score6`` of the six cells ``six`` into ``scores``; space-aware among
+    walls, with each target's free-path distances (scratch rows 4-9, laid out as ``vol.pp``)."""
+
+
+@overload(_six_scores, inline="always")
+def _six_scores_impl(solid, space_aware, scratch, six, vol, totals, flat, scores):
+    # buf: the logarithms' row, free again once they are laid out as vol.up
+    if isinstance(solid, types.NoneType):
+        return lambda solid, space_aware, scratch, six, vol, totals, flat, scores: _score6(
+            vol, totals, flat, six, None, space_aware, scores, scratch[2, :18])
+
+    def impl(solid, space_aware, scratch, six, vol, totals, flat, scores):
+        if not space_aware:
+            _score6(vol, totals, flat, six, None, space_aware, scores, scratch[2, :18])
+            return
+        stride = scratch.shape[1]
+        queue = scratch[3].view(np.int64)
+        for j in range(6):
+            paths.free_path_distances(solid, six[j], scratch[4 + j], queue, (vol.plane_b, vol.bs))
+        _score6(vol, totals, (flat[0], flat[1], scratch[4:10].reshape(6 * stride)), six,
+                (0, stride, 2 * stride, 3 * stride, 4 * stride, 5 * stride), space_aware, scores, scratch[2, :18])
+    return impl
+
+
+def _one_score(solid, space_aware, scratch, target, vol, totals, flat):
+    """In compiled code: ``_move_score3`` of ``target``; space-aware among walls, with its free-path
+    distances (scratch row 4, laid out as ``vol.pp``)."""
+
+
+@overload(_one_score, inline="always")
+def _one_score_impl(solid, space_aware, scratch, target, vol, totals, flat):
+    if isinstance(solid, types.NoneType):
+        return lambda solid, space_aware, scratch, target, vol, totals, flat: _move_score3(
+            vol, totals, flat, target, None, space_aware)
+
+    def impl(solid, space_aware, scratch, target, vol, totals, flat):
+        if not space_aware:
+            return _move_score3(vol, totals, flat, target, None, space_aware)
+        paths.free_path_distances(solid, target, scratch[4], scratch[3].view(np.int64), (vol.plane_b, vol.bs))
+        return _move_score3(vol, totals, (flat[0], flat[1], scratch[4]), target, (0,), space_aware)
+    return impl
 
 
 # ------------------------------------------------------------------------------------------ the picker
-@njit(cache=True, error_model="numpy")
 def score_moves(p, scratch, tables, moves, cell, space_aware, scores, solid):
-    """The infotaxis (or space-aware) score, in bits, of each allowed move (``scores[m] == 0`` on
-    entry; the others are left as they are) of an agent at ``cell`` with belief ``p`` (``(H, W)``
-    or ``(D, H, W)``, C-contiguous); ``tables`` a ``BeliefTables``; ``moves`` ``(K, dims)``;
-    ``scratch`` ``(R, (cells / W) * (2W-1))`` float64, overwritten (``R`` 3, or 4 + K among
-    walls for space-aware infotaxis); ``solid`` None or the world's solid cells (the distances
-    ``D`` follow free paths among them). Picks the loop of the belief's dimension (module
-    docstring: the figures)."""
-    if p.ndim == 2:  # a compile-time constant: one loop is compiled
-        _score_plane(p, scratch, tables, moves, cell, space_aware, scores, solid)
-    else:
-        _score_volume(p, scratch, tables, moves, cell, space_aware, scores, solid)
+    """In compiled code: the infotaxis (or space-aware) score, in bits, of each allowed move
+    (``scores[m] == 0`` on entry; the others are left as they are) of an agent at ``cell`` with
+    belief ``p`` (``(H, W)`` or ``(D, H, W)``, C-contiguous); ``tables`` a ``BeliefTables``;
+    ``moves`` ``(K, dims)``; ``scratch`` ``(R, (cells / W) * (2W-1))`` float64, overwritten (``R``
+    3, or 4 + K among walls for space-aware infotaxis); ``solid`` None or the world's solid cells
+    (the distances ``D`` follow free paths among them). Picks, by the belief's type, the loop of
+    its dimension (module docstring: the figures): ``_score_plane``'s body or
+    ``_score_volume``'s, the other not compiled."""
+
+
+@overload(score_moves, inline="always")
+def _score_moves(p, scratch, tables, moves, cell, space_aware, scores, solid):
+    # the loop's own body, compiled where it is called (a call with these eight arrays as its
+    # arguments cost 0.1 us per decision on 19 x 19, 7 % of one: their reference counts)
+    return _score_plane if p.ndim == 2 else _score_volume

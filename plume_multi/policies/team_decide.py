@@ -31,18 +31,23 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
     d = decision_inputs(who, plume, beliefs, positions, groups, moves, active, walls)
     m, k = d.positions.shape[0], d.moves.shape[0]
     # writable copies whatever was given: mutability is part of the kernel's compiled signature
-    kinds = np.array(np.broadcast_to(kinds(m) if callable(kinds) else kinds, (m,)), dtype=np.int64)
-    given = np.zeros(m, dtype=np.int64) if given is None else np.array(given, dtype=np.int64)
-    asked = given[kinds == tk.KIND_GIVEN]
-    if asked.size and (asked.min() < 0 or asked.max() >= k):
-        raise ValidationError(f"{who}: a policy of observations gave actions in {asked.min()}..{asked.max()}; "
-                              f"expected integers in 0..{k - 1}")
-    scratch = scratch_for(plume.shape, d.walls is not None)  # per thread, not per agent: it stays in cache
+    if callable(kinds):  # one kind for every agent
+        kinds = np.full(m, kinds(m), dtype=np.int64)
+    else:
+        kinds = np.array(np.broadcast_to(kinds, (m,)), dtype=np.int64)
+    if given is None:
+        given = np.zeros(m, dtype=np.int64)
+    else:
+        given = np.array(given, dtype=np.int64)
+        asked = given[kinds == tk.KIND_GIVEN]
+        if asked.size and (asked.min() < 0 or asked.max() >= k):
+            raise ValidationError(f"{who}: a policy of observations gave actions in {asked.min()}..{asked.max()}; "
+                                  f"expected integers in 0..{k - 1}")
     out = tk.Decisions(np.empty((m, k)), np.empty(m, dtype=np.int64))
     searchers = tk.Searchers(d.positions, kinds, given, d.moves, TEAM_RULES[team_rule])
     with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
-        tk.decide_batch(tk.Groups(d.beliefs, d.starts, d.group_active), searchers, tables_of(plume), scratch, out,
-                        d.walls)
+        tk.decide_batch(tk.Groups(d.beliefs, d.starts, d.group_active), searchers, tables_of(plume),
+                        _scratch(plume.shape, d.walls is not None), out, d.walls)
     stuck = out.actions < 0
     if active is not None:
         stuck &= np.asarray(active)
@@ -52,3 +57,19 @@ def decide_kinds(who: str, plume, beliefs, positions, kinds, team_rule: str, *, 
                               f"inside the grid {plume.shape[::-1]} and out of walls (moves {d.moves.tolist()}); "
                               "expected at least one allowed move")
     return out.actions, out.scores
+
+
+_SCRATCH: dict = {}  # the last per-thread scratch made for each belief shape (used under PARALLEL_LOCK)
+
+
+def _scratch(shape: tuple, walls: bool):
+    """The decisions' per-thread scratch for beliefs of ``shape``, kept from one call to the next
+    (every launch holds ``PARALLEL_LOCK``, so no two use it at once): not allocated at every step."""
+    import numba
+
+    key = (tuple(shape), walls, numba.config.NUMBA_NUM_THREADS)
+    if key not in _SCRATCH:
+        if len(_SCRATCH) >= 4:
+            _SCRATCH.pop(next(iter(_SCRATCH)))
+        _SCRATCH[key] = scratch_for(shape, walls)
+    return _SCRATCH[key]
