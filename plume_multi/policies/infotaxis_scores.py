@@ -197,12 +197,15 @@ def _support(p, logs, iv):
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _window_sums(plane, t0, t1, bases, dbases, both):
+def _window_sums(pp, iv, geometry, t0, t1, windows, both):
     """``sum_x p(x) T(x - x'_j)`` of the table ``t0`` (and, with ``both``, of ``t1``) over the four
-    windows at ``bases`` (``t1``: at ``dbases``, see ``_distances``): the belief is read once for
-    every window and table (8 sums, 8 independent accumulators). Returns ``(t0 sums of the 4
-    windows, t1 sums of the 4 windows)`` (0 when not ``both``)."""
-    pp, iv, n_runs, ww, bs = plane.pp, plane.iv, plane.n_runs, plane.ww, plane.bs
+    windows ``windows = (bases, dbases)`` (``t1`` read at ``dbases``, see ``_distances``): the belief
+    ``pp`` is read once for every window and table (8 sums, 8 independent accumulators); ``iv`` the
+    runs and ``geometry`` ``(n_runs, ww, bs)`` as in ``Plane``. Returns ``(t0 sums of the 4
+    windows, t1 sums of the 4 windows)`` (0 when not ``both``). (Arrays, not a ``Plane``: a record
+    of arrays passed to a call costs each array's reference count, per pass.)"""
+    n_runs, ww, bs = geometry
+    bases, dbases = windows
     b0, b1, b2, b3 = bases
     a0 = a1 = a2 = a3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
@@ -241,12 +244,13 @@ def _window_sums(plane, t0, t1, bases, dbases, both):
 
 
 @njit(cache=True, fastmath=_FAST, error_model="numpy")
-def _hit_sums(plane, lf, mf, df, bases, dbases):
-    """Space-aware infotaxis' sums of one hit value over the four windows at ``bases``:
-    ``A = sum p L``, ``B = sum (u L + p M)``, ``C = sum p L D`` (``lf``, ``mf`` the flat ``L`` and
-    ``L log L`` tables; ``df`` the distances, see ``_distances``). Returns ``(A, B, C)`` of each
-    window, 12 values, window by window; the runs as in ``_window_sums``."""
-    pp, up, iv, n_runs, ww, bs = plane.pp, plane.up, plane.iv, plane.n_runs, plane.ww, plane.bs
+def _hit_sums(pp, up, iv, geometry, lf, mf, df, windows):
+    """Space-aware infotaxis' sums of one hit value over the four windows ``windows = (bases,
+    dbases)``: ``A = sum p L``, ``B = sum (u L + p M)``, ``C = sum p L D`` (``lf``, ``mf`` the flat
+    ``L`` and ``L log L`` tables; ``df`` the distances, see ``_distances``). Returns ``(A, B, C)``
+    of each window, 12 values, window by window; the belief and its runs as in ``_window_sums``."""
+    n_runs, ww, bs = geometry
+    bases, dbases = windows
     b0, b1, b2, b3 = bases
     a0 = a1 = a2 = a3 = 0.0
     e0 = e1 = e2 = e3 = 0.0
@@ -291,7 +295,8 @@ def _hit_sums(plane, lf, mf, df, bases, dbases):
     return (a0, e0, c0, a1, e1, c1, a2, e2, c2, a3, e3, c3)
 
 
-@njit(cache=True, error_model="numpy")
+# compiled into the loop that calls it: its records then cross no call (see _window_sums)
+@njit(cache=True, error_model="numpy", inline="always")
 def _score_group(plane, totals, flat, group, space_aware):
     """Scores ``(4,)`` of the moves of one group (module docstring).
 
@@ -306,6 +311,9 @@ def _score_group(plane, totals, flat, group, space_aware):
     total_p, total_u = totals
     likf, lloglf, df = flat
     bases, dbases, p_t, u_t = group
+    pp, up, iv = plane.pp, plane.up, plane.iv
+    geometry = (plane.n_runs, plane.ww, plane.bs)
+    open_space = (bases, None)
     nh = likf.shape[0]
     nf = lloglf[nh]  # sum_h L_h log L_h
     rest0 = total_p - p_t[0]
@@ -319,7 +327,7 @@ def _score_group(plane, totals, flat, group, space_aware):
         v0 = v1 = v2 = v3 = 0.0
         k = 1
         while k + 1 < nh:  # L_k and L_{k+1}
-            r = _window_sums(plane, likf[k], likf[k + 1], bases, None, True)
+            r = _window_sums(pp, iv, geometry, likf[k], likf[k + 1], open_space, True)
             rest0 -= r[0] + r[4]
             rest1 -= r[1] + r[5]
             rest2 -= r[2] + r[6]
@@ -330,7 +338,7 @@ def _score_group(plane, totals, flat, group, space_aware):
             v3 += _x_log_x(r[3]) + _x_log_x(r[7])
             k += 2
         if k < nh:  # the last L_k with N
-            r = _window_sums(plane, likf[k], nf, bases, None, True)
+            r = _window_sums(pp, iv, geometry, likf[k], nf, open_space, True)
             rest0 -= r[0]
             rest1 -= r[1]
             rest2 -= r[2]
@@ -341,7 +349,7 @@ def _score_group(plane, totals, flat, group, space_aware):
             v3 += _x_log_x(r[3])
             n0, n1, n2, n3 = r[4], r[5], r[6], r[7]
         else:  # N alone
-            r = _window_sums(plane, nf, nf, bases, None, False)
+            r = _window_sums(pp, iv, geometry, nf, nf, open_space, False)
             n0, n1, n2, n3 = r[0], r[1], r[2], r[3]
         return ((v0 + _x_log_x(rest0) - (total_u - u_t[0]) - n0) * INV_LN2,
                 (v1 + _x_log_x(rest1) - (total_u - u_t[1]) - n1) * INV_LN2,
@@ -355,7 +363,7 @@ def _score_group(plane, totals, flat, group, space_aware):
     s0 = s1 = s2 = s3 = 0.0
     c0 = c1 = c2 = c3 = 0.0
     for hit in range(1, nh):
-        r = _hit_sums(plane, likf[hit], lloglf[hit], df, bases, dbases)
+        r = _hit_sums(pp, up, iv, geometry, likf[hit], lloglf[hit], df, (bases, dbases))
         rest0 -= r[0]
         e0 -= r[1]
         c0 -= r[2]
@@ -372,7 +380,7 @@ def _score_group(plane, totals, flat, group, space_aware):
         e3 -= r[10]
         c3 -= r[11]
         s3 += _hit_value(r[9], r[10], r[11], True)
-    r = _window_sums(plane, nf, df, bases, dbases, True)
+    r = _window_sums(pp, iv, geometry, nf, df, (bases, dbases), True)
     return (s0 + _hit_value(rest0, e0 + r[0], c0 + r[4], True),
             s1 + _hit_value(rest1, e1 + r[1], c1 + r[5], True),
             s2 + _hit_value(rest2, e2 + r[2], c2 + r[6], True),

@@ -12,6 +12,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 from scipy.stats import chisquare
@@ -351,6 +352,37 @@ def test_the_engine_among_walls_plays_run_search_s_episodes(space_aware, team):
     np.testing.assert_array_equal(steps, res.steps)
     np.testing.assert_array_equal(sim.state.models["plume.first_hit"], res.first_hit)
     assert res.found.mean() > 0.8
+
+
+def test_each_world_searches_among_the_mask_it_draws_whatever_the_threads_and_batches():
+    """Two masks (a cup, a wall): each episode's world draws one, the engine's and run_search's
+    draws agree, and run_search's episodes do not depend on the thread count or the batch split."""
+    geometries = _load("walls_search").GEOMETRIES
+    (start, source, cup), (_, _, wall) = geometries["U"](), geometries["wall"]()
+    plume = PoissonHits(1.0, 2.0, grid_size=cup.shape[0], source=(9, 17))
+    sc = Scenario(plume=plume, max_steps=100, start_positions=(start,), sensors=(Hits(), Belief()), walls=[cup, wall])
+    sim = Simulator(sc, num_worlds=12, autoreset="disabled")
+    sim.reset(seed=40)
+    drawn = sim.wall_index.copy()
+    assert 0 < drawn.sum() < 12  # both masks drawn
+    pol = Infotaxis()
+    steps, done = np.full(12, 100), np.zeros(12, bool)
+    for t in range(1, 101):
+        _, reward, _, trunc = sim.step(pol.act(sim))
+        steps[(reward > 0) & ~done] = t
+        done |= (reward > 0) | trunc
+        if done.all():
+            break
+    runs = []
+    for threads, batch in ((1, 1024), (2, 5)):
+        numba.set_num_threads(threads)
+        try:
+            runs.append(run_search(plume, 12, seed=40, max_steps=100, batch=batch, walls=[cup, wall]))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    np.testing.assert_array_equal(runs[0].steps, steps)
+    np.testing.assert_array_equal(runs[0].steps, runs[1].steps)
+    np.testing.assert_array_equal(runs[0].first_hit, runs[1].first_hit)
 
 
 def test_searchers_find_the_source_behind_walls():

@@ -111,6 +111,8 @@ class PoissonHits(PoissonHitPlume):
             hit, the protocol) or a fixed cell ``(x, y)``: every episode has its source there and
             the first hit is drawn from ``Pr(h | distance from the first agent, h >= 1)`` (the
             scenario needs fixed ``start_positions``, the first agent's at least one cell away).
+            A fixed source may be among walls (``Scenario(walls=...)``): hits keep this law, walls
+            only block motion and hold no source (``docs/walls.md``).
         source_motion: how the target moves, on cells (``moving.py``): ``sources.Static()``
             (default) or ``sources.RandomWalk(speed <= 1, persistence)``, in 1-D and 2-D with a
             drawn source; ``sensors.Belief`` then predicts its motion at every step, so that
