@@ -1,9 +1,15 @@
 #!/usr/bin/env python
 """Latency from a new combination of models to its first step: compile and cache costs.
 
-    python benchmarks/first_step.py [--repeats 1] [--rows NAME ...] [--json out.json]
+    python benchmarks/first_step.py [--repeats 1] [--rows NAME ...] [--import-repeats 7] [--json out.json]
 
-Every figure comes from a fresh child process (``sys.executable``), which measures:
+First, the import alone: ``import plume_multi`` beside ``import numpy, numba`` (what any Numba
+package pays), each in a fresh child, in turn (A B A B ..., after one of each not counted), CPU
+seconds of the import statement (``time.process_time()``); the table gives the medians and the
+median of the pairwise ratios. ``--import-repeats 0`` leaves it out; ``--rows`` with no name runs
+it alone.
+
+Then every figure comes from a fresh child process (``sys.executable``), which measures:
 
 * ``import plume_multi``: CPU seconds (``time.process_time()``, every thread of the process; Numba
   compiles in the calling thread) and wall seconds;
@@ -19,8 +25,8 @@ each point at a new temporary folder, so every kernel the combination needs is c
 3. ``oriented + antennae + wind + heading``: ``plumes.Gaussian(wind=(1, 0))``, ``Oriented(45)``,
    ``Antennae``, ``Wind``, ``Heading``, ``StepPenalty`` (the row of ``benchmarks/models.py``);
 4. ``poisson team + belief``: ``scenarios.poisson_search(1.0, 2.0, n_agents=4, team=True)``,
-   sensors ``Hits`` + ``Belief`` (the README's infotaxis team);
-5. ``puffs + continuous + antennae + wind``: the README's surge-and-cast scenario (no spin-up);
+   sensors ``Hits`` + ``Belief`` (the infotaxis team of the Turbulent search page);
+5. ``puffs + continuous + antennae + wind``: the surge-and-cast scenario of docs/moving-sources.md (no spin-up);
 6. ``3-D default``: ``Scenario(grid_size=(64, 64, 64))`` (Gaussian, ``Cardinal`` with six moves,
    ``Concentration`` + ``Position``), one agent per world.
 
@@ -114,6 +120,46 @@ print("RESULT " + json.dumps({{
 """
 
 
+_IMPORT_CHILD = r"""
+import json, time
+c0, w0 = time.process_time(), time.perf_counter()
+import {modules}
+c1, w1 = time.process_time(), time.perf_counter()
+print("RESULT " + json.dumps({{"cpu": c1 - c0, "wall": w1 - w0}}))
+"""
+IMPORTS = {"import plume_multi": "plume_multi", "import numpy, numba": "numpy, numba"}
+
+
+def _import_child(modules: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="first_step-cwd-") as cwd:
+        proc = subprocess.run([sys.executable, "-c", _IMPORT_CHILD.format(modules=modules)], cwd=cwd,
+                              capture_output=True, text=True)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"import {modules}: the child failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def measure_import(repeats: int) -> dict:
+    """``{"import plume_multi": [sample, ...], "import numpy, numba": [...]}``, the two in turn
+    (after one of each not counted: the first reads the files from disk)."""
+    samples: dict = {name: [] for name in IMPORTS}
+    for k in range(repeats + 1):
+        for name, modules in IMPORTS.items():
+            result = _import_child(modules)
+            if k:
+                samples[name].append(result)
+    return samples
+
+
+def format_import_table(samples: dict) -> str:
+    ours, yardstick = samples["import plume_multi"], samples["import numpy, numba"]
+    ratio = _median(a["cpu"] / b["cpu"] for a, b in zip(ours, yardstick))
+    return "\n".join(["| import | CPU s | wall s | CPU vs `import numpy, numba` |", "|---|---:|---:|---:|",
+                      *(f"| `{name}` | {_median(r['cpu'] for r in runs):.3f} | {_median(r['wall'] for r in runs):.3f} "
+                        f"| {ratio if name == 'import plume_multi' else 1.0:.2f}x |" for name, runs in samples.items())])
+
+
 def _run_child(row: str, cache_root: str) -> dict:
     """One measurement of ``row`` in a new process whose caches live under ``cache_root``."""
     env = dict(os.environ)
@@ -175,13 +221,17 @@ def main(argv=None) -> int:
     names = COLD_ROWS + [FILL_ROW] + WARM_ROWS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=1, help="children per row (new caches each); medians")
-    parser.add_argument("--rows", nargs="+", metavar="NAME", choices=names,
+    parser.add_argument("--import-repeats", type=int, default=7, metavar="R",
+                        help="children per import statement (default 7; 0: no import table)")
+    parser.add_argument("--rows", nargs="*", metavar="NAME", choices=names,
                         help="rows to run (default all): " + "; ".join(repr(n) for n in names))
     parser.add_argument("--json", metavar="PATH", help="also write every sample to this JSON file")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats: got {args.repeats}; expected >= 1")
-    rows = args.rows or names
+    if args.import_repeats < 0:
+        parser.error(f"--import-repeats: got {args.import_repeats}; expected >= 0")
+    rows = names if args.rows is None else args.rows
 
     load_before = _load()
     start = time.perf_counter()
@@ -193,17 +243,21 @@ def main(argv=None) -> int:
               f"{r['reset_cpu']:.2f} + step {r['step_cpu']:.2f} = {r['first_step_cpu']:.2f} s CPU, "
               f"{r['first_step_wall']:.2f} s wall", flush=True)
 
+    imports = measure_import(args.import_repeats) if args.import_repeats else {}
     samples = measure(rows, args.repeats, report)
     files = sorted({r["file"] for runs in samples.values() for r in runs})
     load_after = _load()
-    print(f"\nplume_multi from {', '.join(files)}; load average after: {load_after}; "
+    print(f"\nplume_multi from {', '.join(files) or 'the first on sys.path'}; load average after: {load_after}; "
           f"{time.perf_counter() - start:.0f} s in all\n")
-    print(format_table(samples))
+    if imports:
+        print(format_import_table(imports) + "\n")
+    if samples:
+        print(format_table(samples))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"python": sys.version, "platform": platform.platform(), "cpus": os.cpu_count(),
                        "num_worlds": NUM_WORLDS, "repeats": args.repeats, "plume_multi": files,
-                       "load_before": load_before, "load_after": load_after,
+                       "load_before": load_before, "load_after": load_after, "imports": imports,
                        "scenarios": {row: _SCENARIOS[row] for row in samples}, "samples": samples}, f, indent=1)
     return 0
 

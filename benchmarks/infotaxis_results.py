@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Search times of infotaxis on Poisson hits: the tables of the README.
+"""Search times of infotaxis on Poisson hits: the tables of docs/turbulent-search.md.
 
     python benchmarks/infotaxis_results.py [--episodes 6400] [--max-steps 1000] [--quick]
 

@@ -9,7 +9,7 @@ Three modes (the logic of each side is ``theirs``/``ours`` of benchmarks/otto_be
     # our side (plume_multi on every thread)
     python benchmarks/otto_side_by_side.py ours --case isotropic-19x19 --policy infotaxis \\
         --episodes 100000 --out ours-19-info.json
-    # the README table from any number of such files (their episodes of one case and policy pooled)
+    # the table of docs/turbulent-search.md from any number of such files (their episodes of one case and policy pooled)
     python benchmarks/otto_side_by_side.py merge *.json
 
 Their code draws from ``np.random.RandomState()`` seeded by the OS at every draw, so the workers'

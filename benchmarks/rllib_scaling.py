@@ -19,7 +19,7 @@ For 1 and 2 remote env runners each: build the PPO algorithm, sample once to war
 the env steps returned over the wall time, median over rounds. Policy inference (the PPO
 module's forward pass, one torch thread per runner) is included, training is not.
 
-    python benchmarks/rllib_scaling.py                       # the README's tables
+    python benchmarks/rllib_scaling.py                       # the tables of docs/ray.md
     python benchmarks/rllib_scaling.py --envs 16 --ma-envs 4 --fragment 4 --rounds 1 --runners 0   # a smoke run
 """
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Mixed teams on the Poisson search: steps until the first agent finds the source, uniform teams
-of infotaxis, space-aware infotaxis and greedy searchers against mixed ones (the README's table).
+of infotaxis, space-aware infotaxis and greedy searchers against mixed ones (the table of docs/turbulent-search.md).
 
     python benchmarks/teams.py [--episodes 6400] [--sizes 2 4 8] [--dims 2] [--max-steps 1000]
                                [--png teams.png] [--quick]

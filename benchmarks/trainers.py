@@ -9,8 +9,9 @@ the trainer's generic path where it has one (its own vectorization of single-env
 Each row trains for a fixed number of env-steps (agent-steps for the multi-agent rows) on a
 32x32 grid, sigma 8, 200 steps per episode, one torch thread, and reports steps per wall-clock
 second of the whole loop (collection and updates); "env alone" rows step the same env with
-random actions. Rows whose trainer is not installed here (RLlib and BenchMARL live in the Ray
-environment, .venv-ray) are left out; run the script there for those.
+random actions. Rows whose trainer is not installed here are left out; run the script in the
+environment that has it: RLlib and BenchMARL in .venv-ray (``--only rllib,benchmarl``), AgileRL in
+.venv-agilerl (``--only agilerl``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ def sb3_dummy(steps):
 
     venv = make_vec_env(COMPACT, n_envs=16, seed=0, env_kwargs=SCENE)
     model = PPO("MlpPolicy", venv, n_steps=64, batch_size=256, n_epochs=4, seed=0, device="cpu").learn(steps)
+    return model.num_timesteps
+
+
+def sb3_recurrent(steps):
+    from sb3_contrib import RecurrentPPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(COMPACT, n_envs=8, seed=0, env_kwargs=SCENE)
+    model = RecurrentPPO("MlpLstmPolicy", venv, n_steps=128, batch_size=256, n_epochs=4, seed=0,
+                         device="cpu").learn(steps)
     return model.num_timesteps
 
 
@@ -180,13 +191,14 @@ def multi_vector_rows(steps):
     return _stepping(env.step, actions, max(1, steps // env.num_envs), env.num_envs)
 
 
-def rllib_ppo(steps):
+def _rllib_train(config, steps):
+    """Train an RLlib algorithm of ``config`` (on a local Ray of 2 CPUs) until it has sampled
+    ``steps`` env-steps; returns the steps sampled."""
     import ray
-    from plume_multi.integrations.rllib import ppo_config
 
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    algo = ppo_config(num_env_runners=1, num_envs_per_env_runner=256, rollout_fragment_length=64, **SCENE).build_algo()
+    algo = config.build_algo()
     done = 0
     try:
         while done < steps:
@@ -194,6 +206,47 @@ def rllib_ppo(steps):
     finally:
         algo.stop()
     return done
+
+
+def rllib_ppo(steps):
+    from plume_multi.integrations.rllib import ppo_config
+
+    worlds = min(256, max(8, steps // 64))  # 256 for the full run; one small batch for --quick
+    return _rllib_train(ppo_config(num_env_runners=1, num_envs_per_env_runner=worlds, rollout_fragment_length=64,
+                                   **SCENE), steps)
+
+
+def rllib_lstm(steps):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    config = (PPOConfig().environment(COMPACT, env_config=SCENE)
+              .env_runners(num_env_runners=1, num_envs_per_env_runner=8)
+              .training(train_batch_size_per_learner=max(256, min(4000, steps)), minibatch_size=128)
+              .rl_module(model_config=DefaultModelConfig(use_lstm=True, lstm_cell_size=32, max_seq_len=20)))
+    return _rllib_train(config, steps)
+
+
+def agilerl_ippo(steps):
+    from agilerl.algorithms import IPPO
+    from agilerl.training.train_multi_agent_on_policy import train_multi_agent_on_policy
+    from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
+
+    def make():
+        return plume_multi.parallel_env(n_agents=4, black_death=True, terminate_on_arrival=True, max_cycles=200,
+                                        grid_size=(32, 32), sigma=8.0)
+
+    env = AsyncPettingZooVecEnv([make for _ in range(4)])
+    env.reset(seed=0)
+    agent = IPPO([env.single_observation_space(a) for a in env.agents], [env.single_action_space(a) for a in env.agents],
+                 agent_ids=list(env.agents), lr=1e-3, learn_step=1024, batch_size=256)
+    vector_steps = max(1024, steps // 4 // 1024 * 1024)
+    try:
+        train_multi_agent_on_policy(env, "plume_search", "IPPO", [agent], max_steps=vector_steps,
+                                    evo_steps=vector_steps, verbose=False)
+    finally:
+        env.close()
+    return vector_steps * 4  # agent-steps
 
 
 def benchmarl_mappo(steps):
@@ -218,6 +271,7 @@ def benchmarl_mappo(steps):
 ROWS = [
     ("Stable-Baselines3 PPO", "SB3VecEnv(vector_env(256))", "stable_baselines3", sb3_native, 262_144),
     ("Stable-Baselines3 PPO", "make_vec_env(compact id, 16) (SB3's own)", "stable_baselines3", sb3_dummy, 16_384),
+    ("sb3-contrib RecurrentPPO", "make_vec_env(compact id, 8), MlpLstmPolicy", "sb3_contrib", sb3_recurrent, 8_192),
     ("CleanRL-style loop", "make_vec(compact id, 256, vector_entry_point)", "torch", cleanrl_native, 262_144),
     ("CleanRL-style loop", "SyncVectorEnv of 16 compact envs (CleanRL's make_env)", "torch", cleanrl_sync, 16_384),
     ("TorchRL collector", "GymWrapper(vector_env(256, DISABLED))", "torchrl", torchrl_collect, 262_144),
@@ -228,8 +282,10 @@ ROWS = [
     ("PufferLib style (env alone)", "SharedBufferEnv(1024 worlds x 4)", "numpy", puffer_buffers, 4_096_000),
     ("PufferLib style (env alone)", "multi_agent_vector_env(1024, 4) (fresh arrays, infos)", "numpy",
      multi_vector_rows, 4_096_000),
-    ("RLlib PPO", "ppo_config(1 runner x 256 worlds)", "ray", rllib_ppo, 65_536),
+    ("RLlib PPO", "ppo_config(1 runner x 256 worlds)", "ray", rllib_ppo, 65_536),  # --quick: 16 worlds
+    ("RLlib PPO, LSTM", "PPOConfig().environment(compact id), use_lstm (1 runner x 8)", "ray", rllib_lstm, 8_000),
     ("BenchMARL MAPPO", "PlumeSearchTask.SEARCH (4 agents, SerialEnv of 4)", "benchmarl", benchmarl_mappo, 3_200),
+    ("AgileRL IPPO", "AsyncPettingZooVecEnv of 4 parallel_env(4, black death)", "agilerl", agilerl_ippo, 16_384),
 ]
 
 

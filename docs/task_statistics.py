@@ -118,11 +118,14 @@ def closed_form_gaussian(stats, plume, scenario) -> str:
     for p in range(stats.n_probes):
         d, c = stats.downwind[p], stats.crosswind[p]
         form = math.exp(-(d * d + c * c) / (2 * plume.sigma ** 2))
-        lines.append(f"| {d:g} | {c:g} | {stats.n_signals[p]} | {stats.mean[p]:.4f} | {form:.4f} | "
-                     f"{stats.intermittency[p]:g} |")
+        if stats.n_signals[p] == 0:  # no series: its status in place of the numbers
+            mean = intermittency = stats.status[p]
+        else:
+            mean, intermittency = f"{stats.mean[p]:.4f}", f"{stats.intermittency[p]:g}"
+        lines.append(f"| {d:g} | {c:g} | {stats.n_signals[p]} | {mean} | {form:.4f} | {intermittency} |")
     if scenario.walls is not None:
-        lines += ["", "A probe on a wall cell reads 0 (nothing is sensed inside a wall); elsewhere the field is the "
-                  "closed form, as if the walls were not there."]
+        lines += ["", "A probe on a wall cell senses nothing (nothing is sensed inside a wall): it has no series, "
+                  "marked in a wall; elsewhere the field is the closed form, as if the walls were not there."]
     return "\n".join(lines)
 
 

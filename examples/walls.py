@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Searchers among walls: the pictures of the README's and the docs' walls sections.
+"""Searchers among walls: the pictures of the docs' walls page.
 
     python examples/walls.py --out docs      # docs/walls.png, docs/walls-scene.png (2-D), docs/walls-3d.png
 

@@ -8,6 +8,13 @@ once per old name (naming the new path), and gives the NEW module object itself,
 
 ``plume_multi/__init__.py`` installs the finder (``install()``) and resolves old attribute names
 (``plume_multi.render``) through the same table. ``import plume_multi`` alone warns nothing.
+
+``when_imported(library, hook)`` runs ``hook()`` once a library has been imported (at once if it
+is): ``import plume_multi`` registers its Gymnasium and PettingZoo ids without importing those
+libraries itself (Gymnasium alone costs about a sixth of ``import numpy, numba``), whoever imports
+them and whenever. A second finder, first on ``sys.meta_path``, finds the library with the finders
+after it and wraps its loader for that one import; the module, its file and, after the import, its
+``__loader__`` are the library's own.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["OLD_TO_NEW", "deprecation_message", "install"]
+__all__ = ["OLD_TO_NEW", "deprecation_message", "install", "when_imported"]
 
 # Old dotted module name -> its new home. Extend it when a module moves; remove an entry one
 # release after the move.
@@ -117,3 +124,63 @@ def install() -> None:
     """Put the finder first on ``sys.meta_path`` (once)."""
     if not any(isinstance(f, _OldPathFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _FINDER)
+
+
+# ----------------------------------------------------------------------------- after an import
+class _ThenLoader(importlib.abc.Loader):
+    """The library's loader, running ``hook()`` after the module has executed."""
+
+    def __init__(self, loader, hook):
+        self._loader, self._hook = loader, hook
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        module.__loader__ = module.__spec__.loader = self._loader  # the library's own, from now on
+        self._hook()
+
+    def __getattr__(self, name):  # get_source, is_package, get_resource_reader, ...
+        return getattr(self._loader, name)
+
+
+class _AfterImportFinder(importlib.abc.MetaPathFinder):
+    def __init__(self):
+        self.hooks: dict = {}
+
+    def find_spec(self, fullname, path, target=None):
+        hooks = self.hooks.get(fullname)
+        if not hooks:
+            return None
+        others = sys.meta_path[sys.meta_path.index(self) + 1:] if self in sys.meta_path else []
+        for finder in others:
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        del self.hooks[fullname]
+
+        def run_all():
+            for hook in hooks:
+                hook()
+
+        spec.loader = _ThenLoader(spec.loader, run_all)
+        return spec
+
+
+_AFTER_IMPORT = _AfterImportFinder()
+
+
+def when_imported(module: str, hook) -> None:
+    """Call ``hook()`` now if ``module`` (a top-level name) is imported, else once it is."""
+    if module in sys.modules:
+        hook()
+        return
+    _AFTER_IMPORT.hooks.setdefault(module, []).append(hook)
+    if _AFTER_IMPORT not in sys.meta_path:
+        sys.meta_path.insert(0, _AFTER_IMPORT)

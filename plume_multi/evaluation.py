@@ -19,6 +19,8 @@ The policy protocol (also ``plume-multi eval --policy``):
 * or a factory: a class, or a function with a ``scenario`` and/or ``simulator`` parameter. It is
   called once per chunk (one simulator each) with those of ``scenario=``, ``simulator=``,
   ``n_actions=``, ``seed=`` (the chunk's seed) that it accepts, and returns the callable policy;
+* or a trainer's model: a Stable-Baselines3 model, a torch module, an RLlib module or algorithm
+  (``integrations.trained.as_policy`` makes it a policy of observations, single or multi-agent);
 * or one policy per agent of a world (a mixed team): a list of ``N`` policies, a mapping
   ``{agent index: policy}`` or a ``policies.Team``, each member any of the above (factories are
   made per chunk, the others copied per chunk).
@@ -35,6 +37,7 @@ row's observations so far); a policy drawing from one generator for all rows (``
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import dataclasses
@@ -50,12 +53,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .checks import is_int
+from . import files
+from .checks import check_arguments, is_int, shown
 from .errors import PlumeError, RenderingError, ValidationError
+from .integrations.trained import as_policy
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
 
-__all__ = ["evaluate", "sweep", "plot_results", "EvaluationResult", "SweepResult", "EXECUTORS", "UNTIL"]
+__all__ = ["evaluate", "sweep", "compare", "plot_results", "EvaluationResult", "SweepResult", "ComparisonResult",
+           "EXECUTORS", "UNTIL"]
 
 EXECUTORS = ("local", "ray")
 UNTIL = ("first", "all")  # search time: until the first agent arrives, or until all have
@@ -195,9 +201,9 @@ class EvaluationResult:
     def to_csv(self, path) -> Path:
         """One row per episode: episode, seed, success, search_time (empty if failed),
         episode_length, arrival_0..arrival_{N-1} (-1 = never)."""
-        path = _out_path(path, ".csv")
+        path = _out_path(path, ".csv", "EvaluationResult.to_csv")
         n = self.arrival_time.shape[1]
-        with path.open("w", newline="") as f:
+        with files.writing(path, "EvaluationResult.to_csv", "a .csv file name", newline="") as f:
             w = csv.writer(f)
             w.writerow(["episode", "seed", "success", "search_time", "episode_length",
                         *[f"arrival_{k}" for k in range(n)]])
@@ -209,7 +215,7 @@ class EvaluationResult:
 
     def to_json(self, path) -> Path:
         """``{"scenario", "summary", "episodes": {...per-episode lists}, "cdf"}`` (NaN written as null)."""
-        path = _out_path(path, ".json")
+        path = _out_path(path, ".json", "EvaluationResult.to_json")
         steps, frac = self.cdf()
         doc = {
             "scenario": _jsonable(self.scenario.metadata()),
@@ -220,8 +226,7 @@ class EvaluationResult:
                          "arrival_time": self.arrival_time.tolist()},
             "cdf": {"steps": steps.tolist(), "fraction": frac.tolist()},
         }
-        path.write_text(json.dumps(doc, indent=1))
-        return path
+        return files.write_text(path, json.dumps(doc, indent=1), "EvaluationResult.to_json", "a .json file name")
 
     def plot(self, path, title: str | None = None, *, others=(), labels=None) -> Path:
         """PNG of the search times: their histogram (several results: each mean with its 95 %
@@ -238,12 +243,15 @@ def _label_of(result: EvaluationResult) -> str:
 def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     """One PNG comparing ``EvaluationResult``s (policies, team sizes, scenarios).
 
-    Left: the histogram of the search times of one result, or, for several, each mean with its
-    95 % interval. Right: the arrival-time CDFs, over the steps the data span (to the last
-    arrival, not ``max_steps``). What success means is written on the figure: the search time
-    is each result's ``until`` ("first arrival": the first agent's; "every searcher": the last
-    one's), and with several searchers the other kind is drawn dashed; the legend gives both
-    success rates.
+    Left: the distribution of the search times of the successful episodes: a histogram for one
+    result; for several, a violin per result (a dot per episode when there are too few to draw
+    one) with its mean and 95 % interval and its median. Right: the arrival-time CDFs (the ECDF of
+    the search times over all episodes, ending at the success rate), over the steps the data span
+    (to the last arrival, not ``max_steps``). What success means is written on the figure: the
+    search time is each result's ``until`` ("first arrival": the first agent's; "every searcher":
+    the last one's), and with several searchers the other kind is drawn dashed; the legend, below
+    the panels, gives both success rates. A result with no success is said so where its
+    distribution would be.
 
     Args:
         results: ``EvaluationResult``s (one at least).
@@ -260,26 +268,15 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     if len(labels) != len(results):
         raise ValidationError(f"labels: got {len(labels)} for {len(results)} results; expected one per result")
     plt = _pyplot()
-    path = _out_path(path, ".png")
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    path = _out_path(path, ".png", "plot_results")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    span = 1
+    span = 0
     for k, (r, label) in enumerate(zip(results, labels)):
         colour = colours[k % len(colours)]
-        t = r.search_time[r.success]
         arrived = r.arrival_time[r.arrival_time >= 0]
-        span = max(span, int(arrived.max()) if arrived.size else 1)
-        if len(results) == 1:
-            if t.size:
-                ax1.hist(t, bins=min(50, max(5, int(np.sqrt(t.size)))), color=colour)
-                ax1.axvline(r.mean, color="k", ls="--", label=f"mean {r.mean:.1f}")
-                ax1.legend()
-            ax1.set_xlabel(f"steps until {_UNTIL_WORDS[r.until]}")
-            ax1.set_ylabel("episodes")
-        elif t.size:
-            lo, hi = r.mean_interval()
-            ax1.errorbar([k], [r.mean], yerr=[[r.mean - lo], [hi - r.mean]] if t.size > 1 else None, fmt="o",
-                         color=colour, capsize=4)
+        span = max(span, int(arrived.max()) if arrived.size else 0)
+        _draw_distribution(ax1, r, k, colour, several=len(results) > 1)
         both = f"{r.episodes} episodes, first arrival {r.success_first.mean():.1%}"
         if r.scenario.n_agents > 1:
             both += f", every searcher {r.success_all.mean():.1%}"
@@ -291,22 +288,68 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
             ax2.step(steps, frac, where="post", color=colour, ls=style if until != r.until else "-",
                      label=f"{label}: {both}" if until == r.until else None)
     if len(results) > 1:
-        ax1.set_xticks(range(len(results)), labels, rotation=20, ha="right")
-        ax1.set_ylabel("mean search time, steps (95 % interval)")
+        ax1.set_xticks(range(len(results)), labels, rotation=20 if len(results) > 3 else 0,
+                       ha="right" if len(results) > 3 else "center")
+        ax1.set_xlim(-0.6, len(results) - 0.4)
+        ax1.set_ylabel(f"steps until {' / '.join(sorted({_UNTIL_WORDS[r.until] for r in results}))}")
+        ax1.set_title("successful episodes: mean with 95 % interval, median (white)", fontsize="medium")
+    cap = max(r.scenario.max_steps for r in results)
+    span = span or cap  # nobody arrived: the whole episode
+    if len(results) > 1:
+        ax1.set_ylim(0, ax1.get_ylim()[1] if span < cap or any(r.success.any() for r in results) else cap)
+    else:
+        ax1.set_ylim(bottom=0)
     ax2.set_xlim(0, span * 1.05 + 1)
     ax2.set_ylim(0, 1.02)
     ax2.set_xlabel("steps")
-    ax2.set_ylabel("share of episodes")
+    ax2.set_ylabel("share of episodes found")
     words = " / ".join(sorted({_UNTIL_WORDS[r.until] for r in results}))
     others = " / ".join(sorted({_UNTIL_WORDS["all" if r.until == "first" else "first"] for r in results
                                 if r.scenario.n_agents > 1}))
     ax2.set_title(f"solid: success = {words}" + (f"; dashed: {others}" if others else ""), fontsize="medium")
-    ax2.legend(fontsize="small", loc="lower right")
+    # below the panels, never over a curve
+    ax2.legend(fontsize="small", loc="upper right", bbox_to_anchor=(1.0, -0.14), frameon=False)
     fig.suptitle(title or _describe(results[0].scenario))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with files.writing(path, "plot_results", "a .png file name", text=False) as f:
+        fig.savefig(f, dpi=100, format="png", bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def _draw_distribution(ax, result: EvaluationResult, k: int, colour, *, several: bool) -> None:
+    """The search times of ``result``'s successful episodes on ``ax``: a histogram (one result)
+    or, at ``x = k``, a violin with the mean, its 95 % interval and the median; a note when no
+    episode succeeded."""
+    t = result.search_time[result.success]
+    never = f"never found the source\n(0 of {result.episodes} episodes)"
+    if not several:
+        ax.set_xlabel(f"steps until {_UNTIL_WORDS[result.until]}")
+        ax.set_ylabel("episodes")
+        if not t.size:
+            ax.text(0.5, 0.5, never, transform=ax.transAxes, ha="center", va="center", color="0.3")
+            ax.set_xlim(0, result.scenario.max_steps)
+            return
+        ax.hist(t, bins=min(50, max(5, int(np.sqrt(t.size)))), color=colour)
+        ax.axvline(result.mean, color="k", ls="--")
+        ax.set_title(f"mean {result.mean:.1f} steps (dashed line), {t.size} successful episode{'s' if t.size != 1 else ''}",
+                     fontsize="medium")
+        return
+    if not t.size:
+        ax.text(k, 0.5, never, transform=ax.get_xaxis_transform(), ha="center", va="center", color="0.3",
+                fontsize="small")
+        return
+    if t.size >= 3 and np.ptp(t) > 0:
+        parts = ax.violinplot([t], positions=[k], widths=0.8, showextrema=False)
+        for body in parts["bodies"]:
+            body.set_facecolor(colour)
+            body.set_alpha(0.45)
+    else:  # too few, or all equal, for a density: the episodes themselves
+        ax.scatter(np.full(t.size, k), t, color=colour, s=12, zorder=2)
+    low, high = result.mean_interval()
+    ax.errorbar([k], [result.mean], yerr=None if t.size < 2 else [[result.mean - low], [high - result.mean]],
+                fmt="o", color="k", capsize=4, zorder=3)
+    ax.scatter([k], [float(np.median(t))], marker="o", s=14, color="white", edgecolors="k", zorder=4)
 
 
 _UNTIL_WORDS = {"first": "the first arrival", "all": "every searcher's arrival"}
@@ -320,7 +363,8 @@ def _describe(scenario: Scenario) -> str:
     else:
         what = plume.name
     return (f"{scenario.n_agents} agent{'s' if scenario.n_agents != 1 else ''}, {grid} grid, {what}, "
-            f"{scenario.action_model.name}, {scenario.max_steps} steps{', team' if scenario.team else ''}")
+            f"{scenario.action_model.name}, {scenario.max_steps} steps{', team' if scenario.team else ''}"
+            f"{', among walls' if scenario.walls is not None else ''}")
 
 
 def _jsonable(value):
@@ -333,12 +377,14 @@ def _jsonable(value):
     return value
 
 
-def _out_path(path, suffix: str) -> Path:
-    p = Path(path)
+def _out_path(path, suffix: str, owner: str = "path") -> Path:
+    """``path`` when it is a file name ending in ``suffix`` that can be written (``files.check_output``:
+    its missing folders are made); a ``ValidationError`` naming ``owner`` otherwise."""
+    expected = f"a file name ending in {suffix}"
+    p = files.check_path(path, owner, expected)
     if p.suffix.lower() != suffix:
-        raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in {suffix}")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    return p
+        raise ValidationError(f"{owner}: got {shown(str(path), 120)}; expected {expected}")
+    return files.check_output(p, owner, expected)
 
 
 def _pyplot():
@@ -420,23 +466,33 @@ def _as_callable(made, simulator: Simulator, given):
                           "or an object with act(simulator)")
 
 
-def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on_done=None):
+def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on_done=None, on_phase=None):
     """Episodes ``first .. first+count-1`` as ``count`` worlds of one simulator.
 
-    ``on_done(k)`` is told each time ``k`` more episodes have ended.
+    ``on_done(k)`` is told each time ``k`` more episodes have ended; ``on_phase(text)`` what the
+    chunk is doing before its first step ("preparing the step", "compiling the step for ..."
+    while Numba compiles, "warming up the plume", then "episodes").
     Returns ``(arrival_time (count, N) int32, episode_length (count,) int32)``.
     """
+    from .engine.compile import reporting
+
     chunk_seed = seed + first
+    say = on_phase if on_phase is not None else (lambda text: None)
     # a policy that refuses the scenario does so before the simulator compiles anything
     made = None if _wants_simulator(policy) else _make_policy(policy, scenario, None, chunk_seed)
-    sim = Simulator(scenario, count, autoreset="disabled")
+    say("preparing the step")
+    with reporting(say) if on_phase is not None else contextlib.nullcontext():
+        sim = Simulator(scenario, count, autoreset="disabled")
     made = _make_policy(policy, scenario, sim, chunk_seed) if made is None else made
     act = _as_callable(made, sim, policy)
     # A policy of observations gets its own copy (it may keep it, or write to it); one that acts on the
     # simulator never sees them, and a belief's observations are large (13,042 floats an agent in
     # otto's windy cases): not copying them saves 44 % of space-aware infotaxis' time there
     private = not callable(getattr(made, "act", None))
+    if getattr(scenario.plume, "spin_up_steps", 0):  # a puff plume runs its spin-up at reset
+        say("warming up the plume")
     obs = sim.reset(seed=chunk_seed)
+    say("episodes")
     n = scenario.n_agents
     arrival = np.full(count * n, -1, dtype=np.int32)
     length = np.full(count, scenario.max_steps, dtype=np.int32)
@@ -469,11 +525,11 @@ def _run_chunk(policy, scenario: Scenario, seed: int, first: int, count: int, on
     return arrival.reshape(count, n), length
 
 
-def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_done=None):
+def _run_chunks(policy, scenario: Scenario, seed: int, chunks, on_done=None, on_phase=None):
     """Run ``chunks`` (a list of ``(first, count)``) one after the other; concatenate the results."""
     arrivals, lengths = [], []
     for first, count in chunks:
-        a, length = _run_chunk(policy, scenario, seed, first, count, on_done)
+        a, length = _run_chunk(policy, scenario, seed, first, count, on_done, on_phase)
         arrivals.append(a)
         lengths.append(length)
     return np.concatenate(arrivals), np.concatenate(lengths)
@@ -491,6 +547,7 @@ def _check_scenario(scenario) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
+        check_arguments(Scenario, (), scenario)  # an unknown field is our error naming it, not a TypeError
         return Scenario(**scenario)
     raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario or a dict of its fields")
 
@@ -507,10 +564,14 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     """Run ``episodes`` seeded episodes of ``scenario`` under ``policy``; return their outcomes.
 
     Args:
-        policy: a callable ``obs (B*N, D) float32 -> actions (B*N,) int``, an object with
-            ``act(simulator)``, or a factory of one (a class, or a function with a ``scenario``
-            and/or ``simulator`` parameter); or one policy per agent of a world (a list, a mapping
-            ``{agent index: policy}`` or a ``policies.Team``); see the module docstring.
+        policy: a built-in's name (``"random"``, ``"gradient"``, ``"surge-cast"``,
+            ``"infotaxis"``, ``"space-aware-infotaxis"``, ``"greedy"``: ``policies.named``, as
+            ``plume-multi eval --policy`` takes them; ``"infotaxis,greedy"``: a team, agent ``n``
+            running the ``(n mod k)``-th name), a callable ``obs (B*N, D) float32 -> actions
+            (B*N,) int``, an object with ``act(simulator)``, or a factory of one (a class, or a
+            function with a ``scenario`` and/or ``simulator`` parameter); or one policy per agent
+            of a world (a list, a mapping ``{agent index: policy}`` or a ``policies.Team``, names
+            among them); see the module docstring.
         scenario: a ``Scenario`` (or a dict of its fields).
         episodes: E >= 1 episodes; episode ``e`` starts as ``Simulator.reset(seed=seed + e)``
             starts world 0 (so as ``PlumeSearchEnv().reset(seed=seed + e)`` for one agent).
@@ -522,7 +583,8 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
             tasks, each running its chunks one after the other. Uses the running Ray instance,
             else ``ray.init()`` (which joins ``RAY_ADDRESS`` when set, else starts a local one).
         progress: a tqdm bar over the episodes (on stderr), advanced as episodes end (locally)
-            or as Ray tasks complete.
+            or as Ray tasks complete; locally its label says what runs before the episodes
+            (compiling the step, warming up the plume).
         until: ``"first"``: an episode succeeds when its first agent arrives; ``"all"``: when
             every agent has.
         tasks: Ray tasks (default: one per chunk, at most twice the cluster's CPUs). The result
@@ -545,16 +607,44 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         raise ValidationError(f"until: got {until!r}; expected one of {list(UNTIL)}")
     if tasks is not None:
         tasks = _check_int("tasks", tasks, 1)
-    policy = _team_of(policy, scenario)
+    policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
         if executor == "local":
-            arrival, length = _run_chunks(policy, scenario, seed, chunks, on_done=bar.update)
+            # the bar says what happens before the first episode ends (a plume's spin-up, a compile)
+            phase = (lambda text: bar.set_description_str(f"evaluate: {text}")) if progress else None
+            arrival, length = _run_chunks(policy, scenario, seed, chunks, on_done=bar.update, on_phase=phase)
         else:
             arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
     return EvaluationResult(scenario, seed, until, arrival, length)
+
+
+def _by_name(policy, scenario: Scenario):
+    """``policy`` with every built-in's name replaced by its factory (``policies.named``): a name,
+    a comma-separated team of names (agent ``n`` runs the ``(n mod k)``-th), or names inside a list
+    or mapping of one policy per agent. Each named policy is made for ``scenario`` once here, so
+    that one that cannot act in it is refused, with its reason, before anything compiles."""
+    from .policies.named import NAMED, NAMES
+
+    def factory(name: str):
+        if name not in NAMED:
+            raise ValidationError(f"policy: got {name!r}; expected one of {list(NAMES)} (or a comma-separated team "
+                                  "of them), or a policy object, class or factory")
+        NAMED[name](scenario, 0)  # the policy's own refusal, now
+        return NAMED[name]
+
+    if isinstance(policy, str):
+        names = [part.strip() for part in policy.split(",")]
+        if len(names) == 1:
+            return factory(names[0])
+        return [factory(names[n % len(names)]) for n in range(scenario.n_agents)]
+    if isinstance(policy, (list, tuple)):
+        return [factory(member) if isinstance(member, str) else member for member in policy]
+    if isinstance(policy, Mapping):
+        return {key: factory(member) if isinstance(member, str) else member for key, member in policy.items()}
+    return policy
 
 
 def _team_of(policy, scenario: Scenario):
@@ -617,8 +707,12 @@ def _grid_points(base: Scenario, grid: dict):
     for key, values in grid.items():
         if key not in fields:
             raise ValidationError(f"grid: unknown Scenario field {key!r}; expected some of {sorted(fields)}")
-        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or len(list(values)) == 0:
-            raise ValidationError(f"grid[{key!r}]: got {values!r}; expected a non-empty list of values")
+        # a list, tuple or 1-D array, in the user's order: a dict's keys, a set's order or a
+        # generator's single pass would sweep values nobody listed
+        listed = isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray) and values.ndim == 1)
+        if not listed or len(values) == 0:
+            raise ValidationError(f"grid[{key!r}]: got {shown(values, 200, typed=True)}; expected a non-empty list "
+                                  "(or tuple, or 1-D array) of values")
     keys = list(grid)
     points = []
     for combo in itertools.product(*(list(grid[k]) for k in keys)):
@@ -655,6 +749,10 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
     """
     base = _check_scenario(base_scenario)
     points = _grid_points(base, grid)
+    expected = "None or a path prefix ending in a file name (PREFIX.csv, .parquet and .png are written)"
+    if out is not None:  # before the work: a path that cannot be written would lose it
+        outputs = dict(zip(("csv", "parquet", "png"), files.outputs(out, [".csv", ".parquet", ".png"], "sweep.out",
+                                                                    expected)))
     keys = list(grid)
     rows, results = [], []
     from tqdm.auto import tqdm
@@ -665,11 +763,9 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
         rows.append({**{k: _cell(v) for k, v in values.items()}, **result.summary()})
         results.append(result)
     paths = {}
-    if out is not None:
-        prefix = Path(out)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-        paths["csv"] = prefix.with_name(prefix.name + ".csv")
-        with paths["csv"].open("w", newline="") as f:
+    if out is not None:  # each file whole or not at all
+        paths["csv"] = outputs["csv"]
+        with files.writing(paths["csv"], "sweep.out", expected, newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
@@ -679,15 +775,17 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
         except ImportError:
             pass
         else:
-            paths["parquet"] = prefix.with_name(prefix.name + ".parquet")
-            pq.write_table(pa.Table.from_pylist(rows), paths["parquet"])
+            paths["parquet"] = outputs["parquet"]
+            with files.writing(paths["parquet"], "sweep.out", expected, text=False) as f:
+                pq.write_table(pa.Table.from_pylist(rows), f)
         try:
             plt = _pyplot()
         except RenderingError:
             pass
         else:
-            paths["png"] = prefix.with_name(prefix.name + ".png")
-            _plot_sweep(plt, rows, keys, paths["png"])
+            paths["png"] = outputs["png"]
+            with files.writing(paths["png"], "sweep.out", expected, text=False) as f:
+                _plot_sweep(plt, rows, keys, f)
     return SweepResult(rows, results, paths)
 
 
@@ -719,8 +817,165 @@ def _plot_sweep(plt, rows, keys, path):
     ax1.set_ylim(0, 1.02)
     ax2.set_ylabel("mean search time, steps (95 % interval)")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format="png")
     plt.close(fig)
+
+
+# ----------------------------------------------------------------------------------------- compare
+COMPARE_COLUMNS = ("policy", "episodes", "success_rate", "success_low", "success_high", "mean_steps", "mean_low",
+                   "mean_high", "median_steps", "iqm_steps", "iqm_low", "iqm_high", "ci_method")
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparisonResult:
+    """What ``compare`` returns: every policy on the same seeded episodes.
+
+    Attributes:
+        rows: one dict per policy (``COMPARE_COLUMNS``): ``success_rate`` with its 95 % Wilson
+            interval (``success_low``, ``success_high``); ``mean_steps`` (successful episodes) with
+            its 95 % interval; ``median_steps`` (successful episodes); ``iqm_steps``, the
+            interquartile mean of the steps of every episode (a failure counted at the step cap,
+            as the benchmark scores) with its stratified-bootstrap 95 % interval (``ci_method``:
+            ``"rliable"``, ``"scipy"`` or ``"none"``). NaN where no episode succeeded.
+        results: ``{policy label: EvaluationResult}``, in the order given.
+        title: what they were compared on (the task's id, or the scenario in words).
+        seed: episode ``e`` of every policy was seeded ``seed + e``.
+    """
+
+    rows: list
+    results: dict
+    title: str
+    seed: int
+
+    def table(self) -> str:
+        """The rows as a Markdown table (steps; intervals in brackets)."""
+
+        def steps(value, low=None, high=None):
+            if value != value:  # NaN: no success
+                return "-"
+            return f"{value:.1f}" if low is None or low != low else f"{value:.1f} [{low:.1f}, {high:.1f}]"
+
+        lines = ["| policy | success (95 % interval) | mean steps | median steps | IQM steps (failures at the cap) |",
+                 "|---|---:|---:|---:|---:|"]
+        for row in self.rows:
+            lines.append(f"| {row['policy']} | {row['success_rate']:.1%} [{row['success_low']:.1%}, "
+                         f"{row['success_high']:.1%}] | {steps(row['mean_steps'], row['mean_low'], row['mean_high'])} "
+                         f"| {steps(row['median_steps'])} | {steps(row['iqm_steps'], row['iqm_low'], row['iqm_high'])} |")
+        return "\n".join(lines)
+
+    def to_csv(self, path) -> Path:
+        """One row per policy, ``COMPARE_COLUMNS`` (empty where NaN)."""
+        path = _out_path(path, ".csv", "ComparisonResult.to_csv")
+        with files.writing(path, "ComparisonResult.to_csv", "a .csv file name", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(COMPARE_COLUMNS))
+            writer.writeheader()
+            writer.writerows([{k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+                              for row in self.rows])
+        return path
+
+    def plot(self, path) -> Path:
+        """The search-time distributions (a violin per policy) and their ECDFs: ``plot_results``."""
+        return plot_results(list(self.results.values()), path, labels=list(self.results), title=self.title)
+
+
+def _labelled(policies) -> list:
+    """``[(label, policy)]``: a mapping's keys, else each name or the object's ``name``,
+    ``__name__`` or class name; labels must differ."""
+    if isinstance(policies, Mapping):
+        pairs = [(str(label), policy) for label, policy in policies.items()]
+    elif isinstance(policies, (list, tuple)):
+        pairs = []
+        for policy in policies:
+            name = policy if isinstance(policy, str) else getattr(policy, "name", None)
+            if not isinstance(name, str):
+                name = getattr(policy, "__name__", None) or type(policy).__name__
+            pairs.append((name, policy))
+    else:
+        raise ValidationError(f"policies: got {type(policies).__name__}; expected a list of policies (names such as "
+                              "'random', or objects) or a mapping {label: policy}")
+    labels = [label for label, _ in pairs]
+    if not pairs or len(set(labels)) != len(labels):
+        raise ValidationError(f"policies: got the labels {labels}; expected at least one policy, each with its own "
+                              "label (give a mapping {label: policy})")
+    return pairs
+
+
+def compare(policies, scenario_or_task, episodes: int | None = None, seed: int | None = None, *,
+            num_worlds: int | None = None, executor: str = "local", until: str | None = None,
+            progress: bool = True, plot=None) -> ComparisonResult:
+    """Run several policies on the same seeded episodes; a table and the search-time distributions.
+
+    Args:
+        policies: a list of policies, each a built-in's name (``"random"``, ``"gradient"``,
+            ``"infotaxis"``, ...; ``"infotaxis,greedy"`` is a team) or anything ``evaluate``
+            takes; or a mapping ``{label: policy}``.
+        scenario_or_task: a ``Scenario`` (or a dict of its fields), or a benchmark task (its id,
+            ``"otto/isotropic-19x19-v0"``, or a ``tasks.Task``): then its scenario, protocol and
+            partners (``tasks.evaluate``).
+        episodes: per policy; default the task's protocol, else 1000.
+        seed: episode ``e`` of every policy is seeded ``seed + e`` (the same starts and sources);
+            default the task's evaluation seed, else 0.
+        num_worlds, executor: as for ``evaluate``.
+        until: ``"first"`` or ``"all"`` (a scenario's; a task's protocol says its own).
+        progress: a tqdm bar per policy.
+        plot: a ``.png`` path: write the figure there (``ComparisonResult.plot``).
+
+    Returns:
+        A ``ComparisonResult``: ``rows`` (success, mean, median, IQM with intervals), ``table()``,
+        ``results``, ``plot(path)``, ``to_csv(path)``.
+
+    Example:
+        >>> import plume_multi
+        >>> scenario = plume_multi.Scenario(grid_size=(32, 32), sigma=8.0, max_steps=200)
+        >>> result = plume_multi.compare(["random", "gradient"], scenario, episodes=200, progress=False)
+        >>> tuple(result.results)
+        ('random', 'gradient')
+    """
+    from .tasks import running
+    from .tasks.registry import get
+    from .tasks.scores import iqm, iqm_interval, steps_of
+    from .tasks.task import Task
+
+    pairs = _labelled(policies)
+    if plot is not None:
+        _out_path(plot, ".png")  # a bad path is refused before anything runs
+        _pyplot()
+    task = get(scenario_or_task) if isinstance(scenario_or_task, (str, Task)) else None
+    if task is None:
+        scenario = _check_scenario(scenario_or_task)
+        episodes = 1000 if episodes is None else episodes
+        seed = 0 if seed is None else seed
+        until = "first" if until is None else until
+        for label, policy in pairs:  # every refusal before the first run
+            _team_of(_by_name(policy, scenario), scenario)
+        title = _describe(scenario)
+    else:
+        if until is not None and until != task.protocol.until:
+            raise ValidationError(f"until: got {until!r}; the task {task.id} scores {task.protocol.until!r} (its "
+                                  "protocol): leave it out")
+        title = task.id
+    results = {}
+    for label, policy in pairs:
+        if task is None:
+            results[label] = evaluate(policy, scenario, episodes, seed, num_worlds=num_worlds, executor=executor,
+                                      progress=progress, until=until)
+        else:
+            results[label] = running.evaluate(task, policy, episodes, seed, executor, num_worlds=num_worlds,
+                                              progress=progress, name=label).evaluation
+    rows = []
+    for label, result in results.items():
+        lo, hi = result.success_interval()
+        mlo, mhi = result.mean_interval()
+        steps = steps_of(result)
+        ilo, ihi, method = iqm_interval(steps)
+        rows.append({"policy": label, "episodes": result.episodes, "success_rate": result.success_rate,
+                     "success_low": lo, "success_high": hi, "mean_steps": result.mean, "mean_low": mlo,
+                     "mean_high": mhi, "median_steps": result.percentiles((50,))[50], "iqm_steps": iqm(steps),
+                     "iqm_low": ilo, "iqm_high": ihi, "ci_method": method})
+    comparison = ComparisonResult(rows, results, title, next(iter(results.values())).seed)
+    if plot is not None:
+        comparison.plot(plot)
+    return comparison
 
 
 # ``plume_multi.evaluate`` is the function when reached through ``plume_multi``'s lazy attributes,
@@ -737,3 +992,5 @@ evaluate.evaluate = evaluate
 evaluate.EvaluationResult = EvaluationResult
 evaluate.SweepResult = SweepResult
 evaluate.plot_results = plot_results
+evaluate.compare = compare
+evaluate.ComparisonResult = ComparisonResult

@@ -20,6 +20,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import files as _files
 from .engine import api as _api
 from .errors import ValidationError
 from .models import bodies as _actions
@@ -523,7 +524,9 @@ def scenario_from_metadata(meta: dict) -> Scenario:
         elif key in _MODEL_KEYS:
             kwargs[key] = _meta_model(key, value, _MODEL_KEYS[key])
         elif key == "walls" and value is not None:
-            kwargs[key] = Walls.from_metadata(value)
+            # Walls.metadata()'s dict, inflated by Scenario once the grid is known: a shape that is
+            # not the grid's is refused before a byte is inflated
+            kwargs[key] = value if isinstance(value, dict) else Walls.from_metadata(value)
         elif key == "sensors" and value is not None:
             if not isinstance(value, list) or not value:
                 raise ValidationError(f"Scenario.sensors: got {value!r}; expected a non-empty list of sensor dicts")
@@ -549,21 +552,22 @@ def scenario_from_metadata(meta: dict) -> Scenario:
     return scenario.replace(**given) if given else scenario
 
 
+# a scenario's JSON, its walls included (2**30 cells of random walls pack into 171 MB of base64)
+_MAX_SCENARIO_BYTES = 256 * 2**20
+
+
 def load_scenario(path) -> Scenario:
     """The scenario of a JSON file (``scenario_from_metadata`` of its content).
 
     Raises:
-        ValidationError: naming the file, when it cannot be read, is not UTF-8 JSON, nests deeper
-            than Python can follow, or describes no valid scenario.
+        ValidationError: naming the file, when it is not a readable regular file (a FIFO, a folder,
+            a missing file or link, a name that is not a path: ``plume_multi.files``), holds more
+            than 256 MiB, is not UTF-8 JSON, nests deeper than Python can follow,
+            holds a number Python will not read (more than 4300 digits), or describes no valid
+            scenario.
     """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"scenario: cannot read {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ValidationError(f"scenario: {str(path)!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); expected a "
-                              "JSON file") from None
+    expected = "the path of a scenario JSON file (save_scenario's)"
+    text = _files.read_text(path, "load_scenario", expected, limit=_MAX_SCENARIO_BYTES)
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -571,6 +575,9 @@ def load_scenario(path) -> Scenario:
     except RecursionError:
         raise ValidationError(f"scenario: {str(path)!r} nests too deeply to read; expected Scenario.metadata()'s "
                               "shape (a few levels)") from None
+    except ValueError as exc:  # Python's limit on the digits of an int read from text
+        raise ValidationError(f"scenario: {str(path)!r} holds a number Python will not read ({exc}); expected "
+                              "Scenario.metadata()'s values (numbers of a few digits)") from None
     try:
         return scenario_from_metadata(meta)
     except RecursionError:
@@ -579,18 +586,23 @@ def load_scenario(path) -> Scenario:
 
 
 def save_scenario(scenario: Scenario, path) -> Path:
-    """Write ``scenario.metadata()`` as JSON to ``path``. A ``Movie`` is written as its file's path
-    and checksum (``load_scenario`` refuses the file if it changed); a movie held only in memory
-    cannot be saved."""
+    """Write ``scenario.metadata()`` as JSON to ``path``, whole or not at all (missing folders are
+    made). A ``Movie`` is written as its file's path and checksum (``load_scenario`` refuses the
+    file if it changed); a movie held only in memory cannot be saved.
+
+    Raises:
+        ValidationError: ``scenario`` is not a ``Scenario``, holds a model that cannot be written
+            to JSON, or ``path`` cannot be written (a folder, a path through a file, not a path).
+    """
     if not isinstance(scenario, Scenario):
         raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario")
+    _files.check_output(path, "save_scenario", "the path of the JSON file to write")
     for model in (scenario.plume, scenario.action_model, scenario.reward, *scenario.sensors):
         problem = model.saving_problem()
         if problem:
             raise ValidationError(f"save_scenario: {problem}")
-    p = Path(path)
-    p.write_text(json.dumps(scenario.metadata(), indent=2) + "\n")
-    return p
+    return _files.write_text(path, json.dumps(scenario.metadata(), indent=2) + "\n", "save_scenario",
+                             "the path of the JSON file to write")
 
 
 class _Context:

@@ -33,7 +33,7 @@ import zlib
 
 import numpy as np
 
-from .checks import shown
+from .checks import check_memory, shown
 from .errors import ValidationError
 
 __all__ = ["Walls", "WALLS_STREAM", "MAX_MASK_CELLS", "mask_index", "mask_indices"]
@@ -65,7 +65,10 @@ class Walls:
         if arr.dtype != np.bool_ or arr.ndim not in (3, 4) or 0 in arr.shape:
             raise ValidationError(f"Walls.masks: got shape {arr.shape} dtype {arr.dtype}; expected a (K, H, W) or "
                                   "(K, D, H, W) bool array, K >= 1 (Scenario(walls=...) accepts one mask too)")
-        arr = np.array(arr, dtype=np.bool_, order="C", copy=True)
+        self._adopt(np.array(arr, dtype=np.bool_, order="C", copy=True))
+
+    def _adopt(self, arr: np.ndarray) -> None:
+        """Keep ``arr`` (a C-ordered bool array no one else holds) as the masks, read-only."""
         arr.flags.writeable = False
         self.masks = arr
         self._digest = hashlib.sha256(np.packbits(arr, bitorder="little").tobytes()
@@ -74,19 +77,22 @@ class Walls:
     # ----------------------------------------------------------------------- made from a value
     @classmethod
     def of(cls, value, grid_size, name: str = "Scenario.walls") -> "Walls":
-        """``value`` (one mask of the grid's shape, a sequence of them, or a ``Walls``) checked
-        against ``grid_size`` ``(W, H)`` or ``(W, H, D)``: bool masks of shape ``(H, W)``
-        (``(D, H, W)``), each with at least one free cell, ``K * cells <= 2**30``."""
+        """``value`` (one mask of the grid's shape, a sequence of them, a ``Walls``, or
+        ``Walls.metadata()``'s dict) checked against ``grid_size`` ``(W, H)`` or ``(W, H, D)``: bool
+        masks of shape ``(H, W)`` (``(D, H, W)``), each with at least one free cell,
+        ``K * cells <= 2**30``. A dict's masks are inflated only when their shape is the grid's."""
         dims = len(grid_size)
         shape = tuple(reversed(tuple(grid_size)))
         grid = "x".join(str(c) for c in grid_size)
-        rule = (f"a bool array of shape {_axes(dims)} = {shape} (the {grid} grid; True where solid), or a "
-                f"non-empty sequence of such masks")
+        rule = (f"a bool array of shape {_axes(dims)} = {shape} (the {grid} grid; True where solid), a "
+                f"non-empty sequence of such masks, or Walls.metadata()'s dict of them")
         single = False
+        if isinstance(value, dict):  # Walls.metadata()'s: inflated only when its shape is the grid's
+            value = _PackedWalls(value, name).inflate(grid_size)
         if isinstance(value, Walls):
             arr = value.masks
         else:
-            if isinstance(value, (str, bytes, dict)) or value is None or np.isscalar(value):
+            if isinstance(value, (str, bytes)) or value is None or np.isscalar(value):
                 raise ValidationError(f"{name}: got {shown(value, typed=True)}; expected {rule}")
             try:
                 arr = np.asarray(value)
@@ -168,26 +174,11 @@ class Walls:
         return {"shape": list(self.masks.shape), "encoding": _ENCODING, "data": base64.b64encode(packed).decode()}
 
     @classmethod
-    def from_metadata(cls, meta, name: str = "Scenario.walls") -> "Walls":
-        """The ``Walls`` of ``metadata()``'s dict (``ValidationError`` naming ``name`` when it is not one)."""
-        rule = f"None or a dict {{'shape': [K, ...], 'encoding': '{_ENCODING}', 'data': base64 text}} (Walls.metadata())"
-        if not isinstance(meta, dict) or set(meta) != {"shape", "encoding", "data"}:
-            raise ValidationError(f"{name}: got {shown(meta)}; expected {rule}")
-        shape, data = meta["shape"], meta["data"]
-        if (meta["encoding"] != _ENCODING or not isinstance(shape, list) or len(shape) not in (3, 4)
-                or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in shape)
-                or not isinstance(data, str) or math.prod(shape) > MAX_MASK_CELLS):
-            raise ValidationError(f"{name}: got {shown(meta)}; expected {rule}")
-        cells = math.prod(shape)
-        try:
-            packed = zlib.decompressobj().decompress(base64.b64decode(data, validate=True), (cells + 7) // 8 + 1)
-        except (binascii.Error, ValueError, zlib.error):
-            raise ValidationError(f"{name}: its data is not {_ENCODING} text; expected {rule}") from None
-        if len(packed) != (cells + 7) // 8:
-            raise ValidationError(f"{name}: its data holds {len(packed) * 8} cells; expected {cells} "
-                                  f"(shape {shape}), packed 8 a byte")
-        bits = np.unpackbits(np.frombuffer(packed, np.uint8), count=cells, bitorder="little")
-        return cls(bits.astype(np.bool_).reshape(shape))
+    def from_metadata(cls, meta, name: str = "Scenario.walls", grid_size=None) -> "Walls":
+        """The ``Walls`` of ``metadata()``'s dict (``ValidationError`` naming ``name`` when it is not
+        one); with ``grid_size``, masks of another shape are refused before anything is inflated
+        (``_PackedWalls``)."""
+        return _PackedWalls(meta, name).inflate(grid_size)
 
     # ----------------------------------------------------------------------- identity
     def __eq__(self, other):
@@ -199,6 +190,55 @@ class Walls:
     def __repr__(self):
         grid = "x".join(str(c) for c in reversed(self.shape))
         return f"Walls({self.n_masks} mask{'s' if self.n_masks > 1 else ''} of {grid}, {self.solid_fraction():.1%} solid)"
+
+
+class _PackedWalls:
+    """``Walls.metadata()``'s dict, its header checked and its data not yet inflated: what a
+    scenario file gives before its grid is known. ``Walls.of`` (``Scenario``) inflates it against
+    the grid: masks of another shape are refused before a byte is inflated, and the inflated bytes
+    are bounded by the declared shape while they are inflated (a small file that claims a huge
+    shape, or inflates beyond its shape, costs nothing)."""
+
+    __slots__ = ("shape", "data", "name")
+
+    def __init__(self, meta, name: str = "Scenario.walls"):
+        rule = f"None or a dict {{'shape': [K, ...], 'encoding': '{_ENCODING}', 'data': base64 text}} (Walls.metadata())"
+        if not isinstance(meta, dict) or set(meta) != {"shape", "encoding", "data"}:
+            raise ValidationError(f"{name}: got {shown(meta)}; expected {rule}")
+        shape, data = meta["shape"], meta["data"]
+        if (meta["encoding"] != _ENCODING or not isinstance(shape, list) or len(shape) not in (3, 4)
+                or not all(isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= MAX_MASK_CELLS for c in shape)
+                or not isinstance(data, str) or math.prod(shape) > MAX_MASK_CELLS):
+            raise ValidationError(f"{name}: got {shown(meta)}; expected {rule} of at most {MAX_MASK_CELLS} cells")
+        self.shape, self.data, self.name = tuple(shape), data, name
+
+    def inflate(self, grid_size=None) -> Walls:
+        """The ``Walls``; with ``grid_size`` ``(W, H[, D])``, refused unless each mask is that grid's."""
+        name, shape = self.name, self.shape
+        if grid_size is not None:
+            grid = tuple(reversed(tuple(grid_size)))
+            if shape[1:] != grid:
+                raise ValidationError(f"{name}: got {shape[0]} mask(s) of shape {shape[1:]}; expected masks of shape "
+                                      f"{_axes(len(grid))} = {grid} (the {'x'.join(map(str, grid_size))} grid)")
+        cells = math.prod(shape)
+        size = (cells + 7) // 8
+        check_memory(name, cells + size, f"{shape[0]} mask(s) of shape {shape[1:]}", "Use fewer or smaller masks.")
+        try:
+            inflater = zlib.decompressobj()
+            # max_length: never more than the declared shape holds (and one byte to tell "more")
+            packed = inflater.decompress(base64.b64decode(self.data, validate=True), size + 1)
+        except (binascii.Error, ValueError, zlib.error):
+            raise ValidationError(f"{name}: its data is not {_ENCODING} text; expected the masks of shape "
+                                  f"{list(shape)}, packed 8 a byte, zlib-compressed, base64") from None
+        if len(packed) != size or not inflater.eof:
+            held = (f"more than {size * 8} cells" if len(packed) > size else f"{len(packed) * 8} cells" if
+                    inflater.eof else f"a cut zlib stream ({len(packed) * 8} cells)")
+            raise ValidationError(f"{name}: its data holds {held}; expected {cells} cells (shape {list(shape)}), "
+                                  f"packed 8 a byte")
+        bits = np.unpackbits(np.frombuffer(packed, np.uint8), count=cells, bitorder="little")
+        walls = Walls.__new__(Walls)
+        walls._adopt(bits.view(np.bool_).reshape(shape))  # 0 and 1 bytes are bools: no copy
+        return walls
 
 
 # ----------------------------------------------------------------------------- the mask draw

@@ -31,6 +31,14 @@ if os.environ.get("PLUME_REQUIRE_RAY") == "1" and not (HAVE_RAY and HAVE_BENCHMA
                        "(it builds .venv-ray)")
 collect_ignore = ([] if HAVE_RAY else ["integrations/test_rllib.py"]) + (
     [] if HAVE_BENCHMARL else ["integrations/test_benchmarl.py"])
+# AgileRL pins an older PettingZoo and another tensordict than either environment's: it lives in
+# .venv-agilerl (`make test` runs its file there with PLUME_REQUIRE_AGILERL=1: missing, it fails)
+HAVE_AGILERL = importlib.util.find_spec("agilerl") is not None
+if os.environ.get("PLUME_REQUIRE_AGILERL") == "1" and not HAVE_AGILERL:
+    raise RuntimeError("PLUME_REQUIRE_AGILERL=1 but AgileRL is not installed here: run `make test` "
+                       "(it builds .venv-agilerl)")
+if not HAVE_AGILERL:
+    collect_ignore.append("integrations/test_agilerl.py")
 
 
 def pytest_configure(config):

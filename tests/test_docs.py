@@ -19,94 +19,11 @@ literal (or starts with one, followed by ``:`` or ``;`` and words) runs as ``ass
 
 from __future__ import annotations
 
-import os
 import re
-import runpy
-import shlex
-import subprocess
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("MPLBACKEND", "Agg")
-
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
-MARK = re.compile(r"<!--\s*docs-test:\s*([^<>]*?)\s*-->\s*\Z")
-LANGUAGES = {"python", "bash", "text", ""}  # the fences the pages may use
-
-
-@dataclass
-class Block:
-    page: Path
-    line: int
-    language: str
-    code: str
-    replacements: list[tuple[str, str]] = field(default_factory=list)
-    skip: str | None = None
-
-    @property
-    def id(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
-
-
-def blocks(page: Path) -> list[Block]:
-    text = page.read_text(encoding="utf-8")
-    found = []
-    for match in FENCE.finditer(text):
-        before = text[:match.start()]
-        block = Block(page, before.count("\n") + 1, match.group(1).strip(), match.group(2))
-        mark = MARK.search(before.rstrip())
-        if mark:
-            directive = mark.group(1)
-            if directive.startswith("skip:"):
-                block.skip = directive[len("skip:"):].strip()
-            elif directive.startswith("replace "):
-                words = shlex.split(directive[len("replace "):])
-                if len(words) % 2:
-                    raise ValueError(f"{block.id}: docs-test replace needs pairs of strings, got {words}")
-                block.replacements = list(zip(words[::2], words[1::2]))
-            else:
-                raise ValueError(f"{block.id}: unknown docs-test directive {directive!r}")
-        found.append(block)
-    return found
-
-
-PRINTED = re.compile(r"^(\s*)print\((.+)\)\s*#\s*(.+?)\s*$")
-
-
-def _literal(comment: str):
-    """The Python literal a comment states (whole, or before ': ' / '; '), or raise ValueError."""
-    import ast
-
-    for text in (comment, *(comment.split(mark, 1)[0] for mark in (": ", "; ") if mark in comment)):
-        try:
-            return ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
-            continue
-    raise ValueError(comment)
-
-
-def checked_prints(code: str) -> str:
-    """``code`` with each ``print(expr)  # literal`` turned into an assertion of that value."""
-    lines = []
-    for line in code.splitlines():
-        match = PRINTED.match(line)
-        if match:
-            indent, expr, comment = match.groups()
-            try:
-                value = _literal(comment)
-            except ValueError:
-                lines.append(line)
-                continue
-            message = f"the page says print({expr}) shows {value!r}; it shows "
-            line = f"{indent}assert ({expr}) == {value!r}, {message!r} + repr({expr})"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
+from docs_blocks import LANGUAGES, PAGES, ROOT, blocks, checked_prints, run_block
 
 ALL = [block for page in PAGES for block in blocks(page)]
 PYTHON = [block for block in ALL if block.language == "python"]
@@ -134,31 +51,13 @@ def test_fences_are_python_bash_or_text(block):
 
 
 @pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.id)
-def test_python_block_runs(block, tmp_path, monkeypatch):
+def test_python_block_runs(block, tmp_path):
     if block.skip is not None:
         # not run: the page must say so to the reader too, next to the block
         assert block.skip, f"{block.id}: a skipped block needs a reason"
         assert "not tested" in block.page.read_text(encoding="utf-8"), f"{block.id}: the page must say it is not tested"
         return
-    code = block.code
-    for old, new in block.replacements:
-        assert old in code, f"{block.id}: the docs-test mark replaces {old!r}, which the block no longer contains"
-        code = code.replace(old, new)
-    code = checked_prints(code)
-    monkeypatch.chdir(tmp_path)  # pictures and movies land in a temporary folder
-    script = tmp_path / "block.py"  # run as a reader runs it: a script, a module with a source file
-    script.write_text(code, encoding="utf-8")
-    import gymnasium
-    from plume_multi.tasks import registry
-
-    tasks_before, ids_before = dict(registry._load()), set(gymnasium.registry)
-    try:
-        runpy.run_path(str(script), run_name="__docs__")
-    finally:  # a page's own task (the benchmark page registers one) stays on that page
-        registry._TASKS.clear()
-        registry._TASKS.update(tasks_before)
-        for env_id in set(gymnasium.registry) - ids_before:
-            del gymnasium.registry[env_id]
+    run_block(block, tmp_path)  # pictures and movies land in a temporary folder
 
 
 def test_no_page_points_at_documents_users_do_not_have():
@@ -176,6 +75,18 @@ def test_the_factories_carry_the_env_card():
         for section in ("## Action Space", "## Observation Space", "## Rewards", "## Episode End", "## Example"):
             assert section in doc, f"{factory.__name__}.__doc__ lacks {section!r}"
     assert plume_multi.parallel_env.__doc__.startswith("A ``ParallelEnv`` of N searchers")
+
+
+def test_the_readme_fits_on_a_few_screens_opens_with_a_picture_and_speaks_to_users():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; the rest belongs on the docs site"
+    assert any(line.startswith("![") and "docs/" in line for line in lines[:10]), "a picture on the first screen"
+    assert "shared/" not in readme and "../" not in readme
+    ids = set(re.findall(r'"((?:plume_multi:)?Plume\w+-v\d)"', readme))
+    assert ids == {"plume_multi:PlumeSearchCompact-v0"}, ids  # the trainer's id: compact, prefixed
+    for target in re.findall(r"\]\(((?:docs/)[^)#]+)", readme):
+        assert (ROOT / target).exists(), f"the README links to {target}, which does not exist"
 
 
 def test_the_readme_keeps_its_two_commands_and_says_how_to_reach_the_environment():
@@ -201,8 +112,8 @@ def test_licence_and_citation_agree_with_the_package():
     assert citation["license"] == "MIT" and str(citation["version"]) == plume_multi.__version__ == project["version"]
     assert citation["authors"] == [{"name": "The plume_multi developers"}]
     cited = {reference["title"] for reference in citation["references"]}
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())  # titles wrap across lines
-    assert len(cited) == 5 and all(title.split(":")[0] in readme for title in cited)  # the README's References
+    references = " ".join((ROOT / "docs" / "references.md").read_text(encoding="utf-8").split())  # titles wrap
+    assert len(cited) == 5 and all(title.split(":")[0] in references for title in cited)
     assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
@@ -216,7 +127,7 @@ def test_the_readme_and_getting_started_name_every_extra():
     extras = _extras()
     assert {"viz", "movie", "sb3", "data", "rllib", "all", "docs", "test"} <= extras
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    sentence = re.search(r"the extras are (.*?)\)", readme).group(1)
+    sentence = re.search(r"The extras are (.*?) \(each explained", readme).group(1)
     assert set(re.findall(r"`([\w-]+)`", sentence)) == extras, sentence
     table = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
     assert set(re.findall(r"^\| `([\w-]+)` \|", table, re.M)) == extras
@@ -234,8 +145,8 @@ def _top_level_split(text: str) -> list[str]:
     return [part for part in [*parts, current.strip()] if part]
 
 
-def test_the_readme_table_of_models_names_every_model_with_its_real_parameters():
-    """Each row of the README's table of model families names every model of its family, and each
+def test_the_table_of_models_names_every_model_with_its_real_parameters():
+    """Each row of the models overview's table (docs/models.md) names every model of its family, and each
     ``Model(keyword=default)`` written there is a parameter of that model, with that default when
     the default is a literal."""
     import ast
@@ -246,7 +157,7 @@ def test_the_readme_table_of_models_names_every_model_with_its_real_parameters()
     from plume_multi.models.sources import SourceMotion
 
     bases = {"plumes": Plume, "bodies": Body, "sensors": Sensor, "rewards": Reward, "sources": SourceMotion}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(plumes|bodies|sensors|rewards|sources)`[^|]*\| (.*) \|\s*$", readme, re.M))
     assert set(rows) == set(bases)
     for family, row in rows.items():
@@ -255,31 +166,58 @@ def test_the_readme_table_of_models_names_every_model_with_its_real_parameters()
                   and issubclass(getattr(module, name), bases[family]) and getattr(module, name) is not bases[family]}
         written = {name: arguments for name, arguments in re.findall(r"`([A-Z]\w*)\(([^`]*)\)`", row.replace("\\|", "|"))
                    if name not in ("Discrete", "Box")}  # the action spaces the bodies give
-        assert models <= set(written), f"README's {family} row lacks {sorted(models - set(written))}"
+        assert models <= set(written), f"docs/models.md: the {family} row lacks {sorted(models - set(written))}"
         for name, arguments in written.items():
-            assert name in models, f"README's {family} row names {name}, which plume_multi.{family} does not export"
+            assert name in models, f"docs/models.md: the {family} row names {name}, which plume_multi.{family} does not export"
             parameters = inspect.signature(getattr(module, name)).parameters
             for argument in _top_level_split(arguments):
                 if "=" not in argument or argument == "...":
                     continue
                 keyword, default = (part.strip() for part in argument.split("=", 1))
-                assert keyword in parameters, f"README: {name}({keyword}=...) but {name} has no parameter {keyword}"
+                assert keyword in parameters, f"docs/models.md: {name}({keyword}=...) but {name} has no parameter {keyword}"
                 try:
                     value = ast.literal_eval(default)
                 except (ValueError, SyntaxError):
                     continue  # a placeholder such as (x, y) | "random"
                 assert parameters[keyword].default == value, (
-                    f"README: {name}({keyword}={default}) but the default is {parameters[keyword].default!r}")
+                    f"docs/models.md: {name}({keyword}={default}) but the default is {parameters[keyword].default!r}")
 
 
-def test_the_readme_layout_names_only_files_that_exist():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("## Layout", 1)[1].split("```", 2)[1]
+def test_the_source_layout_names_only_files_that_exist():
+    page = (ROOT / "docs" / "source-layout.md").read_text(encoding="utf-8")
+    layout = page.split("```", 2)[1]
     package_files = {path.name for folder in ("plume_multi", "examples", "tests", "benchmarks")
                      for path in (ROOT / folder).rglob("*.py")}
     folders = {path.name for path in ROOT.rglob("*") if path.is_dir() and ".venv" not in path.parts}
     named = set(re.findall(r"\b(\w+\.py)\b", layout))
     assert len(named) > 30
-    assert not named - package_files, f"README's Layout names files that do not exist: {sorted(named - package_files)}"
+    assert not named - package_files, f"the source layout names files that do not exist: {sorted(named - package_files)}"
     for folder in re.findall(r"^\s*(\w+)/", layout, re.M):
-        assert folder in folders, f"README's Layout names the folder {folder}/, which does not exist"
+        assert folder in folders, f"the source layout names the folder {folder}/, which does not exist"
+
+
+def _dry_run(target: str) -> list:
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.fail("make is not installed: the README's two commands need it")
+    out = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
+def test_make_test_builds_the_demos_environment_runs_the_readme_in_it_then_adds_the_test_tools():
+    demo = [line for line in _dry_run("demo") if "pip install" in line and "--upgrade pip" not in line]
+    assert demo == ['.venv/bin/python -m pip install --quiet --no-compile -c constraints.txt -e ".[all]"']
+    test = _dry_run("test")
+    steps = [test.index(demo[0]), test.index(".venv/bin/python tests/docs_blocks.py README.md"),
+             test.index('.venv/bin/python -m pip install --quiet --no-compile -c constraints.txt -e ".[test]"'),
+             next(k for k, line in enumerate(test) if "pytest" in line)]
+    assert steps == sorted(steps), test
+    assert all("-c constraints.txt" in line for line in test if "pip install" in line and "--upgrade pip" not in line)
+
+
+def test_the_constraints_bound_what_breaks_and_the_bench_extra_carries_the_same_bound():
+    bounds = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if line and not line.startswith("#")]
+    assert "pandas<3" in bounds
+    assert '"pandas<3"' in (ROOT / "pyproject.toml").read_text()

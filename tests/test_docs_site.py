@@ -35,6 +35,7 @@ INTERNAL = {
     "plume_multi.engine.assemble": "the step driver's generator, behind Simulator",
     "plume_multi.engine.records": "helpers of the driver's records",
     "plume_multi.engine.shared": "kernels shared by the models (start cells, action checks)",
+    "plume_multi.files": "the checked opener every reader of a path goes through",
     "plume_multi.envs.registration": "the env ids, which the pages name",
     "plume_multi.models.registry": "re-exported by plume_multi.models",
     "plume_multi.policies.infotaxis_kernels": "the compiled kernels behind policies.Infotaxis",
@@ -93,7 +94,7 @@ def test_the_site_builds_in_strict_mode(site):
     # the API reference is generated from the docstrings
     api = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
     assert "Start new episodes" in api  # Simulator.reset's docstring
-    # the README's sections are included, not copied: the integrations page shows the TorchRL block
+    # the integrations page shows the TorchRL block
     integrations = (site / "integrations" / "index.html").read_text(encoding="utf-8")
     assert "GymWrapper" in integrations
     assert (site / "frontends" / "single-agent" / "index.html").is_file()

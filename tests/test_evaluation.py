@@ -374,3 +374,91 @@ def test_cli_eval_takes_the_models_flags_and_named_scenarios_and_policies(tmp_pa
                           (["--scenario", "poisson_search", "--grid", "9", "9"], "--grid: got it with --scenario")):
         assert cli_main(["eval", "--quiet", "--no-plot", "--episodes", "2", *argv]) == 2
         assert message in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------- names, compare, phases
+def test_evaluate_takes_a_builtins_name_and_a_team_of_names_as_the_cli_does():
+    from plume_multi.policies.named import NAMED
+
+    one = Scenario(grid_size=(24, 17), sigma=5.0, max_steps=40)
+    by_name = evaluate("random", one, 12, seed=3, progress=False)
+    by_factory = evaluate(NAMED["random"], one, 12, seed=3, progress=False)
+    np.testing.assert_array_equal(by_name.arrival_time, by_factory.arrival_time)
+    three = SCENARIO.replace(max_steps=30)
+    team = evaluate("random,gradient", three, 6, seed=1, progress=False)
+    listed = evaluate([NAMED["random"], NAMED["gradient"], NAMED["random"]], three, 6, seed=1, progress=False)
+    np.testing.assert_array_equal(team.arrival_time, listed.arrival_time)
+    with pytest.raises(ValidationError, match=r"policy: got 'clever'; expected one of \['random'"):
+        evaluate("clever", one, 2, progress=False)
+    with pytest.raises(ValidationError, match="decide on the Poisson-hit belief"):  # refused before compiling
+        evaluate("infotaxis", one, 2, progress=False)
+
+
+def test_compare_runs_every_policy_on_the_same_episodes_and_tabulates_them(tmp_path, monkeypatch):
+    seen = _figures(monkeypatch)
+    one = Scenario(grid_size=(24, 17), sigma=5.0, max_steps=40)
+
+    def stay(obs):
+        return np.zeros(len(obs), dtype=np.int64)
+
+    result = plume_multi.compare(["random", "gradient", stay], one, episodes=24, seed=5, progress=False,
+                                 plot=tmp_path / "c.png")
+    assert [row["policy"] for row in result.rows] == ["random", "gradient", "stay"] and result.seed == 5
+    alone = evaluate("gradient", one, 24, seed=5, progress=False)
+    np.testing.assert_array_equal(result.results["gradient"].arrival_time, alone.arrival_time)
+    row = result.rows[1]
+    assert row["success_rate"] == alone.success_rate and row["mean_steps"] == alone.mean
+    from plume_multi.tasks.scores import iqm, steps_of
+
+    assert row["iqm_steps"] == iqm(steps_of(alone)) and row["iqm_low"] <= row["iqm_steps"] <= row["iqm_high"]
+    table = result.table()
+    assert table.count("\n") == 4 and "| gradient | " in table
+    assert (tmp_path / "c.png").exists() and [t.split(":")[0] for t in seen[-1]["legend"]] == ["random", "gradient", "stay"]
+    with open(result.to_csv(tmp_path / "c.csv")) as f:
+        assert [r["policy"] for r in csv.DictReader(f)] == ["random", "gradient", "stay"]
+    with pytest.raises(ValidationError, match="each with its own label"):
+        plume_multi.compare(["random", "random"], one, episodes=2, progress=False)
+    with pytest.raises(ValidationError, match="path: got"):  # before anything runs
+        plume_multi.compare(["random"], one, episodes=2, progress=False, plot=tmp_path / "c.pdf")
+
+
+def test_compare_on_a_task_runs_its_protocol_and_its_partners():
+    from plume_multi import tasks
+
+    result = plume_multi.compare({"uniform random": "random"}, "teams/mixed-2-v0", episodes=4, progress=False)
+    direct = tasks.evaluate("teams/mixed-2-v0", "random", episodes=4, progress=False)
+    np.testing.assert_array_equal(result.results["uniform random"].arrival_time, direct.evaluation.arrival_time)
+    assert result.title == "teams/mixed-2-v0" and result.rows[0]["iqm_steps"] == direct.iqm_steps
+
+
+def test_a_plot_says_so_where_a_policy_never_succeeded(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    texts = []
+    save = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: (
+        texts.append([t.get_text() for t in fig.axes[0].texts]), save(fig, *a, **k))[1])
+    never = _result([[-1, -1], [-1, -1]], max_steps=50)
+    never.plot(tmp_path / "one.png")
+    from plume_multi.evaluation import plot_results
+
+    plot_results([never, _result([[3, -1], [9, 9]], max_steps=50)], tmp_path / "two.png", labels=["a", "b"])
+    assert texts == [["never found the source\n(0 of 2 episodes)"]] * 2
+
+
+def test_the_progress_phases_come_before_the_episodes():
+    from plume_multi import bodies, plumes, sensors
+    from plume_multi.evaluation import _run_chunks
+    from plume_multi.policies.named import NAMED
+
+    said = []
+    _run_chunks(NAMED["random"], SCENARIO.replace(max_steps=5), 0, [(0, 2)], on_phase=said.append)
+    assert said == ["preparing the step", "episodes"]  # loaded or compiled already: no compile to report
+    puffs = Scenario(grid_size=(200, 100), plume=plumes.Puffs(source=(10, 50), spin_up_steps=3),
+                     action_model=bodies.Continuous(max_speed=0.2, max_turn_degrees=30),
+                     sensors=(sensors.Antennae(angles=(30, -30)), sensors.Wind()), n_agents=8, max_steps=2,
+                     goal_radius=4.0, start_region=((60, 35), (110, 65)))
+    said.clear()
+    _run_chunks(NAMED["random"], puffs, 0, [(0, 2)], on_phase=said.append)
+    assert said[0] == "preparing the step" and said[-2:] == ["warming up the plume", "episodes"]
+    assert all(text.startswith("compiling the step for Puffs + Continuous") for text in said[1:-2])

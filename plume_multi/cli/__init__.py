@@ -4,6 +4,7 @@
     plume-multi bench  [...]   the engine benchmark table
     plume-multi render [...]   run a policy on a scenario, write a PNG of the trajectories and a GIF
     plume-multi eval   [...]   evaluate a policy on many seeded episodes: statistics, CSV, JSON, PNG
+    plume-multi compare [...]  several policies on the same seeded episodes: a table, CSV and PNG
     plume-multi train  [...]   train a learned baseline (PPO, MLP or GRU) on a scenario: a policy file
     plume-multi benchmark list | run TASK --policy NAME | table   the benchmark's tasks and table
 
@@ -15,8 +16,8 @@ Progress bars (tqdm) go to stderr, update in place on a terminal and stay quiet 
 This module holds ``main`` and what the commands share (``ArgumentParser``, ``UsageError``,
 ``check_writable``, ``progress_bar``, ``parse_model``; ``load_policy`` from ``policies``, the scenario
 flags in ``scenario_flags``); each command is a module of this package: ``demo``, ``bench`` (each
-with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``) and ``train`` (each
-with ``add_parser(sub)`` and ``run(args)``).
+with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``), ``compare``,
+``train`` and ``benchmark`` (each with ``add_parser(sub)`` and ``run(args)``).
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ import argparse
 import importlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from tqdm import tqdm
 
 from .. import __version__
+from ..checks import shown
 from ..errors import PlumeError, RenderingError, ValidationError
 
 __all__ = ["main", "load_policy", "parse_model", "ArgumentParser", "check_writable", "progress_bar"]
@@ -45,7 +48,7 @@ _SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma"
                    "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
                    "plume": "--plume", "action_model": "--body", "sensors": "--sensors", "reward": "--reward",
                    "Gaussian.source": "--plume", "Movie.source": "--plume", "Antennae": "--sensors",
-                   "Neighbours.k": "--sensors"}
+                   "Neighbours.k": "--sensors", "walls": "--walls"}
 
 POLICY_HELP = """\
 POLICY is a built-in name, a comma-separated list of them, FILE.pt or MODULE:NAME. Built-ins:
@@ -103,25 +106,49 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def check_writable(path, option: str) -> Path:
-    """Make sure ``path`` can be written, before any work and without touching the file system: it
-    is not a folder, and either it is a writable file or its nearest existing folder lets us create
-    what is missing (the folders are created when the file is written). Raises ``UsageError``
+    """Make sure ``path`` can be written, before any work and leaving no trace: it is not a folder,
+    and either it is a writable file or its nearest existing folder lets us create what is missing
+    (the folders are created when the file is written; a temporary file made and removed there
+    proves it where permissions alone do not, as for root or in /proc). Raises ``UsageError``
     naming ``option`` otherwise."""
     p = Path(path)
+    try:
+        _check_writable(p, str(path), option)
+    except (OSError, ValueError) as exc:  # a name the file system refuses (too long, a NUL)
+        raise UsageError(f"{option}: cannot write {shown(str(path), 120)}: {getattr(exc, 'strerror', None) or exc}; "
+                         "expected a path that can be written") from None
+    return p
+
+
+def _check_writable(p: Path, path: str, option: str) -> None:
     if p.is_dir():
-        raise UsageError(f"{option}: {str(path)!r} is a folder; expected a file name")
+        raise UsageError(f"{option}: {path!r} is a folder; expected a file name")
     if p.exists():
         if not os.access(p, os.W_OK):
-            raise UsageError(f"{option}: cannot write {str(path)!r}: permission denied")
-        return p
+            raise UsageError(f"{option}: cannot write {path!r}: permission denied")
+        return
     parent = p.absolute().parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
-        raise UsageError(f"{option}: cannot write {str(path)!r}: {str(parent)!r} is a file, not a folder")
+        raise UsageError(f"{option}: cannot write {path!r}: {str(parent)!r} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"{option}: cannot write {str(path)!r}: permission denied in {str(parent)!r}")
-    return p
+        raise UsageError(f"{option}: cannot write {path!r}: permission denied in {str(parent)!r}")
+    try:
+        tempfile.TemporaryFile(dir=parent).close()
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {path!r}: nothing can be created in {str(parent)!r} "
+                         f"({exc.strerror or exc})") from None
+
+
+def output_paths(prefix: str, suffixes, option: str) -> list:
+    """``PREFIX + suffix`` for each of ``suffixes``, each checked by ``check_writable`` before any
+    work; ``UsageError`` naming ``option`` when the prefix does not end in a file name ('', '.')."""
+    p = Path(prefix)
+    if not prefix or "\0" in prefix or p.name in ("", ".", ".."):
+        raise UsageError(f"{option}: got {shown(prefix, 120)}; expected a path prefix ending in a file name (writes "
+                         f"{', '.join('PREFIX' + s for s in suffixes)})")
+    return [check_writable(p.with_name(p.name + suffix), option) for suffix in suffixes]
 
 
 def progress_bar(total: int, desc: str, *, quiet: bool = False, unit: str = "step") -> tqdm:
@@ -142,10 +169,11 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=ArgumentParser)
     for name, (_, text) in DELEGATES.items():
         sub.add_parser(name, help=text, add_help=False)  # parsed by the delegate itself
-    from . import benchmark, evaluate, render, train
+    from . import benchmark, compare, evaluate, render, train
 
     render.add_parser(sub)
     evaluate.add_parser(sub)
+    compare.add_parser(sub)
     train.add_parser(sub)
     benchmark.add_parser(sub)
     return parser
@@ -277,9 +305,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: no command given; expected one of {', '.join([*DELEGATES, 'render'])} "
               f"(see {PROG} --help)", file=sys.stderr)
         return 2
-    from . import benchmark, evaluate, render, train
+    from . import benchmark, compare, evaluate, render, train
 
-    run = {"eval": evaluate.run, "train": train.run, "benchmark": benchmark.run}.get(args.command, render.run)
+    run = {"eval": evaluate.run, "compare": compare.run, "train": train.run,
+           "benchmark": benchmark.run}.get(args.command, render.run)
     return _one_line_errors(f"{PROG} {args.command}", lambda: run(args))
 
 

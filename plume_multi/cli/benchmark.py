@@ -3,17 +3,26 @@
     plume-multi benchmark list [--markdown [--statistics DIR]]
     plume-multi benchmark run TASK --policy NAME [--episodes E] [--seed S] [--max-steps T]
                               [--out results.csv|.parquet|FOLDER] [--ray [ADDRESS]] [--option KEY=VALUE]
+                              [--resume | --force]
     plume-multi benchmark table [--results DIR] [--markdown FILE] [--figure FILE] [--csv FILE]
 
 ``TASK`` is a task id, a family (every task of it) or ``all``; ``NAME`` a built-in policy, a
 policy's ``MODULE:NAME`` (as ``plume-multi eval`` takes it) or ``baselines`` (each task's own
 baselines). The same seeds give the same rows, locally or on Ray.
+
+``run`` writes each task's rows as soon as it finishes, whole or not at all (into its own file of
+the folder, or by rewriting the one ``--out`` file), so a run killed after some tasks keeps them;
+run again, it reuses the rows of every task and policy whose run is complete and the same
+(episodes, seeds, step cap) and says so (``--resume``, the default); ``--force`` runs everything
+again. Rows of tasks made with ``--option`` are never reused. ``table`` reads the files strictly
+(``plume_multi.tasks.table``) and refuses to write over what it reads.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import os
 import time
 from pathlib import Path
 
@@ -50,6 +59,13 @@ def add_parser(sub) -> None:
     run.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                      help="run chunks of episodes as Ray tasks (ADDRESS of a cluster; default RAY_ADDRESS or a "
                           "local Ray); the same numbers")
+    again = run.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="(the default) reuse the rows already in --out of every task and policy whose run is "
+                            "complete and the same (episodes, seeds, step cap); run the others")
+    again.add_argument("--force", action="store_true",
+                       help="run every task and policy again, replacing their rows in --out (after changing a "
+                            "policy's code, say)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     table = steps.add_parser("table", help="the Markdown table and the performance profile of results")
     table.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
@@ -118,10 +134,58 @@ def _policy(spec: str, task, executor_seed: int):
     return policy_for_evaluate(spec, task.scenario(), seed=executor_seed)
 
 
+def _file_name(task, name: str) -> str:
+    """The CSV of one (task, policy) in a folder ``--out``."""
+    return f"{task.id.replace('/', '__')}__{name.replace(':', '_').replace('/', '_')}.csv"
+
+
+def _matches(rows: list, key: tuple, plan) -> str | None:
+    """Why ``rows`` are not the complete run ``plan`` asks for of ``key`` (task id, policy), or None
+    when they are: that task and policy only, episodes ``0..E-1`` once each seeded ``seed + e``, the
+    same step cap and the same reduced mark."""
+    protocol, reduced = plan
+    if not rows:
+        return "no rows of it"
+    others = {(r["task"], r["policy"]) for r in rows} - {key}
+    if others:
+        return f"rows of {sorted(others)[0][0]} under {sorted(others)[0][1]}"
+    episodes = sorted(r["episode"] for r in rows)
+    if episodes != list(range(protocol.episodes)):
+        return f"{len(rows)} episodes where {protocol.episodes} are asked for"
+    for r in rows:
+        if r["seed"] != protocol.eval_seed + r["episode"]:
+            return f"episode {r['episode']} seeded {r['seed']} where {protocol.eval_seed + r['episode']} is asked for"
+        if r["max_steps"] != protocol.max_steps:
+            return f"a step cap of {r['max_steps']} where {protocol.max_steps} is asked for"
+        if r["reduced"] != reduced:
+            return f"reduced={r['reduced']} where this run is{'' if reduced else ' not'} reduced"
+    return None
+
+
+def _existing(path: Path, single: bool) -> list | None:
+    """The rows already in ``path`` (None when there is no such file). A single ``--out`` file that
+    cannot be read is refused (it would be overwritten with what is reused); a folder's file that
+    cannot be read is run again and replaced."""
+    from ..errors import ValidationError
+    from ..tasks.table import read_rows
+
+    if not os.path.lexists(path):
+        return None
+    try:
+        return read_rows(path)
+    except ValidationError as exc:
+        if single:
+            raise UsageError(f"--out: {exc}; it cannot be resumed: pass --force to write it anew, or choose another "
+                             "--out") from None
+        print(f"{path}: not reused ({exc}); running it again", flush=True)
+        return []
+
+
 def _run(args) -> int:
     from .. import tasks
     from .evaluate import executor_for
     from ..errors import ValidationError
+    from ..tasks.running import planned_run
     from ..tasks.table import write_rows
 
     for name in ("episodes", "max_steps"):
@@ -139,9 +203,56 @@ def _run(args) -> int:
     single = out.suffix.lower() in (".csv", ".parquet")
     if single:
         check_writable(out, "--out")
-    executor = executor_for(args.ray)
-    rows = []
+    elif os.path.lexists(out) and not out.is_dir():
+        raise UsageError(f"--out: {str(out)!r} is not a folder; expected a folder, or a file name ending in .csv or "
+                         ".parquet")
+    plans = {}
     for task, name in jobs:
+        try:
+            run, reduced, _ = planned_run(task, args.episodes, args.seed, args.max_steps)
+        except ValidationError as exc:
+            raise UsageError(f"{task.id} --policy {name}: {exc}") from None
+        plans[task.id, name] = (run, reduced)
+    # Resume: a (task, policy) whose complete rows are already there is not run again. Rows of a
+    # task made with --option are never reused (its file name does not say which file it read).
+    resume = not args.force
+    if resume and options:
+        print("--option given: nothing is reused (the rows do not say which options made them)", flush=True)
+        resume = False
+    kept = []  # a single file's rows of other runs, kept as they were
+    done = {}  # (task id, policy) -> rows, in the order of the jobs
+    if resume and single:
+        existing = _existing(out, single=True) or []
+        groups = {}
+        for row in existing:
+            groups.setdefault((row["task"], row["policy"]), []).append(row)
+        for key, rows in groups.items():
+            why = _matches(rows, key, plans[key]) if key in plans else None
+            if key not in plans:
+                kept.extend(rows)
+            elif why is None:
+                done[key] = rows
+            else:
+                print(f"{out}: the rows of {key[0]} under {key[1]} are not reused ({why}); running it again", flush=True)
+        if kept:
+            print(f"{out}: keeps {len(kept)} rows of other tasks or policies", flush=True)
+    executor = executor_for(args.ray)
+    ran = reused = 0
+    for task, name in jobs:
+        key = (task.id, name)
+        path = out if single else out / _file_name(task, name)
+        if resume and not single:
+            rows = _existing(path, single=False)
+            if rows:
+                why = _matches(rows, key, plans[key])
+                if why is None:
+                    done[key] = rows
+                else:
+                    print(f"{path}: not reused ({why}); running it again", flush=True)
+        if key in done:
+            reused += 1
+            print(f"{task.id} {name}: reused {len(done[key])} episodes from {path}", flush=True)
+            continue
         started = time.perf_counter()
         try:
             policy = _policy(name, task, task.protocol.eval_seed if args.seed is None else args.seed)
@@ -149,31 +260,56 @@ def _run(args) -> int:
                                     progress=not args.quiet, name=name)
         except ValidationError as exc:
             raise UsageError(f"{task.id} --policy {name}: {exc}") from None
+        seconds = time.perf_counter() - started
+        done[key] = result.rows()
+        ran += 1
+        # the episodes first, on disk, whole (every run so far, in the one file), then the interval:
+        # a run killed later keeps every finished task
+        if single:
+            write_rows(kept + [row for t, n in jobs for row in done.get((t.id, n), [])], out)
+        else:
+            write_rows(done[key], path)
         s = result.summary()
         print(f"{task.id} {name}: success {s['success_rate']:.1%}, IQM steps {s['iqm_steps']:.1f} "
               f"[{s['iqm_low']:.1f}, {s['iqm_high']:.1f}], {s['episodes']} episodes"
-              f"{' (reduced)' if s['reduced'] else ''} in {time.perf_counter() - started:.1f} s", flush=True)
-        if single:
-            rows.extend(result.rows())
-        else:
-            path = out / f"{task.id.replace('/', '__')}__{name.replace(':', '_').replace('/', '_')}.csv"
-            print(f"wrote {write_rows(result.rows(), path)}")
-    if single:
-        print(f"wrote {write_rows(rows, out)}")
+              f"{' (reduced)' if s['reduced'] else ''} in {seconds:.1f} s", flush=True)
+        print(f"wrote {path}", flush=True)
+    print(f"{ran} run, {reused} reused{'' if args.force else ' (--force runs them all again)'}", flush=True)
     return 0
 
 
+def _resolved(path) -> Path | None:
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a NUL: the reader refuses those itself
+        return None
+
+
+def _check_not_an_input(value, option: str, results) -> None:
+    """Refuse an output that is the results file read, or a results file of the folder read
+    (``--csv results/a.csv`` overwrote its own input; the next ``table`` would read the summary)."""
+    target, source = _resolved(value), _resolved(results)
+    if target is None or source is None:
+        return
+    inside = source.is_dir() and target.parent == source and target.suffix.lower() in (".csv", ".parquet")
+    if target == source or inside:
+        raise UsageError(f"{option}: got {str(value)!r}, {'the results file read' if target == source else 'a results file of the folder read'} "
+                         f"(--results {str(results)!r}); expected a file outside the results")
+
+
 def _table(args) -> int:
+    from ..files import write_text
     from ..tasks.table import markdown_table, performance_profile, read_rows, summarise, write_summary
 
     for value, option in ((args.markdown, "--markdown"), (args.figure, "--figure"), (args.csv, "--csv")):
         if value is not None:
             check_writable(value, option)
+            _check_not_an_input(value, option, args.results)
     rows = read_rows(args.results)
     summary = summarise(rows)
     text = markdown_table(summary)
     if args.markdown:
-        Path(args.markdown).write_text(text)
+        write_text(args.markdown, text, "--markdown", "a Markdown file to write")
         print(f"wrote {args.markdown}")
     else:
         print(text, end="")

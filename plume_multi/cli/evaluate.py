@@ -4,9 +4,8 @@ progress bar; write per-episode results (CSV, JSON) and a plot of the search tim
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from . import POLICY_HELP, UsageError, _check_extras, check_writable
+from . import POLICY_HELP, UsageError, _check_extras, output_paths
 from .policies import policy_for_evaluate
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
@@ -72,10 +71,7 @@ def run(args) -> int:
     if not 0 <= args.seed <= MAX_SEED - args.episodes + 1:
         raise UsageError(f"--seed: got {args.seed}; expected an integer in 0..{MAX_SEED - args.episodes + 1}")
     scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
-    out = Path(args.out)
-    paths = [out.with_name(out.name + suffix) for suffix in (".csv", ".json", *(() if args.no_plot else (".png",)))]
-    for path in paths:
-        check_writable(path, "--out")
+    paths = output_paths(args.out, (".csv", ".json", *(() if args.no_plot else (".png",))), "--out")
     if not args.no_plot:
         _check_extras(False)
     # Built-ins as factories, so every chunk of worlds gets its own seeded policy (a team: a list

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import files
 from ..errors import ValidationError
 from ..policies.named import NAMED, NAMES
 from . import UsageError
@@ -33,13 +34,15 @@ def _made(factory, scenario, seed: int, name: str):
 
 def _import_target(module_name: str):
     if module_name.endswith(".py"):
+        try:  # read through the checked opener (a FIFO named x.py would block an import), then run
+            source = files.read_bytes(module_name, "--policy", "a path to a .py file")
+        except ValidationError as exc:
+            raise UsageError(str(exc)) from None
         path = Path(module_name)
-        if not path.is_file():
-            raise UsageError(f"--policy: the file {module_name!r} does not exist")
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         try:
-            spec.loader.exec_module(module)
+            exec(compile(source, str(path), "exec"), module.__dict__)
         except Exception as exc:
             raise UsageError(f"--policy: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
         return module

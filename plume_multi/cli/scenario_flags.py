@@ -1,13 +1,14 @@
-"""The scenario flags that ``plume-multi render`` and ``plume-multi eval`` share, and the
-``Scenario`` they describe: the default Gaussian search's numbers (``--grid``, ``--sigma``, ...),
-any model by name (``--plume``, ``--body``, ``--sensors``, ``--reward``), or a whole scenario
-(``--scenario FILE.json`` or a named one such as ``poisson_search:lambda_over_dx=2``)."""
+"""The scenario flags that every command taking a scenario shares (``render``, ``eval``,
+``compare``, ``train``), and the ``Scenario`` they describe: the default Gaussian search's numbers
+(``--grid``, ``--sigma``, ...), any model by name (``--plume``, ``--body``, ``--sensors``,
+``--reward``), walls from files (``--walls``), or a whole scenario (``--scenario FILE.json`` or a
+named one such as ``poisson_search:lambda_over_dx=2``)."""
 
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
+from .. import files
 from ..errors import ValidationError
 from . import _SCENARIO_FLAGS, UsageError, parse_model
 
@@ -53,6 +54,25 @@ def add_scenario_arguments(parser, *, agents: int, steps: int) -> None:
                    help="each agent also senses its K nearest agents (default 0)")
     g.add_argument("--team", action="store_true", default=None,
                    help="the first arrival ends the search for all (and a Belief is pooled)")
+    g.add_argument("--walls", nargs="+", default=None, metavar="FILE.npy",
+                   help="solid cells: a NumPy file of a bool mask of the grid's shape, (HEIGHT, WIDTH) indexed "
+                        "[y, x] (or (DEPTH, HEIGHT, WIDTH)), True where solid; several files: each world draws one "
+                        "mask per episode (Scenario(walls=...))")
+
+
+def _walls(paths):
+    """The masks in the ``--walls`` files (one, or a list), read as NumPy arrays (no pickles)."""
+    import numpy as np
+
+    masks = []
+    for path in paths:
+        if not str(path).lower().endswith(".npy"):
+            raise UsageError(f"--walls: got {path!r}; expected a .npy file of a bool mask (numpy.save)")
+        try:
+            masks.append(np.load(path, allow_pickle=False))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--walls: cannot read {path!r}: {exc}") from None
+    return masks[0] if len(masks) == 1 else masks
 
 
 def _scenario_errors(build):
@@ -94,11 +114,15 @@ def _named(spec: str, args, steps: int):
     if params["max_steps"].default is not None:  # otto_benchmark: its case's own cap unless given
         kwargs.setdefault("max_steps", steps)
     try:
-        return factory(**kwargs)
+        scenario = factory(**kwargs)
     except ValidationError as exc:
         raise UsageError(f"--scenario: {exc}") from None
     except TypeError as exc:  # a keyword the factory does not take
         raise UsageError(f"--scenario: {name}: {exc}") from None
+    if args.walls is None:
+        return scenario
+    walls = _walls(args.walls)
+    return _scenario_errors(lambda: scenario.replace(walls=walls))
 
 
 def scenario_from_args(args, *, agents: int, steps: int):
@@ -118,14 +142,14 @@ def scenario_from_args(args, *, agents: int, steps: int):
             raise UsageError(f"{given[0]}: got it with --scenario; the scenario gives the models (edit it, or "
                              "leave --scenario out)")
         name = args.scenario.partition(":")[0]
-        if name in NAMED_SCENARIOS and not Path(args.scenario).is_file():
+        if name in NAMED_SCENARIOS and not files.is_file(args.scenario):
             for flag, value in (("--grid", args.grid), ("--goal-radius", args.goal_radius),
                                 ("--neighbours", args.neighbours)):
                 if value is not None:
                     raise UsageError(f"{flag}: got it with --scenario {name}; give the scenario's own parameters "
                                      f"after its name ({name}:KEY=VALUE,...)")
             return _named(args.scenario, args, steps)
-        if not args.scenario.lower().endswith(".json") and not Path(args.scenario).is_file():
+        if not args.scenario.lower().endswith(".json") and not files.is_file(args.scenario):
             raise UsageError(f"--scenario: got {args.scenario!r}; expected a JSON file or a named scenario, "
                              f"one of {', '.join(NAMED_SCENARIOS)}")
         try:
@@ -135,7 +159,8 @@ def scenario_from_args(args, *, agents: int, steps: int):
         changes = {field: value for field, value in (
             ("grid_size", None if args.grid is None else tuple(args.grid)), ("n_agents", args.agents),
             ("max_steps", args.steps), ("goal_radius", args.goal_radius),
-            ("n_neighbours", args.neighbours or None), ("team", args.team)) if value is not None}
+            ("n_neighbours", args.neighbours or None), ("team", args.team),
+            ("walls", None if args.walls is None else _walls(args.walls))) if value is not None}
         return _scenario_errors(lambda: scenario.replace(**changes) if changes else scenario)
     if args.body is not None and args.action_model is not None:
         raise UsageError("--body: got it with --action-model; give one of them")
@@ -159,4 +184,6 @@ def scenario_from_args(args, *, agents: int, steps: int):
         kwargs["sensors"] = tuple(parse_model(spec, "sensor", "--sensors") for spec in args.sensors)
     if args.goal_radius is not None:
         kwargs["goal_radius"] = args.goal_radius
+    if args.walls is not None:
+        kwargs["walls"] = _walls(args.walls)
     return _scenario_errors(lambda: Scenario(**kwargs))

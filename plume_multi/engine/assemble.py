@@ -26,13 +26,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import marshal
+import os
 import sys
 import textwrap
 import types
+import uuid
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import ValidationError
-from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, prune
+from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, prune, without_source_file
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
            "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "C_DEPTH", "C_Z0",
@@ -467,28 +472,79 @@ def source(layout: Layout) -> str:
 
 def _fileless(ref: FunctionRef) -> bool:
     """A function whose module has no source file the cache can hash (a notebook's, exec'd code)."""
-    return not module_files([sys.modules[ref.module]])
+    return without_source_file(sys.modules[ref.module])
 
 
 def _fingerprint(fn) -> str:
-    """A hash of a compiled function's code and of the simple globals it reads (Numba freezes them)."""
-    py_func = getattr(fn, "py_func", fn)
-    code = py_func.__code__
-    names = {n: py_func.__globals__.get(n) for n in code.co_names}
-    simple = {n: repr(v) for n, v in names.items() if isinstance(v, (int, float, complex, str, bytes, bool, tuple))}
-    text = repr((code.co_code, code.co_consts, code.co_names, sorted(simple.items())))
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    """A hash of what Numba compiles of a function without a source file (its ``py_func``): its
+    code, nested code included, and every value it reads that Numba freezes (module globals and
+    closure cells): numbers, strings, tuples, arrays (by their bytes), and the functions it calls
+    (the same hash of theirs; those of modules with a source file are part of the driver's key)."""
+    digest = hashlib.sha1()
+    _fold(fn, digest, set())
+    return digest.hexdigest()[:16]
+
+
+def _fold(value, digest, seen: set) -> None:
+    py_func = getattr(value, "py_func", value)
+    code = getattr(py_func, "__code__", None)
+    if code is None or id(py_func) in seen:
+        return
+    seen.add(id(py_func))
+    digest.update(marshal.dumps(code))  # not repr: a nested code object's repr holds its address
+    codes, names = [code], []
+    while codes:
+        c = codes.pop()
+        names += c.co_names
+        codes += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    values = [(n, py_func.__globals__.get(n)) for n in sorted(set(names))]
+    values += [(f"<cell {i}>", cell.cell_contents) for i, cell in enumerate(py_func.__closure__ or ())
+               if _filled(cell)]
+    for name, v in values:
+        digest.update(f"\0{name}=".encode())
+        _fold_value(v, digest, seen)
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # a cell not yet filled
+        return False
+    return True
+
+
+def _fold_value(v, digest, seen: set) -> None:
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, np.generic)):
+        digest.update(repr(v).encode())
+    elif isinstance(v, np.ndarray):
+        digest.update(f"{v.dtype.str}{v.shape}".encode() + hashlib.sha1(np.ascontiguousarray(v).tobytes()).digest())
+    elif isinstance(v, tuple):
+        digest.update(f"{type(v).__qualname__}(".encode())
+        for item in v:
+            _fold_value(item, digest, seen)
+        digest.update(b")")
+    elif callable(v) and hasattr(getattr(v, "py_func", v), "__code__"):
+        module = sys.modules.get(getattr(getattr(v, "py_func", v), "__module__", None) or "")
+        if module is None or without_source_file(module):
+            _fold(v, digest, seen)
+        else:  # a function of a module with a file (or installed): its module's source is in the key
+            digest.update(f"{module.__name__}.{getattr(v, '__qualname__', '')}".encode())
+    else:  # a module, a class, another object: by name (a repr may hold an address)
+        text = repr(v)
+        digest.update((f"{type(v).__module__}.{type(v).__qualname__}" if " at 0x" in text else text).encode())
 
 
 def _write_driver(folder, name: str, text: str):
     """The driver's file in the cache (written unless it holds ``text`` already), or None when it
     cannot be written (a full disk: the cache reports it once)."""
     path = folder / f"{name}.py"
-    tmp = folder / f".{name}.{id(text)}.tmp"
+    # a name of this process alone: two processes writing one temporary file could move it into
+    # place half-written while the other still writes
+    tmp = folder / f".{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
     try:
-        if not path.exists() or path.read_text() != text:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
             folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text)
+            tmp.write_text(text, encoding="utf-8")  # a module's source is UTF-8; its name hashes these bytes
             tmp.replace(path)  # atomic: a concurrent process never reads half a file
     except (OSError, UnicodeDecodeError) as exc:
         cache_failed(path, exc)

@@ -16,6 +16,22 @@ code). If no folder is writable (a read-only container), caching is off, with on
 that fails later (a full disk, ``OSError: [Errno 27] File too large``; a truncated or corrupt file)
 is never an error: what cannot be saved is kept in memory, what cannot be loaded is compiled again
 (and the corrupt index removed, so the next save mends it), with one warning per process.
+
+Never stale, under concurrent processes and edits too:
+
+* The key is the source that was compiled. A process runs the source it imported, which a file
+  edited since may no longer hold; so a source file counts only while it provably has not changed
+  since the process started (its modification time is earlier than the process's start, with a
+  margin for the clocks' resolution; generated drivers excepted: their name is their text's hash).
+  Code that reaches a file edited since is compiled in memory for this process, neither loaded from
+  nor saved to the cache (the next process, which imports the edit, caches it). Each file is hashed
+  as it is read, between two ``stat`` calls that must agree.
+* What is stored was compiled from that source: before saving, every file is hashed again, and
+  nothing is saved when one changed meanwhile.
+* The store is atomic: each compiled function is written to a data file named after its key (the
+  sources' hash and Numba's signature key) and holding that key, then the index that points to it;
+  a load checks the key the data file holds. (Numba's own files are numbered per index: two
+  processes saving different sources could leave an index pointing at the other's code.)
 """
 
 from __future__ import annotations
@@ -28,7 +44,9 @@ import shutil
 import sys
 import sysconfig
 import tempfile
+import time
 import types
+import uuid
 import warnings
 from pathlib import Path
 
@@ -120,8 +138,18 @@ def _referenced_module(value):
     return sys.modules.get(name)
 
 
+def without_source_file(module) -> bool:
+    """Whether ``module`` is code of the user's that has no source file (a notebook's cells, code
+    exec'd into a module), rather than a built-in or installed module."""
+    if getattr(module, "__file__", None) is not None or getattr(module, "__name__", None) in sys.builtin_module_names:
+        return False
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    return origin not in ("built-in", "frozen") and not hasattr(module, "__path__")
+
+
 def module_files(modules) -> dict:
-    """``{module name: source file}`` of ``modules`` and of every own module their globals reach."""
+    """``{module name: source file}`` of ``modules`` and of every own module their globals reach
+    (through modules without a source file too: a notebook's function may call a module's)."""
     seen: dict = {}
     stack = list(modules)
     while stack:
@@ -130,9 +158,9 @@ def module_files(modules) -> dict:
         if name in seen:
             continue
         path = _own_file(module)
-        if path is None:
+        if path is None and not without_source_file(module):
             continue
-        seen[name] = path
+        seen[name] = path  # None: walked, nothing to hash
         for value in list(vars(module).values()):
             other = _referenced_module(value)
             if other is not None and other.__name__ not in seen:
@@ -142,7 +170,7 @@ def module_files(modules) -> dict:
                 other = _referenced_module(item)
                 if other is not None and other.__name__ not in seen:
                     stack.append(other)
-    return seen
+    return {name: path for name, path in seen.items() if path is not None}
 
 
 def _members(value):
@@ -156,38 +184,105 @@ def _members(value):
     return []
 
 
-_file_hashes: dict = {}
+# ----------------------------------------------------------------------------- sources as compiled
+def _process_start() -> float:
+    """When this process started (``time.time()`` scale): a time before it read any source. Read
+    from ``/proc/self/stat`` (in clock ticks since boot); elsewhere the time this module was
+    imported, which is later than the reading of modules imported before plume_multi."""
+    now = time.time()
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            text = f.read()
+        ticks = int(text[text.rindex(b")") + 2:].split()[19])  # field 22, starttime
+        start = now - (time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return start if 0 < start <= now else now
 
 
-def _file_hash(path: str) -> str:
+_STARTED_NS = int(_process_start() * 1e9)
+# a file's time comes from a clock that lags by up to a timer tick (10 ms at HZ = 100), the start
+# time is truncated to a clock tick (10 ms); whole seconds are a file system's 1 or 2 s resolution
+_MARGIN_NS = 50_000_000
+_COARSE_MARGIN_NS = 2_000_000_000
+_file_states: dict = {}
+
+
+def _signature(st: os.stat_result) -> tuple:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+_DRIVERS = None if CACHE_DIR is None else str((CACHE_DIR / "drivers").resolve())
+
+
+def _generated(path: str, sha1: str) -> bool:
+    """A driver this package generated, holding the text its name is the hash of (``assemble``)."""
+    return os.path.dirname(path) == _DRIVERS and os.path.basename(path) == f"plume_multi_driver_{sha1[:16]}.py"
+
+
+def _file_state(path: str) -> tuple:
+    """``(sha1 of the file's bytes, trusted)``: trusted when the file has not changed since the
+    process started, so that the module this process imported from it holds these bytes."""
     st = os.stat(path)
-    key = (path, st.st_mtime_ns, st.st_size)
-    digest = _file_hashes.get(key)
-    if digest is None:
-        digest = hashlib.sha1(Path(path).read_bytes()).hexdigest()
-        _file_hashes[key] = digest
-    return digest
+    key = (path, *_signature(st))
+    state = _file_states.get(key)
+    if state is None:
+        data = Path(path).read_bytes()
+        steady = _signature(os.stat(path)) == key[1:]  # not written to while it was read
+        mtime = st.st_mtime_ns
+        margin = _COARSE_MARGIN_NS if mtime % 1_000_000_000 == 0 else _MARGIN_NS
+        sha1 = hashlib.sha1(data).hexdigest()
+        trusted = steady and (_generated(path, sha1) or mtime + margin < _STARTED_NS)
+        state = (sha1, trusted)
+        if steady:
+            _file_states[key] = state
+    return state
+
+
+def _sources(modules) -> tuple:
+    """``(digest, {path: sha1}, trusted)`` of ``modules`` and every own module they reach."""
+    digest = hashlib.sha1()
+    hashes, trusted = {}, True
+    for name, path in sorted(module_files(modules).items()):
+        sha1, ok = _file_state(path)
+        hashes[path] = sha1
+        trusted = trusted and ok
+        digest.update(f"{name}\0{sha1}\0".encode())  # not the path: a copied cache stays valid
+    return digest.hexdigest()[:20], hashes, trusted
 
 
 def source_digest(modules) -> str:
     """A hash of the source of ``modules`` and of every own module they reach (``module_files``)."""
-    digest = hashlib.sha1()
-    for name, path in sorted(module_files(modules).items()):
-        digest.update(f"{name}\0{_file_hash(path)}\0".encode())  # not the path: a copied cache stays valid
-    return digest.hexdigest()[:20]
+    return _sources(modules)[0]
 
 
-_digests: dict = {}
+def _unchanged(hashes: dict, reread: bool = False) -> bool:
+    """Whether every file of ``hashes`` (``{path: sha1}``) is trusted and holds those bytes still:
+    by its ``stat`` (hashed again only when that changed), or with ``reread`` read again now."""
+    for path, sha1 in hashes.items():
+        try:
+            if reread:
+                same = hashlib.sha1(Path(path).read_bytes()).hexdigest() == sha1
+            else:
+                same = _file_state(path) == (sha1, True)
+        except OSError:
+            return False
+        if not same:
+            return False
+    return True
 
 
-def _module_digest(module) -> str:
-    """``source_digest([module])``, remembered while the module's namespace does not grow (every
-    cached function of a module asks for it as the module is imported)."""
+_module_sources: dict = {}
+
+
+def _sources_of(module) -> tuple:
+    """``_sources([module])``, remembered while the module's namespace does not grow and its files
+    do not change (every cached function of a module asks for it as the module is imported)."""
     key = (module.__name__, len(vars(module)))
-    digest = _digests.get(key)
-    if digest is None:
-        digest = _digests[key] = source_digest([module])
-    return digest
+    found = _module_sources.get(key)
+    if found is None or not (found[2] and _unchanged(found[1])):
+        found = _module_sources[key] = _sources([module])
+    return found
 
 
 # ----------------------------------------------------------------------------- Numba's cache
@@ -214,9 +309,13 @@ class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
 
     def get_source_stamp(self):
         stamp = super().get_source_stamp()
+        self.hashes, self.trusted = {}, True
         if self._module is None:
             return stamp
-        return (stamp, _module_digest(self._module))
+        digest, self.hashes, self.trusted = _sources_of(self._module)
+        if not self.trusted:  # a source edited since the process started: matches no index
+            return ("edited since this process started", uuid.uuid4().hex)
+        return ("sources", stamp, digest)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -228,6 +327,86 @@ class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
 _IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in Numba 0.61
 if _PackageCacheLocator not in _IMPL._locator_classes:
     _IMPL._locator_classes.insert(0, _PackageCacheLocator)
+
+
+class _CheckedCacheFile(caching.IndexDataCacheFile):
+    """Numba's index and data files for this package's caches, stored atomically (module doc):
+    a data file named after and holding its key, written before the index that points to it;
+    nothing saved when a source changed since the key was computed."""
+
+    def __init__(self, cache_path, filename_base, source_stamp, locator):
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._base = filename_base
+        self._locator = locator
+
+    def _name_for(self, key) -> str:
+        return f"{self._base}.{hashlib.sha1(repr((self._source_stamp, key)).encode()).hexdigest()[:16]}.nbc"
+
+    def _read_index(self):
+        """``(stamp, overloads)`` of the index as it is on disk, or None."""
+        try:
+            with open(self._index_path, "rb") as f:
+                version = caching.pickle.load(f)
+                data = f.read()
+        except FileNotFoundError:
+            return None
+        if version != self._version:
+            return None
+        return caching.pickle.loads(data)
+
+    def save(self, key, data):
+        if not self._locator.trusted or not _unchanged(self._locator.hashes, reread=True):
+            return  # compiled from a source that is no longer the files': kept in memory only
+        name = self._name_for(key)
+        self._save_data(name, (self._source_stamp, key, data))
+        if not _unchanged(self._locator.hashes, reread=True):
+            with contextlib.suppress(OSError):
+                os.unlink(self._data_path(name))
+            return
+        found = self._read_index()
+        overloads = {}
+        if found is not None and found[0] == self._source_stamp:
+            overloads = found[1]
+        elif found is not None:  # an index of other sources: its code can never load again
+            for old in found[1].values():
+                if old.startswith(self._base + ".") and old != name:
+                    with contextlib.suppress(OSError):
+                        os.unlink(self._data_path(old))
+        overloads[key] = name
+        self._save_index(overloads)
+
+    def load(self, key):
+        if not _unchanged(self._locator.hashes):  # edited since the key was computed: compile
+            return None
+        name = self._load_index().get(key)
+        if name is None or name != self._name_for(key):
+            return None
+        try:
+            stored = self._load_data(name)
+        except OSError:  # removed since the index was read
+            return None
+        if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == self._source_stamp
+                and stored[1] == key):
+            return None
+        return stored[2]
+
+
+_numba_cache_init = caching.Cache.__init__
+
+
+def _cache_init(self, py_func):
+    """Numba's ``Cache.__init__``; for this package's caches, with ``_CheckedCacheFile`` and off
+    when a source changed since the process started."""
+    _numba_cache_init(self, py_func)
+    locator = self._impl.locator
+    if isinstance(locator, _PackageCacheLocator):
+        file = self._cache_file
+        self._cache_file = _CheckedCacheFile(self._cache_path, self._impl.filename_base, file._source_stamp, locator)
+        if not locator.trusted:
+            self.disable()
+
+
+caching.Cache.__init__ = _cache_init
 
 # ----------------------------------------------------------------------------- a cache that fails
 _warned = False

@@ -26,6 +26,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .registration import PETTINGZOO_ID, register_pettingzoo
 from ..errors import StateError, ValidationError
+from ..integrations.torchrl import warn_if_first_arrival_ends_episodes
 from ..viz.render import HumanWindow, display_scale, render_frame
 from ..viz.scene import world_overlays
 from ..models.bodies import BY_NAME
@@ -321,6 +322,7 @@ class raw_env(ParallelEnv, EzPickle):
         seed = check_seed(seed, max_seed=MAX_SEED)
         if options is not None and not isinstance(options, Mapping):
             raise ValidationError(f"options: got {shown(options)}; expected None or a dict")
+        warn_if_first_arrival_ends_episodes(self)
         scenario, sim = self._scenario, self._sim
         if self._max_cycles != scenario.max_steps:
             scenario = scenario.replace(max_steps=self._max_cycles)

@@ -29,6 +29,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from ..envs.multi_vector import MultiAgentVectorEnv
+from ..checks import shown
 from ..errors import ValidationError
 
 __all__ = ["SharedBufferEnv", "BUFFER_NAMES"]
@@ -78,6 +79,13 @@ class SharedBufferEnv:
                 raise ValidationError(f"buf.{name}: got {got}; expected a writeable C-contiguous {np.dtype(dtype)} "
                                       f"array of shape {shape} (or buf=None to allocate the buffers here)")
             setattr(self, name, array)
+        # each buffer is written in its own step phase: two that share memory (terminals and
+        # truncations the same array, rewards over the observations' bytes) would overwrite each other
+        for i, first in enumerate(BUFFER_NAMES):
+            for second in BUFFER_NAMES[i + 1:]:
+                if np.shares_memory(getattr(self, first), getattr(self, second)):
+                    raise ValidationError(f"buf.{second}: got an array that shares memory with buf.{first}; expected "
+                                          "six buffers that do not overlap (or buf=None to allocate them here)")
         self.venv.simulator.bind_observations(self.observations)
 
     def reset(self, seed: int | None = None):
@@ -95,10 +103,22 @@ class SharedBufferEnv:
         buffers themselves, written in place."""
         if actions is None:
             actions = self.actions
-        if actions.dtype != np.int64:
-            actions = actions.astype(np.int64)
+        actions = self._checked_actions(actions)
         self.venv.step_into(actions, self.rewards, self.terminals, self.truncations, self.masks)
         return self.observations, self.rewards, self.terminals, self.truncations, []
+
+    def _checked_actions(self, actions) -> np.ndarray:
+        """``actions`` as ``(num_agents,)`` int64: integers only (a list of them too); floats, bools
+        and strings are refused, never cast (2.7 would become action 2, "1" action 1)."""
+        try:
+            arr = np.asarray(actions)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.dtype.kind not in "iu" or arr.shape != (self.num_agents,):
+            got = f"an array of shape {arr.shape} dtype {arr.dtype}" if arr is not None else shown(actions, typed=True)
+            raise ValidationError(f"actions: got {got}; expected ({self.num_agents},) integers (an integer array or a "
+                                  f"list of ints), one action of {self.single_action_space} per row")
+        return arr if arr.dtype == np.int64 else arr.astype(np.int64)
 
     def close(self) -> None:
         self.venv.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..checks import shown
 from ..errors import ValidationError
 from . import bodies, plumes, rewards, sensors, sources
 from .base import NESTED_LOADER, Model, field_value
@@ -88,8 +89,12 @@ def from_metadata(meta: dict, family: str | None = None) -> Model:
 
 def _movie(kwargs: dict) -> Model:
     if not isinstance(kwargs.get("frames"), str):
-        raise ValidationError(f"Movie.frames: got {kwargs.get('frames')!r}; expected a path to a movie file "
+        raise ValidationError(f"Movie.frames: got {shown(kwargs.get('frames'), 200)}; expected a path to a movie file "
                               "(.npy, .npz, .h5, .zarr) in metadata")
+    if "allow_external" in kwargs:  # a file naming a movie must not widen what the movie reads
+        raise ValidationError(f"Movie.allow_external: got {shown(kwargs['allow_external'])}; expected the key left "
+                              "out of a scenario file: reading outside the named file is chosen in code "
+                              "(Movie(..., allow_external=True)), never by a file")
     return plumes.Movie(**{k: _value(v) for k, v in kwargs.items()})
 
 

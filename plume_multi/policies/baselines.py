@@ -8,42 +8,96 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_real, is_int
+from ..checks import check_int, check_real, check_seed, fail, is_int, shown
 from ..errors import ValidationError
 
 __all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber"]
 
+MAX_ACTIONS = 2**31 - 1
+MAX_SEED = 2**63 - 1
+BOX_LIMIT = 1e300  # a box's bounds: their difference must stay finite for the draws
+
+
+def _generator(owner: str, seed) -> np.random.Generator:
+    """The policy's own generator: ``seed`` None or an integer in ``0..2**63 - 1``."""
+    return np.random.default_rng(check_seed(seed, max_seed=MAX_SEED, name=f"{owner}.seed"))
+
+
+def _observations(owner: str, obs) -> np.ndarray:
+    """``obs`` as a ``(M, D)`` real array, ``D >= 1`` (one row per agent), or our error."""
+    arr = obs if isinstance(obs, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(obs)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is None or arr.ndim != 2 or arr.shape[1] < 1 or arr.dtype.kind not in "iuf":
+        got = f"an array of shape {arr.shape} dtype {arr.dtype}" if arr is not None else shown(obs, typed=True)
+        raise ValidationError(f"{owner}: obs: got {got}; expected a real (M, D) array, one row of D >= 1 "
+                              "observation columns per agent")
+    return arr
+
 
 class RandomPolicy:
-    """Uniformly random actions."""
+    """Uniformly random actions.
+
+    Args:
+        n_actions: the number of discrete actions, an integer >= 1; actions are drawn in
+            ``0..n_actions - 1``.
+        seed: ``None`` or an integer in ``0..2**63 - 1``: seeds the policy's own generator.
+    """
 
     def __init__(self, n_actions: int = 4, seed=None):
-        self.n_actions = int(n_actions)
-        self.rng = np.random.default_rng(seed)
+        self.n_actions = check_int("RandomPolicy", "n_actions", n_actions, 1, MAX_ACTIONS)
+        self.rng = _generator("RandomPolicy", seed)
 
     def reset(self, mask=None) -> None:
         """No memory to clear."""
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        return self.rng.integers(0, self.n_actions, size=len(obs), dtype=np.int64)
+        m = _observations("RandomPolicy", obs).shape[0]
+        return self.rng.integers(0, self.n_actions, size=m, dtype=np.int64)
+
+
+def _bound(name: str, value) -> np.ndarray:
+    expected = f"a 1-D sequence of finite numbers within +-{BOX_LIMIT:g} (one per action column)"
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        fail("RandomBoxPolicy", name, value, expected)
+    if arr.ndim != 1 or arr.size < 1 or arr.dtype.kind not in "iuf":
+        fail("RandomBoxPolicy", name, value, expected)
+    arr = arr.astype(np.float64)
+    if not (np.isfinite(arr).all() and (np.abs(arr) <= BOX_LIMIT).all()):
+        fail("RandomBoxPolicy", name, value, expected)
+    return arr
 
 
 class RandomBoxPolicy:
     """Uniformly random continuous actions: each row uniform in ``[low, high]`` (e.g. a
-    ``Continuous`` body's ``(speed, turn)`` box); returns ``(M, len(low))`` float64."""
+    ``Continuous`` body's ``(speed, turn)`` box); returns ``(M, len(low))`` float64.
+
+    Args:
+        low, high: 1-D sequences of the same length of finite numbers (within +-1e300), with
+            ``low <= high`` entry by entry.
+        seed: ``None`` or an integer in ``0..2**63 - 1``.
+    """
 
     def __init__(self, low, high, seed=None):
-        self.low = np.asarray(low, dtype=np.float64)
-        self.high = np.asarray(high, dtype=np.float64)
-        if self.low.shape != self.high.shape or self.low.ndim != 1 or not (self.low <= self.high).all():
-            raise ValueError(f"low, high: got {self.low} and {self.high}; expected 1-d arrays with low <= high")
-        self.rng = np.random.default_rng(seed)
+        self.low = _bound("low", low)
+        self.high = _bound("high", high)
+        if self.low.shape != self.high.shape:
+            fail("RandomBoxPolicy", "high", high, f"{self.low.size} numbers, as many as low {self.low.tolist()}")
+        if not (self.low <= self.high).all():
+            fail("RandomBoxPolicy", "high", high, f"numbers >= low {self.low.tolist()}, entry by entry")
+        self.rng = _generator("RandomBoxPolicy", seed)
 
     def reset(self, mask=None) -> None:
         """No memory to clear."""
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        return self.rng.uniform(self.low, self.high, size=(len(obs), len(self.low)))
+        m = _observations("RandomBoxPolicy", obs).shape[0]
+        return self.rng.uniform(self.low, self.high, size=(m, len(self.low)))
 
 
 class GradientClimber:
@@ -85,7 +139,7 @@ class GradientClimber:
                                   "discrete moves of a grid body; a continuous body has none)")
         self.n_actions = int(n_actions)
         self.explore = check_real("GradientClimber", "explore", explore, 0.0, 1.0)
-        self.rng = np.random.default_rng(seed)
+        self.rng = _generator("GradientClimber", seed)
         self._last = None
         self._heading = None
 
@@ -97,7 +151,12 @@ class GradientClimber:
         self._last[mask] = -1.0
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        conc = np.asarray(obs)[:, 0]
+        """Actions for ``obs`` ``(M, D)``, a real array whose column 0 (the concentration) is finite."""
+        conc = _observations("GradientClimber", obs)[:, 0]
+        if not np.isfinite(conc).all():
+            row = int(np.flatnonzero(~np.isfinite(conc))[0])
+            raise ValidationError(f"GradientClimber: obs[{row}, 0]: got {float(conc[row])!r}; expected a finite concentration "
+                                  "in column 0 of every row (a NaN compares as 'worse' and turns the agent at random)")
         m = len(conc)
         if self._last is None or len(self._last) != m:
             self._last = np.full(m, -1.0, dtype=np.float32)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import is_int
+from ..checks import is_int, shown
 from ..errors import StateError, ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from ..models.plumes.poisson_hits.kernels import BeliefTables
@@ -30,6 +30,7 @@ __all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionI
            "checked_moves", "tables_of", "scratch_for", "walls_for"]
 
 MAX_MOVES = 8  # the decision kernels keep one score per move on the stack of a group's loop
+BELIEF_TOLERANCE = 1e-6  # a belief's sum may differ from 1 by the rounding of its updates, not more
 # Rows of a decision's scratch: the padded belief, p log p and the runs; among walls, the paths'
 # queue and one free-path distance array per move scored in one pass (six in 3-D, four in 2-D).
 SCRATCH_ROWS = 3
@@ -168,7 +169,8 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
 
     Args:
         plume: the Poisson-hit plume the beliefs follow (``StateError`` when None).
-        beliefs: ``(G, H, W)`` (``(G, D, H, W)`` in 3-D), probabilities: finite, in ``[0, 1]``
+        beliefs: ``(G, H, W)`` (``(G, D, H, W)`` in 3-D) real numbers, probabilities: finite, in
+            ``[0, 1]``, each belief of a group with an active agent summing to 1 (within 1e-6)
             (``(H, W)`` = ``plume.shape``).
         positions: ``(M, 2)`` integer ``(x, y)`` cells inside the grid (``(M, 3)`` in 3-D).
         groups: ``None`` (``G == M``), a team size ``n`` (``M == G * n``) or ``(G+1,)``
@@ -182,8 +184,16 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
 
     if not isinstance(plume, PoissonHitPlume):
         raise StateError(f"{who}: no plume model; pass plume=PoissonHits(...) here or at construction")
+    try:
+        given = np.asarray(beliefs)
+    except (TypeError, ValueError):
+        given = None
+    if given is None or given.dtype.kind not in "iuf":  # strings of numbers, bools, objects: not beliefs
+        got = f"an array of dtype {given.dtype}" if given is not None else shown(beliefs, typed=True)
+        raise ValidationError(f"{who}: beliefs: got {got}; expected a real (G, "
+                              f"{', '.join(str(n) for n in plume.shape)}) array of probabilities")
     # C-contiguous and writable (one compiled type: a read-only one compiled every decision again)
-    b = np.require(beliefs, dtype=np.float64, requirements=["C", "W"])
+    b = np.require(given, dtype=np.float64, requirements=["C", "W"])
     if b.shape[1:] != plume.shape:
         raise ValidationError(f"{who}: beliefs has shape {np.shape(beliefs)}; expected "
                               f"(G, {', '.join(str(n) for n in plume.shape)})")
@@ -205,9 +215,15 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
             raise ValidationError(f"{who}: groups={groups!r}; expected a team size >= 1")
         starts = np.arange(g + 1, dtype=np.int64) * int(groups)
     else:
-        starts = np.asarray(groups, dtype=np.int64)
-        if starts.shape != (g + 1,) or starts[0] != 0 or np.any(np.diff(starts) < 1):
-            raise ValidationError(f"{who}: groups must be (G+1,) = ({g + 1},) increasing offsets from 0")
+        try:
+            offsets = np.asarray(groups)
+        except (TypeError, ValueError):
+            offsets = None
+        if offsets is None or offsets.dtype.kind not in "iu" or offsets.shape != (g + 1,) or offsets[0] != 0 \
+                or np.any(np.diff(offsets.astype(np.int64)) < 1):
+            raise ValidationError(f"{who}: groups: got {shown(groups, typed=True)}; expected None, a team size "
+                                  f"(an integer >= 1) or ({g + 1},) increasing integer offsets from 0")
+        starts = offsets.astype(np.int64)
     if starts[-1] != m:
         raise ValidationError(f"{who}: {m} positions for groups covering {int(starts[-1])} agents")
     moves = plume.moves if moves is None else checked_moves(who, moves, plume.shape)
@@ -232,6 +248,14 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
             i = int(np.flatnonzero(inside)[0])
             raise ValidationError(f"{who}: agent {i} at {tuple(int(v) for v in pos[i])} stands on a solid cell of its "
                                   "wall mask; expected positions on free cells")
+    # a belief that does not sum to 1 (all zeros: nothing left to believe) has no entropy to
+    # reduce: the kernels would score every move alike and return action 0 without a word
+    totals = b.reshape(g, -1).sum(axis=1)
+    off = group_active & ~(np.abs(totals - 1.0) <= BELIEF_TOLERANCE)
+    if off.any():
+        k = int(np.flatnonzero(off)[0])
+        raise ValidationError(f"{who}: beliefs[{k}] sums to {float(totals[k])!r} ({int(off.sum())} such beliefs of groups with "
+                              f"an active agent); expected each belief to sum to 1 (within {BELIEF_TOLERANCE:g})")
     return DecisionInputs(b, starts, pos, moves, group_active, dims, wm)
 
 

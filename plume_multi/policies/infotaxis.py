@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..checks import check_int, check_real, is_int
+from ..checks import check_choice, check_int, check_memory, check_real
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import bayesian_protocol as bp
@@ -29,6 +29,8 @@ from .belief_state import belief_view, scratch_for, shaped_for, simulator_of, ta
 from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
+
+MAX_COUNT = 2**31 - 1  # episodes, searchers, steps and batch of run_search
 
 
 class Infotaxis:
@@ -70,8 +72,7 @@ class Infotaxis:
         if plume is not None and not isinstance(plume, PoissonHitPlume):
             raise ValidationError(f"Infotaxis.plume: got {plume!r}; expected a Poisson-hit plume (PoissonHits, "
                                   "WindyPoissonHits) or None")
-        if team_rule not in TEAM_RULES:
-            raise ValidationError(f"Infotaxis.team_rule: got {team_rule!r}; expected one of {sorted(TEAM_RULES)}")
+        check_choice("Infotaxis", "team_rule", team_rule, sorted(TEAM_RULES))
         self.space_aware = bool(space_aware)
         self.plume = plume
         self.team_rule = team_rule
@@ -171,6 +172,19 @@ class SearchResult:
         return int((~self.found).sum())
 
 
+def _check_search_memory(plume: PoissonHitPlume, n_episodes: int, team_size: int, shared: bool, batch: int) -> None:
+    """Refuse, before allocating, the episodes or the team whose arrays ``run_search`` could not
+    hold: per episode its results (about 64 bytes), per batch of worlds the beliefs and each
+    searcher's position, scores and action."""
+    cells = int(np.prod(plume.shape))
+    dims = len(plume.shape)
+    nb = min(batch, n_episodes)
+    per_world = 1 if shared else team_size
+    needed = n_episodes * (5 * 8 + 2 + 8 * dims) + nb * (per_world * cells * 8 + team_size * (4 * dims + 8 * 9))
+    check_memory("run_search", needed, f"{n_episodes} episodes of {team_size} searcher(s) in batches of {nb}",
+                 "Run fewer episodes (in several calls, with seeds that follow on), a smaller team or a smaller batch.")
+
+
 def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, shared: bool = True,
                space_aware: bool = False, team_rule: str = "believer", seed: int = 0,
                max_steps: int = 1000, batch: int = 1024, protocol: str = "drawn", stop_p: float = 1e-6,
@@ -183,14 +197,15 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     Args:
         plume: the model (``PoissonHits`` or ``WindyPoissonHits``); the searchers start at
             ``plume.start``.
-        n_episodes: number of episodes (worlds), >= 1.
+        n_episodes: number of episodes (worlds), 1..2**31 - 1; refused before anything is allocated
+            when their arrays would not fit in the memory available.
         team_size: searchers per world, all starting at the start cell; the search ends when one
-            stands on the source.
+            stands on the source; 1..2**31 - 1.
         shared: the team pools its hits into one belief (``True``) or each keeps its own.
         space_aware: as ``Infotaxis``.
         team_rule: as ``Infotaxis``.
         seed: base seed, 0 <= seed < 2**63 - n_episodes.
-        max_steps: step cap, >= 1.
+        max_steps: step cap, 1..2**31 - 1.
         batch: worlds per kernel call (buffers are allocated for one batch).
         protocol: ``"drawn"`` (default: a source drawn from the first belief, or the plume's
             fixed one; the search time is the number of steps to stand on it) or
@@ -211,14 +226,16 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     """
     if not isinstance(plume, PoissonHitPlume):
         raise ValidationError(f"run_search: plume={plume!r}; expected a Poisson-hit plume (PoissonHits, WindyPoissonHits)")
-    for name, v, lo in (("n_episodes", n_episodes, 1), ("team_size", team_size, 1), ("max_steps", max_steps, 1),
-                        ("batch", batch, 1), ("seed", seed, 0)):
-        if not is_int(v) or v < lo:
-            raise ValidationError(f"run_search: {name}={v!r}; expected an integer >= {lo}")
+    # the kernels count episodes, steps and searchers in 64-bit integers: a cap of 2**63 wrapped to
+    # a negative step count (a mean of -9.2e18)
+    n_episodes = check_int("run_search", "n_episodes", n_episodes, 1, MAX_COUNT)
+    team_size = check_int("run_search", "team_size", team_size, 1, MAX_COUNT)
+    max_steps = check_int("run_search", "max_steps", max_steps, 1, MAX_COUNT)
+    batch = check_int("run_search", "batch", batch, 1, MAX_COUNT)
+    seed = check_int("run_search", "seed", seed, 0, 2**63 - 1)
     if seed + n_episodes >= 2 ** 63:
-        raise ValidationError(f"run_search: seed={seed!r}; expected seed + n_episodes < 2**63")
-    if team_rule not in TEAM_RULES:
-        raise ValidationError(f"run_search: team_rule={team_rule!r}; expected one of {sorted(TEAM_RULES)}")
+        raise ValidationError(f"run_search.seed: got {seed!r}; expected seed + n_episodes < 2**63")
+    check_choice("run_search", "team_rule", team_rule, sorted(TEAM_RULES))
     for name, v in (("shared", shared), ("space_aware", space_aware), ("progress", progress)):
         if not isinstance(v, (bool, np.bool_)):
             raise ValidationError(f"run_search: {name}={v!r}; expected True or False")
@@ -236,6 +253,7 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     if protocol == "bayesian" and (team_size != 1 or plume.source is not None):
         raise ValidationError(f"run_search: protocol='bayesian' with team_size={team_size!r} and plume.source="
                               f"{plume.source!r}; expected one searcher and a drawn source (the protocol has no source)")
+    _check_search_memory(plume, n_episodes, team_size, shared, batch)
     masks = _search_walls(plume, walls, protocol)
     from tqdm.auto import tqdm
 

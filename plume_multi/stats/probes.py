@@ -17,6 +17,11 @@ Protocol (``sample_signals``):
    ``Concentration``, or ``Hits`` for a Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``: the
    number of odour hits, drawn each step).
    A probe that stops being active (a moving source reaching it) is left out of that world.
+4. Walls: the probes sample the plume among the scenario's walls (``Scenario(walls=...)``). A probe
+   whose cell is solid in the mask a world drew reads nothing there (every sensor reads 0 inside a
+   wall): it is left out of that world and marked (``ProbeSignals.in_wall``); a probe left out of
+   every world has no statistics, and ``OdorStatistics.status`` says why (never a NaN without a
+   word).
 
 The probes keep the scenario's sensors, reward and ``team`` when its first sensor is that signal
 sensor (the default scenario's ``(Concentration(), Position())``, ``poisson_search``'s ``(Hits(),
@@ -153,8 +158,10 @@ class ProbeSignals:
 
     Attributes:
         values: ``(W, P, T)`` float32: the concentration (hits for ``PoissonHits``) at each probe
-            after each sampled step.
-        valid: ``(W, P)`` bool: the probe was on the grid, off the source and active all along.
+            after each sampled step (a series that is not ``valid`` holds what its probe read where
+            it waited: no sample of the plume).
+        valid: ``(W, P)`` bool: the probe was on the grid, off the source, outside the walls and
+            active all along.
         cells: ``(W, P, 2)`` int64: the cell ``(x, y)`` each probe read.
         sources: ``(W, 2)`` float64: each world's source when sampling began, cells.
         downwind, crosswind: ``(W, P)`` float64: the offsets of those cells from the source in
@@ -167,6 +174,8 @@ class ProbeSignals:
         plume: the plume model sampled.
         scenario: the probes' ``Scenario`` (the plume on the scenario's grid).
         seed, warmup: world ``b`` was seeded ``seed + b`` and ran ``warmup`` steps before sampling.
+        in_wall: ``(W, P)`` bool: the probe's cell is solid in the wall mask world ``b`` drew (it
+            read nothing there: not ``valid``); ``None`` for signals made without it.
     """
 
     values: np.ndarray
@@ -187,6 +196,7 @@ class ProbeSignals:
     seed: int
     warmup: int
     extra: dict = field(default_factory=dict)
+    in_wall: Optional[np.ndarray] = None
 
     @property
     def shape(self) -> tuple:
@@ -224,17 +234,37 @@ def _probe_sensors(sc: Scenario, chosen) -> tuple:
 
 def _probe_scenario(sc: Scenario, chosen, cells: np.ndarray, total_steps: int) -> Scenario:
     return Scenario(grid_size=sc.grid_size, plume=sc.plume, n_agents=len(cells), action_model=bodies.Moore(),
-                    sensors=_probe_sensors(sc, chosen), reward=sc.reward, team=sc.team,
+                    sensors=_probe_sensors(sc, chosen), reward=sc.reward, team=sc.team, walls=sc.walls,
                     start_positions=tuple(map(tuple, cells.tolist())), max_steps=min(total_steps, 2**31 - 1))
 
 
+def _free_cell(walls, near) -> np.ndarray:
+    """``(2,)`` int64: a cell free in every wall mask, the farthest from ``near`` ``(x, y)`` (where a
+    probe waits that reads nothing: it must not stand on a source)."""
+    ys, xs = np.nonzero(~walls.masks.any(axis=0))
+    if not xs.size:  # every cell solid in some mask: the scenario's drawn starts are free per mask
+        raise ValidationError(f"sample_signals: got walls whose {walls.n_masks} masks leave no cell free in all of "
+                              "them; expected one (the probes wait there in worlds where their cell is solid)")
+    k = int(np.argmax((xs - near[0]) ** 2 + (ys - near[1]) ** 2))
+    return np.array([xs[k], ys[k]], dtype=np.int64)
+
+
+def _solid(walls, wall_index: np.ndarray, cells: np.ndarray, on_grid: np.ndarray) -> np.ndarray:
+    """``(W, P)`` bool: probe ``p``'s cell is solid in the mask world ``b`` drew."""
+    h, w = walls.masks.shape[1:]
+    x = np.clip(cells[..., 0], 0, w - 1)
+    y = np.clip(cells[..., 1], 0, h - 1)
+    return on_grid & walls.masks[wall_index[:, None], y, x]
+
+
 def _place(points: np.ndarray, sources: np.ndarray, grid_size, goal_d2: float):
-    """Cells ``(..., P, 2)`` int64 of the points and whether each is valid (on the grid, off the source)."""
+    """Cells ``(..., P, 2)`` int64 of the points, whether each is valid (on the grid, off the
+    source), and whether each is on the grid."""
     cells = np.floor(points + 0.5).astype(np.int64)
     w, h = grid_size
     on_grid = (cells[..., 0] >= 0) & (cells[..., 0] < w) & (cells[..., 1] >= 0) & (cells[..., 1] < h)
     d = cells - sources[..., None, :]
-    return cells, on_grid & ((d * d).sum(axis=-1) > goal_d2)
+    return cells, on_grid & ((d * d).sum(axis=-1) > goal_d2), on_grid
 
 
 def sample_signals(scenario, probes: Probes | None = None, steps: int = 1000, *, num_worlds: int = 16,
@@ -287,9 +317,10 @@ def sample_signals(scenario, probes: Probes | None = None, steps: int = 1000, *,
     goal_d2 = 0.0  # the probes' scenario keeps the default goal radius: only the source itself
     fixed = plume.fixed_source()
     P = probes.n_probes
+    walls = scenario.walls
     if fixed is not None:
         source = np.asarray(fixed, dtype=np.float64)[:2]
-        cells, ok = _place(probes.points(source, direction), source, scenario.grid_size, goal_d2)
+        cells, ok, _ = _place(probes.points(source, direction), source, scenario.grid_size, goal_d2)
         if not ok.all():
             p = int(np.flatnonzero(~ok)[0])
             grid = "x".join(str(n) for n in scenario.grid_size)
@@ -299,18 +330,30 @@ def sample_signals(scenario, probes: Probes | None = None, steps: int = 1000, *,
                 f"{tuple(cells[p].tolist())}, off the {grid} grid or on the source ({int((~ok).sum())} such "
                 f"probes); expected every probe on the grid, off the source")
         starts = cells
+        if walls is not None:  # a probe in a wall of some mask starts on a cell free in all of them
+            park = _free_cell(walls, source)
+            starts = np.where(_solid(walls, np.arange(walls.n_masks), cells, np.ones_like(ok)).any(axis=0)[:, None],
+                              park, cells)
     else:
         centre = np.array([scenario.grid_size[0] // 2, scenario.grid_size[1] // 2], dtype=np.int64)
+        if walls is not None and walls.solid_in(tuple(centre.tolist())):
+            centre = _free_cell(walls, centre)
         starts = np.tile(centre, (P, 1))  # moved to each world's source after the reset
     sim = Simulator(_probe_scenario(scenario, sensors, starts, warmup + steps), num_worlds=num_worlds, autoreset="disabled")
     sim.reset(seed=seed)
     sources = np.array(sim.sources, dtype=np.float64)[:, :2]
-    cells, valid = _place(probes.points(sources, direction), sources, scenario.grid_size, goal_d2)
-    if fixed is None:
-        # Per-world sources are known only after the reset: move the probes there (cells on the
-        # grid; an invalid probe waits on a cell away from its world's source and is left out).
-        far = np.where(sources[:, :1] < scenario.grid_size[0] / 2, scenario.grid_size[0] - 1, 0)
-        spare = np.concatenate([far, np.zeros_like(far)], axis=1)[:, None, :]
+    cells, valid, on_grid = _place(probes.points(sources, direction), sources, scenario.grid_size, goal_d2)
+    in_wall = np.zeros_like(valid) if walls is None else _solid(walls, np.asarray(sim.wall_index), cells, on_grid)
+    valid &= ~in_wall
+    if fixed is None or walls is not None:
+        # Per-world sources (and masks) are known only after the reset: move the probes there
+        # (cells on the grid; an invalid probe waits on a cell away from its world's source, one
+        # free in every mask when there are walls, and is left out).
+        if fixed is None:
+            far = np.where(sources[:, :1] < scenario.grid_size[0] / 2, scenario.grid_size[0] - 1, 0)
+            spare = np.concatenate([far, np.zeros_like(far)], axis=1)[:, None, :]
+        else:
+            spare = starts[None, :, :]
         sim.state.pos[:] = np.where(valid[..., None], cells, spare).reshape(-1, 2)
 
     from tqdm.auto import tqdm
@@ -337,4 +380,4 @@ def sample_signals(scenario, probes: Probes | None = None, steps: int = 1000, *,
                         crosswind=crosswind, probes=probes, direction_from=direction_from,
                         signal=_signal_sensor(plume)[1], dt=dt,
                         time_unit=unit, cell_size=cell, length_unit="m" if isinstance(plume, Puffs) else "cells",
-                        plume=plume, scenario=sim.scenario, seed=seed, warmup=warmup)
+                        plume=plume, scenario=sim.scenario, seed=seed, warmup=warmup, in_wall=in_wall)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import files
 from ..checks import check_choice, check_int, check_real, fail
 from ..errors import ValidationError
 from ..evaluation import _out_path  # the path's suffix checked, its folder made
@@ -36,8 +37,13 @@ from .threshold import Threshold
 __all__ = ["OdorStatistics", "odor_statistics", "CENSORED", "COLUMNS"]
 
 CENSORED = ("drop", "keep")
+# what OdorStatistics.status says of each probe: its statistics are those of a signal; those of a
+# signal that stayed at 0 (the odour never reached it); it has none, its cell being solid in the
+# walls of every world where it was on the grid; it has none for another reason (off the grid or on
+# the source in every world, stopped, or left out by ``valid``)
+STATUSES = ("sampled", "never reached", "in a wall", "not sampled")
 # the scalar columns of OdorStatistics.rows(), in order
-COLUMNS = ("probe", "downwind", "crosswind", "n_signals", "threshold", "intermittency", "whiff_frequency",
+COLUMNS = ("probe", "downwind", "crosswind", "status", "n_signals", "threshold", "intermittency", "whiff_frequency",
            "mean_whiff", "mean_blank", "whiffs", "blanks", "censored_whiffs", "censored_blanks", "mean", "std",
            "skewness", "kurtosis", "conditional_mean", "peak")
 _CHUNK = 1 << 22  # samples per pass: bounds the temporaries' memory whatever the number of worlds
@@ -71,6 +77,12 @@ class OdorStatistics:
         rule: the threshold rule, a ``Threshold``.
         signal: what was sampled (``"concentration"``, ``"hits"``, ``"signal"``).
         source: where the signals came from (a plume's name and the protocol), for captions.
+        status: ``P`` strings, one of ``STATUSES`` per probe: ``"sampled"``; ``"never reached"``
+            (every sample 0: the odour never came; its whiff and shape statistics are NaN);
+            ``"in a wall"`` (its cell is solid in every world where it was on the grid: no series,
+            every statistic NaN); ``"not sampled"`` (no series for another reason: off the grid or
+            on the source everywhere, stopped, or left out by ``valid``; every statistic NaN).
+            ``rows()`` and ``to_markdown()`` show it; a NaN is never a statistic without it.
     """
 
     downwind: np.ndarray
@@ -101,6 +113,7 @@ class OdorStatistics:
     signal: str = "signal"
     source: str = ""
     extra: dict = field(default_factory=dict)
+    status: tuple = ()
 
     @property
     def n_probes(self) -> int:
@@ -114,7 +127,9 @@ class OdorStatistics:
         for p in range(self.n_probes):
             row = {"probe": p}
             for name in COLUMNS[1:]:
-                if name == "whiffs":
+                if name == "status":
+                    value = self.status[p] if self.status else "sampled"
+                elif name == "whiffs":
                     value = int(self.whiff_durations[p].size)
                 elif name == "blanks":
                     value = int(self.blank_durations[p].size)
@@ -126,8 +141,8 @@ class OdorStatistics:
 
     def to_csv(self, path) -> Path:
         """The table of ``rows()`` as CSV (one line per probe)."""
-        path = _out_path(path, ".csv")
-        with path.open("w", newline="") as f:
+        path = _out_path(path, ".csv", "OdorStatistics.to_csv")
+        with files.writing(path, "OdorStatistics.to_csv", "a .csv file name", newline="") as f:  # whole or not at all
             writer = csv.DictWriter(f, fieldnames=list(COLUMNS))
             writer.writeheader()
             writer.writerows(self.rows())
@@ -151,7 +166,9 @@ class OdorStatistics:
                 fail("to_markdown", "columns", name, f"names from {list(COLUMNS)}")
         lines = ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
         for row in self.rows():
-            lines.append("| " + " | ".join(_cell(row[name]) for name in columns) + " |")
+            # a probe without a statistic says why in its place (in a wall, never reached, ...)
+            empty = "-" if row["status"] == "sampled" else row["status"]
+            lines.append("| " + " | ".join(_cell(row[name], empty) for name in columns) + " |")
         return "\n".join(lines)
 
     def plot(self, path, title: str | None = None, dpi: int = 90):
@@ -163,20 +180,21 @@ class OdorStatistics:
         return plot_statistics(self, path, title=title, dpi=dpi)
 
 
-def _cell(value) -> str:
+def _cell(value, empty: str = "-") -> str:
     if isinstance(value, float):
-        return "-" if math.isnan(value) else f"{value:.3g}"
+        return empty if math.isnan(value) else f"{value:.3g}"
     return str(value)
 
 
 # ----------------------------------------------------------------------------------------- computing
 def _as_series(signals):
-    """``(values (W, P, T), valid (W, P), dt, time_unit, downwind (P,), crosswind (P,), name, source)``."""
+    """``(values (W, P, T), valid (W, P), dt, time_unit, downwind (P,), crosswind (P,), name, source,
+    in_wall (W, P) or None)``."""
     from .probes import ProbeSignals
 
     if isinstance(signals, ProbeSignals):
         return (signals.values, signals.valid, signals.dt, signals.time_unit, signals.probes.downwind_offsets,
-                signals.probes.crosswind_offsets, signals.signal, signals.describe())
+                signals.probes.crosswind_offsets, signals.signal, signals.describe(), signals.in_wall)
     try:
         values = np.asarray(signals)
     except (TypeError, ValueError):
@@ -194,7 +212,7 @@ def _as_series(signals):
         fail("odor_statistics", "signals", "an array with NaN or infinite values", "finite values")
     P = values.shape[1]
     nan = np.full(P, np.nan)
-    return values, np.ones(values.shape[:2], np.bool_), 1.0, "steps", nan, nan, "signal", ""
+    return values, np.ones(values.shape[:2], np.bool_), 1.0, "steps", nan, nan, "signal", "", None
 
 
 def odor_statistics(signals, threshold, *, valid=None, censored: str = "drop", dt=None, time_unit=None,
@@ -224,7 +242,7 @@ def odor_statistics(signals, threshold, *, valid=None, censored: str = "drop", d
         >>> s.intermittency[0], s.whiff_frequency[0], s.mean_whiff[0], s.mean_blank[0]
         (0.40298507462686567, 0.2, 2.0, 3.0)
     """
-    values, mask, dt0, unit, downwind, crosswind, name, source = _as_series(signals)
+    values, mask, dt0, unit, downwind, crosswind, name, source, in_wall = _as_series(signals)
     if valid is not None:
         given = np.asarray(valid)
         if given.dtype != np.bool_ or given.shape != mask.shape:
@@ -327,6 +345,7 @@ def odor_statistics(signals, threshold, *, valid=None, censored: str = "drop", d
         with np.errstate(invalid="ignore", divide="ignore"):
             means[whiff] = np.bincount(probe, weights=length, minlength=P) * dt / np.bincount(probe, minlength=P)
     return OdorStatistics(
+        status=_status(n_signals, peak, floor, in_wall),
         downwind=np.asarray(downwind, np.float64), crosswind=np.asarray(crosswind, np.float64),
         n_signals=n_signals, samples=int(T), threshold=thr, intermittency=intermittency,
         whiff_frequency=whiff_frequency, whiff_durations=durations[True], blank_durations=durations[False],
@@ -334,6 +353,20 @@ def odor_statistics(signals, threshold, *, valid=None, censored: str = "drop", d
         mean=mean, std=std, skewness=skewness, kurtosis=kurtosis, conditional_mean=conditional_mean, peak=peak,
         pdf_edges=edges, pdf=pdf, dt=float(dt), time_unit=unit, censored=censored, rule=rule, signal=name,
         source=source)
+
+
+def _status(n_signals: np.ndarray, peak: np.ndarray, floor: np.ndarray, in_wall) -> tuple:
+    """Each probe's entry of ``STATUSES`` (``OdorStatistics.status``)."""
+    walled = np.zeros(n_signals.shape, np.bool_) if in_wall is None else np.asarray(in_wall).any(axis=0)
+    out = []
+    for p in range(n_signals.shape[0]):
+        if n_signals[p] == 0:
+            out.append("in a wall" if walled[p] else "not sampled")
+        elif peak[p] == 0.0 and floor[p] == 0.0:
+            out.append("never reached")
+        else:
+            out.append("sampled")
+    return tuple(out)
 
 
 def _chunks(values: np.ndarray, valid: np.ndarray):

@@ -18,11 +18,27 @@ Example:
     1000
 """
 
-from .envs import TaskEnv, aec_env, parallel_env, register
+from importlib import import_module
+
 from .registry import FAMILIES, get, list, make
-from .running import evaluate
-from .scores import TaskResult, iqm, iqm_interval
 from .task import TRAIN_SEED_BASE, Protocol, Task
 
 __all__ = ["list", "make", "get", "evaluate", "register", "parallel_env", "aec_env", "TaskEnv", "Task", "Protocol",
            "TaskResult", "iqm", "iqm_interval", "FAMILIES", "TRAIN_SEED_BASE"]
+
+# The rest on first use: ``import plume_multi`` reads the registry (every task's Gymnasium id) and
+# nothing that builds a scenario or scores one.
+_LAZY = {"TaskEnv": ".envs", "aec_env": ".envs", "parallel_env": ".envs", "register": ".envs", "evaluate": ".running",
+         "TaskResult": ".scores", "iqm": ".scores", "iqm_interval": ".scores"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

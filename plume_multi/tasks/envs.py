@@ -20,7 +20,8 @@ import numpy as np
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
 from ..simulator import MAX_SEED, Simulator
-from .registry import add, get, make
+from .registration import register_gymnasium_task, register_gymnasium_tasks
+from .registry import add, make
 from .task import Task
 
 __all__ = ["TaskEnv", "gym_env", "gym_vector_env", "parallel_env", "aec_env", "register_gymnasium_task",
@@ -135,27 +136,9 @@ def aec_env(task_id, **options):
     return PlumeAECEnv(parallel_env(task_id, **options))
 
 
-def register_gymnasium_task(task: Task) -> None:
-    """Register ``task.id`` with Gymnasium (its family is the namespace)."""
-    if task.id in gymnasium.registry:
-        return
-    gymnasium.register(id=task.id, entry_point="plume_multi.tasks.envs:gym_env",
-                       vector_entry_point="plume_multi.tasks.envs:gym_vector_env",
-                       kwargs={"task_id": task.id}, max_episode_steps=None, order_enforce=False,
-                       disable_env_checker=True)
-
-
 def register(task: Task) -> Task:
     """Add ``task`` to the registry and register its Gymnasium id; returns it. An id already taken
     by another task is refused: change the version instead."""
     add(task)
     register_gymnasium_task(task)
     return task
-
-
-def register_gymnasium_tasks() -> None:
-    """Register every task of the registry (``import plume_multi`` does it)."""
-    from .registry import list as task_ids
-
-    for task_id in task_ids():
-        register_gymnasium_task(get(task_id))

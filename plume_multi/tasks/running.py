@@ -9,12 +9,13 @@ from ..checks import check_choice, check_int, shown
 from ..errors import ValidationError
 from ..evaluation import EXECUTORS
 from ..evaluation import evaluate as evaluate_scenario
+from ..integrations.trained import as_policy
 from ..policies.named import NAMED
 from .registry import get
 from .scores import TaskResult
 from .task import MAX_SEED, Task
 
-__all__ = ["evaluate", "policy_for_task"]
+__all__ = ["evaluate", "policy_for_task", "planned_run"]
 
 
 def _named(name: str, task: Task):
@@ -46,6 +47,22 @@ def _name_of(policy) -> str:
     return getattr(policy, "__name__", None) or type(policy).__name__
 
 
+def planned_run(task_id, episodes: int | None = None, seed: int | None = None, max_steps: int | None = None):
+    """``(protocol, reduced, scenario)`` of a run of ``evaluate`` with these arguments, checked as
+    ``evaluate`` checks them, without running it: the task's protocol with the episodes, the seed of
+    episode 0 and the step cap the run uses, whether that is a reduced run, and its scenario. What
+    ``plume-multi benchmark run`` compares with the rows a file holds, to reuse them."""
+    task = get(task_id)
+    protocol = task.protocol
+    episodes = protocol.episodes if episodes is None else check_int("evaluate", "episodes", episodes, 1, 2**31 - 1)
+    seed = protocol.eval_seed if seed is None else check_int("evaluate", "seed", seed, 0, MAX_SEED)
+    protocol.check_seeds(seed, episodes)
+    scenario = task.scenario(max_steps=max_steps)
+    reduced = episodes < protocol.episodes or scenario.max_steps < protocol.max_steps
+    return dataclasses.replace(protocol, episodes=episodes, eval_seed=seed, max_steps=scenario.max_steps), reduced, \
+        scenario
+
+
 def evaluate(task_id, policy, episodes: int | None = None, seed: int | None = None, executor: str | None = None, *,
              max_steps: int | None = None, num_worlds: int | None = None, progress: bool = True,
              name: str | None = None) -> TaskResult:
@@ -73,16 +90,11 @@ def evaluate(task_id, policy, episodes: int | None = None, seed: int | None = No
     """
     task = get(task_id)
     protocol = task.protocol
-    episodes = protocol.episodes if episodes is None else check_int("evaluate", "episodes", episodes, 1, 2**31 - 1)
-    seed = protocol.eval_seed if seed is None else check_int("evaluate", "seed", seed, 0, MAX_SEED)
-    protocol.check_seeds(seed, episodes)
     executor = "local" if executor is None else check_choice("evaluate", "executor", executor, EXECUTORS)
-    scenario = task.scenario(max_steps=max_steps)
-    reduced = episodes < protocol.episodes or scenario.max_steps < protocol.max_steps
-    run = dataclasses.replace(protocol, episodes=episodes, eval_seed=seed, max_steps=scenario.max_steps)
-    evaluated = policy_for_task(policy, task, scenario)
+    run, reduced, scenario = planned_run(task, episodes, seed, max_steps)
+    evaluated = policy_for_task(as_policy(policy), task, scenario)
     if not (callable(evaluated) or isinstance(evaluated, list)):
         raise ValidationError(f"policy: got {shown(policy, typed=True)}; expected a built-in's name or a policy")
-    result = evaluate_scenario(evaluated, scenario, episodes, seed, num_worlds=num_worlds, executor=executor,
+    result = evaluate_scenario(evaluated, scenario, run.episodes, run.eval_seed, num_worlds=num_worlds, executor=executor,
                                progress=progress, until=protocol.until)
     return TaskResult.of(task.id, name or _name_of(policy), run, reduced, result)

@@ -3,17 +3,21 @@ interval, as rliable computes it (Agarwal et al., "Deep reinforcement learning a
 statistical precipice", NeurIPS 2021), and ``TaskResult``.
 
 The interval comes from ``rliable.library.get_interval_estimates`` (percentile method, the
-episodes of each task resampled within that task) when rliable is installed
+episodes of each task resampled within that task) when rliable imports
 (``pip install "plume-multi[bench]"``), else from ``scipy.stats.bootstrap`` (percentile method:
-one task is one stratum, so the two are the same procedure; their draws differ). Both are seeded
-(rliable through NumPy's global generator, whose state is restored after): the same scores give
-the same interval. ``ci_method`` says which computed it.
+one task is one stratum, so the two are the same procedure; their draws differ). rliable that is
+missing, or fails to import for any reason (arch 7.2, which it imports, raises ``TypeError`` under
+pandas 3), falls back to SciPy, with one warning per process saying why. Both are seeded (rliable
+through NumPy's global generator, whose state is restored after): the same scores give the same
+interval. ``ci_method`` says which computed it. A ``TaskResult`` computes its interval when first
+asked, so a run's rows can be written before.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import warnings
 
@@ -22,7 +26,7 @@ import numpy as np
 from ..evaluation import EvaluationResult
 from .task import Protocol
 
-__all__ = ["TaskResult", "iqm", "iqm_interval", "BOOTSTRAP_REPS", "BENCH_EXTRA"]
+__all__ = ["TaskResult", "iqm", "iqm_interval", "rliable_library", "BOOTSTRAP_REPS", "BENCH_EXTRA"]
 
 BOOTSTRAP_REPS = 2000
 BOOTSTRAP_SEED = 0
@@ -40,6 +44,24 @@ def iqm(scores) -> float:
     return float(x[cut:x.size - cut].mean())
 
 
+_RLIABLE: dict = {}
+
+
+def rliable_library():
+    """``rliable.library``, or None (said once per process, with the reason) when rliable is
+    missing or fails to import."""
+    if "library" not in _RLIABLE:
+        try:
+            from rliable import library
+        except Exception as exc:  # not only ImportError: arch 7.2 raises TypeError under pandas 3
+            library = None
+            reason = "not installed" if isinstance(exc, ImportError) else f"fails to import: {type(exc).__name__}: {exc}"
+            warnings.warn(f"plume_multi: rliable {reason}; the IQM intervals come from scipy.stats.bootstrap "
+                          f"(the same percentile method; ci_method 'scipy'). {BENCH_EXTRA}", RuntimeWarning, stacklevel=3)
+        _RLIABLE["library"] = library
+    return _RLIABLE["library"]
+
+
 def iqm_interval(scores, reps: int = BOOTSTRAP_REPS) -> tuple[float, float, str]:
     """``(low, high, method)``: the 95 % stratified-bootstrap interval of the IQM of ``scores``
     (``(E,)`` of one task, or ``(E, T)``: E runs of T tasks, each task a stratum)."""
@@ -48,9 +70,8 @@ def iqm_interval(scores, reps: int = BOOTSTRAP_REPS) -> tuple[float, float, str]
     if matrix.shape[0] < 2 or np.all(matrix == matrix.flat[0]):
         value = iqm(matrix)
         return value, value, "none"
-    try:
-        from rliable import library
-    except ImportError:
+    library = rliable_library()
+    if library is None:
         from scipy.stats import bootstrap, trim_mean
 
         res = bootstrap((matrix.ravel(),), lambda x, axis: trim_mean(x, 0.25, axis=axis), n_resamples=reps,
@@ -90,7 +111,8 @@ class TaskResult:
         protocol: the protocol run (a reduced one when ``reduced``).
         reduced: fewer episodes or a lower step cap than the task's protocol.
         evaluation: the ``EvaluationResult`` (per-episode arrival times).
-        iqm_steps, iqm_low, iqm_high: the IQM of ``steps`` and its 95 % interval.
+        iqm_steps: the IQM of ``steps``; ``iqm_low``, ``iqm_high``: its 95 % interval (computed
+            when first asked: ``rows()`` need not wait for the bootstrap).
         ci_method: ``"rliable"``, ``"scipy"`` or ``"none"`` (every score equal).
     """
 
@@ -100,15 +122,26 @@ class TaskResult:
     reduced: bool
     evaluation: EvaluationResult
     iqm_steps: float
-    iqm_low: float
-    iqm_high: float
-    ci_method: str
 
     @classmethod
     def of(cls, task_id: str, policy: str, protocol: Protocol, reduced: bool, evaluation: EvaluationResult):
-        steps = steps_of(evaluation)
-        low, high, method = iqm_interval(steps)
-        return cls(task_id, policy, protocol, reduced, evaluation, iqm(steps), low, high, method)
+        return cls(task_id, policy, protocol, reduced, evaluation, iqm(steps_of(evaluation)))
+
+    @functools.cached_property
+    def _interval(self) -> tuple:
+        return iqm_interval(self.steps)
+
+    @property
+    def iqm_low(self) -> float:
+        return self._interval[0]
+
+    @property
+    def iqm_high(self) -> float:
+        return self._interval[1]
+
+    @property
+    def ci_method(self) -> str:
+        return self._interval[2]
 
     @property
     def steps(self) -> np.ndarray:

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 
 from ..checks import check_choice, check_int, fail, shown
 from ..errors import ValidationError
-from ..scenario import Scenario
 
 __all__ = ["Task", "Protocol", "TRAIN_SEED_BASE", "TASK_ID", "UNTIL", "check_task_id"]
 
@@ -152,6 +151,8 @@ class Task:
                                   f"{', '.join(f'{m}=...' for m in missing)}) (see its card)")
         cap = self.protocol.max_steps if max_steps is None else check_int(self.id, "max_steps", max_steps, 1,
                                                                           self.protocol.max_steps)
+        from ..scenario import Scenario  # here, not at import: the registry builds no scenario
+
         scenario = self.scenario_factory(**given)
         if not isinstance(scenario, Scenario):
             raise ValidationError(f"{self.id}: the scenario factory returned {shown(scenario, typed=True)}; "

@@ -1,8 +1,10 @@
 """The learned baselines: PPO with an MLP (``ppo-mlp``) and PPO with a GRU memory (``ppo-gru``),
 trained on any ``Scenario`` by one call, and the trained policies as files.
 
-* ``train(scenario, policy="ppo-mlp", budget=2_000_000, seed=0)`` (also ``plume_multi.train``,
-  and ``plume-multi train`` on the command line) returns a ``TrainingResult``;
+* ``train(scenario_or_task, policy="ppo-mlp", budget=2_000_000, seed=0)`` (also ``plume_multi.train``,
+  and ``plume-multi train`` on the command line) returns a ``TrainingResult``: the best validated
+  weights and the last (``keep="best"`` or ``"last"`` says which is its ``policy``), written as
+  checkpoints while it trains with ``checkpoints=PREFIX``;
 * ``TrainingResult.policy`` is a ``LearnedPolicy``: a callable ``obs -> actions`` that
   ``plume_multi.evaluate`` and ``plume-multi eval --policy FILE.pt`` run, saved with ``save(path)``
   and read back with ``load_policy(path)``;

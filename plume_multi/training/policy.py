@@ -22,12 +22,14 @@ import contextlib
 import copy
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..checks import check_bool, check_seed
+from .. import files
+from ..checks import check_arguments, check_bool, check_seed, is_int, is_real, shown
 from ..errors import ValidationError
 from .config import POLICIES, PPOConfig
 from .networks import NETWORKS
@@ -167,7 +169,8 @@ class LearnedPolicy:
 
     # ------------------------------------------------------------------ the file
     def save(self, path) -> Path:
-        """Write the policy to ``path`` (``.pt`` by convention; a few tens of kB); return the path."""
+        """Write the policy to ``path`` (``.pt`` by convention; a few tens of kB), whole or not at all
+        (a temporary file renamed onto it); return the path."""
         net = self.network
         record = {
             "format": FILE_FORMAT,
@@ -179,34 +182,138 @@ class LearnedPolicy:
             "config": dataclasses.asdict(self.config),
             "training": json.dumps(self.training),
         }
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(record, path)
-        return path
+        with files.writing(path, "LearnedPolicy.save", "the path of the policy file to write", text=False) as f:
+            torch.save(record, f)
+        return Path(path)
 
 
 def load_policy(path, *, greedy: bool = True, seed=None) -> LearnedPolicy:
     """The ``LearnedPolicy`` saved at ``path`` by ``LearnedPolicy.save``.
 
+    Every entry of the file is checked before it is used (``_checked_record``): its keys, the
+    network's sizes (within ``SIZE_LIMITS``), every weight's name, shape, dtype and finiteness
+    against the network those sizes make, the scenario record and the PPO settings.
+
     Raises:
-        ValidationError: the file does not exist or is not such a policy.
+        ValidationError: the path is not a readable regular file (``plume_multi.files``), or the
+            file is not such a policy (naming the entry that is wrong, what it holds and what was
+            expected).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValidationError(f"path: got {str(path)!r}; expected a policy file written by LearnedPolicy.save")
-    try:
-        record = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:
-        raise ValidationError(f"path: {str(path)!r} is not a policy file ({type(exc).__name__}: {exc})") from None
+    with files.open_file(path, "load_policy", "a policy file written by LearnedPolicy.save") as f:
+        try:
+            record = torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as exc:
+            raise ValidationError(f"path: {str(path)!r} is not a policy file ({type(exc).__name__}: {exc})") from None
     if not isinstance(record, dict) or record.get("format") != FILE_FORMAT:
         raise ValidationError(f"path: {str(path)!r} is not a policy file of format {FILE_FORMAT!r}")
+    name, network, scenario, config, training = _checked_record(record, str(path))
+    return LearnedPolicy(network, name, scenario, config, greedy=greedy, seed=seed, training=training)
+
+
+# The sizes a policy file may give its network (PPOConfig's own bounds for hidden and layers)
+SIZE_LIMITS = {"obs_dim": (1, 1 << 16), "n_actions": (0, 1 << 16), "action_dim": (0, 64), "hidden": (1, 4096),
+               "layers": (1, 16)}
+RECORD_KEYS = ("format", "policy", "sizes", "state_dict", "scenario", "config", "training")
+
+
+def _refused(path: str, entry: str, got: str, expected: str):
+    raise ValidationError(f"load_policy: {path!r}: {entry}: got {got}; expected {expected}")
+
+
+def _json_entry(record: dict, key: str, path: str) -> dict:
+    text = record[key]
+    if not isinstance(text, str):
+        _refused(path, key, shown(text, typed=True), "a JSON text")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        _refused(path, key, f"text that is not JSON ({exc})", "a JSON text of an object")
+    if not isinstance(value, dict):
+        _refused(path, key, f"JSON of a {type(value).__name__}", "a JSON object")
+    return value
+
+
+def _checked_sizes(record: dict, path: str) -> dict:
     sizes = record["sizes"]
-    network_cls = NETWORKS[POLICIES[record["policy"]]]
-    network = network_cls(np.zeros(sizes["obs_dim"]), np.zeros(sizes["obs_dim"]), sizes["n_actions"],
-                          sizes["action_dim"], sizes["hidden"], sizes["layers"])
-    network.load_state_dict(record["state_dict"])
-    return LearnedPolicy(network, record["policy"], json.loads(record["scenario"]), PPOConfig(**record["config"]),
-                         greedy=greedy, seed=seed, training=json.loads(record["training"]))
+    if not isinstance(sizes, dict) or set(sizes) != set(SIZE_LIMITS):
+        _refused(path, "sizes", shown(sizes, 200), f"a dict of the integers {list(SIZE_LIMITS)}")
+    for key, (low, high) in SIZE_LIMITS.items():
+        if not is_int(sizes[key]) or not low <= sizes[key] <= high:
+            _refused(path, f"sizes.{key}", shown(sizes[key], typed=True), f"an integer in {low}..{high}")
+    if (sizes["n_actions"] > 0) == (sizes["action_dim"] > 0):
+        _refused(path, "sizes", shown(sizes, 200), "n_actions > 0 (discrete actions) or action_dim > 0 (a "
+                 "continuous body's), not both")
+    return {key: int(value) for key, value in sizes.items()}
+
+
+def _checked_scenario(record: dict, path: str, sizes: dict) -> dict:
+    scenario = _json_entry(record, "scenario", path)
+    expected = "{'metadata': {...}, 'observation_layout': [...], 'action_low': ..., 'action_high': ...}"
+    if set(scenario) != {"metadata", "observation_layout", "action_low", "action_high"} \
+            or not isinstance(scenario["metadata"], dict):
+        _refused(path, "scenario", shown(scenario, 200), expected)
+    layout = scenario["observation_layout"]
+    if not isinstance(layout, list) or len(layout) != sizes["obs_dim"] or not all(isinstance(c, str) for c in layout):
+        _refused(path, "scenario.observation_layout", shown(layout, 200),
+                 f"a list of {sizes['obs_dim']} column names (sizes.obs_dim)")
+    for key in ("action_low", "action_high"):
+        box = scenario[key]
+        if sizes["n_actions"]:
+            if box is not None:
+                _refused(path, f"scenario.{key}", shown(box), "null for a policy of discrete actions")
+            continue
+        if not isinstance(box, list) or len(box) != sizes["action_dim"] or not all(
+                is_real(v) and math.isfinite(v) for v in box):
+            _refused(path, f"scenario.{key}", shown(box), f"{sizes['action_dim']} finite numbers (sizes.action_dim)")
+    if not sizes["n_actions"] and not all(lo <= hi for lo, hi in zip(scenario["action_low"], scenario["action_high"])):
+        _refused(path, "scenario.action_high", shown(scenario["action_high"]), "numbers >= action_low")
+    return scenario
+
+
+def _checked_record(record: dict, path: str) -> tuple:
+    """``(name, network, scenario record, PPOConfig, training summary)`` of a policy file's record,
+    every entry checked (``load_policy``); ``ValidationError`` naming the entry otherwise."""
+    missing = [key for key in RECORD_KEYS if key not in record]
+    unknown = sorted(map(str, set(record) - set(RECORD_KEYS)))
+    if missing or unknown:
+        _refused(path, "entries", f"{'missing ' + str(missing) if missing else ''}"
+                 f"{' and ' if missing and unknown else ''}{'unknown ' + str(unknown) if unknown else ''}",
+                 f"exactly {list(RECORD_KEYS)}")
+    name = record["policy"]
+    if not isinstance(name, str) or name not in POLICIES:
+        _refused(path, "policy", shown(name, typed=True), f"one of {list(POLICIES)}")
+    sizes = _checked_sizes(record, path)
+    scenario = _checked_scenario(record, path, sizes)
+    config = record["config"]
+    if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
+        _refused(path, "config", shown(config, 200), "a dict of PPOConfig settings")
+    try:
+        check_arguments(PPOConfig, (), config)
+        config = PPOConfig(**config)
+    except ValidationError as exc:
+        _refused(path, "config", shown(config, 200), f"PPOConfig settings ({exc})")
+    training = _json_entry(record, "training", path)
+    # built on the meta device: its weights' shapes without allocating them (sizes within their
+    # limits could still ask for a GiB), then the file's own tensors put in their places
+    with torch.device("meta"):
+        network = NETWORKS[POLICIES[name]](np.zeros(sizes["obs_dim"]), np.zeros(sizes["obs_dim"]),
+                                           sizes["n_actions"], sizes["action_dim"], sizes["hidden"], sizes["layers"])
+    weights = record["state_dict"]
+    wanted = network.state_dict()
+    if not isinstance(weights, dict) or set(weights) != set(wanted):
+        got = shown(sorted(map(str, weights)), 200) if isinstance(weights, dict) else shown(weights, typed=True)
+        _refused(path, "state_dict", got, f"the weights {sorted(wanted)} of a {name} network of these "
+                 "sizes")
+    for key, like in wanted.items():
+        tensor = weights[key]
+        if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided or tensor.shape != like.shape \
+                or tensor.dtype != like.dtype:
+            got = f"{tuple(tensor.shape)} {tensor.dtype}" if isinstance(tensor, torch.Tensor) else shown(tensor, typed=True)
+            _refused(path, f"state_dict[{key!r}]", got, f"a {tuple(like.shape)} {like.dtype} tensor")
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            _refused(path, f"state_dict[{key!r}]", "a tensor with NaN or infinite values", "finite weights")
+    network.load_state_dict({key: tensor.contiguous() for key, tensor in weights.items()}, assign=True)
+    return name, network, scenario, config, training
 
 
 def scenario_record(scenario) -> dict:

@@ -28,7 +28,8 @@ def run(capsys, *argv):
 
 
 def without_compile_notices(err: str) -> str:
-    return "".join(line for line in err.splitlines(keepends=True) if not line.startswith("plume_multi: compiling"))
+    return "".join(line for line in err.splitlines(keepends=True)
+                   if not line.startswith(("plume_multi: compiling", "plume_multi: loading")))
 
 
 def outputs(tmp_path, name="run"):
@@ -170,7 +171,8 @@ def test_render_refuses_an_output_below_a_file_without_creating_anything(tmp_pat
     (["--policy", "no_such_module_xyz:f"], "--policy: cannot import module 'no_such_module_xyz'"),
     (["--policy", "plume_multi.policies:Nothing"], "--policy: 'plume_multi.policies' has no attribute 'Nothing'"),
     (["--policy", "math:pi"], "--policy: 'math:pi' is a float, not a callable"),
-    (["--policy", "missing_file.py:f"], "--policy: the file 'missing_file.py' does not exist"),
+    (["--policy", "missing_file.py:f"], "--policy: got 'missing_file.py', which does not exist; expected a path to "
+                                        "a .py file"),
 ])
 def test_render_bad_arguments(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, "render", "--agents", "3", "--grid", "24", "16", "--steps", "5", "--quiet",
@@ -420,7 +422,8 @@ def test_the_help_names_every_model_and_every_plume_is_reachable():
         for name in model_names(family):
             assert name in POLICY_HELP, name
     blank = dict(scenario=None, agents=None, grid=None, source=None, sigma=None, steps=None, goal_radius=None,
-                 action_model=None, plume=None, body=None, sensors=None, reward=None, neighbours=None, team=None)
+                 action_model=None, plume=None, body=None, sensors=None, reward=None, neighbours=None, team=None,
+                 walls=None)
     for flags, kind in ((dict(plume="puffs:source=10,50,spin_up_steps=5", grid=[200, 100]), plumes.Puffs),
                         (dict(plume="poisson_hits:lambda_over_dx=1,R_dt=2"), plumes.PoissonHits),
                         (dict(plume="windy_poisson_hits:R_bar=0.25"), plumes.WindyPoissonHits),
@@ -448,3 +451,59 @@ def test_built_in_policies_by_name():
         load_policy("surge-cast", Scenario())
     with pytest.raises(UsageError, match="--policy greedy: infotaxis, space-aware-infotaxis and greedy decide"):
         load_policy("greedy", Scenario())
+
+
+# ------------------------------------------------------------------ compare, --walls
+def test_compare_prints_the_table_and_writes_the_csv_and_figure(capsys, tmp_path):
+    import csv
+
+    from plume_multi import Scenario, compare
+
+    code, out, err = run(capsys, "compare", "--policies", "random", "gradient", *TINY, "--episodes", "12",
+                         "--seed", "4", "--out", str(tmp_path / "c"))
+    assert code == 0, err
+    assert "| random | " in out and "| gradient | " in out and "seeds 4..15" in out
+    with open(tmp_path / "c.csv") as f:
+        rows = list(csv.DictReader(f))
+    expected = compare(["random", "gradient"], Scenario(n_agents=3, grid_size=(24, 16), max_steps=40), 12, 4,
+                       progress=False)
+    assert [float(r["success_rate"]) for r in rows] == [r["success_rate"] for r in expected.rows]
+    assert (tmp_path / "c.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--policies", "random", "random"], "--policies: got ['random', 'random']; expected each policy once"),
+    (["--policies", "random", "--task", "walls/gaussian-baffles-v0", "--agents", "2"], "--agents: got it with --task"),
+    (["--policies", "random", "--task", "nowhere/x-v0"], "--task: task_id: got 'nowhere/x-v0'"),
+    (["--policies", "infotaxis", "gradient"], "--policy infotaxis: infotaxis, space-aware-infotaxis and greedy"),
+])
+def test_compare_refuses_bad_arguments_in_one_line(capsys, tmp_path, argv, message):
+    code, _, err = run(capsys, "compare", *argv, "--episodes", "2", "--quiet", "--no-plot", "--out", str(tmp_path / "c"))
+    assert code == 2 and message in err and len(err.splitlines()) == 1, err
+
+
+def test_walls_from_a_file_in_every_command_that_takes_a_scenario(capsys, tmp_path):
+    import json
+
+    import numpy as np
+
+    from plume_multi import Scenario, evaluate
+
+    mask = np.zeros((16, 24), dtype=bool)
+    mask[4, 2:22] = True  # a wall below the source (12, 8)
+    np.save(tmp_path / "wall.npy", mask)
+    code, _, err = run(capsys, "eval", "--policy", "random", *TINY, "--episodes", "6", "--walls",
+                       str(tmp_path / "wall.npy"), "--out", str(tmp_path / "e"), "--no-plot")
+    assert code == 0, err
+    expected = evaluate("random", Scenario(n_agents=3, grid_size=(24, 16), max_steps=40, walls=mask), 6,
+                        progress=False)
+    assert json.loads((tmp_path / "e.json").read_text())["episodes"]["arrival_time"] == expected.arrival_time.tolist()
+    code, _, err = run(capsys, "render", "--policy", "random", *TINY, "--walls", str(tmp_path / "wall.npy"),
+                       *outputs(tmp_path), "--no-movie")
+    assert code == 0, err
+    np.save(tmp_path / "small.npy", np.zeros((4, 4), dtype=bool))
+    for path, message in ((tmp_path / "small.npy", "--walls (Scenario.walls"), (tmp_path / "none.npy", "cannot read"),
+                          (tmp_path / "wall.txt", "expected a .npy file")):
+        code, _, err = run(capsys, "eval", *TINY, "--episodes", "2", "--walls", str(path), "--no-plot",
+                           "--out", str(tmp_path / "x"))
+        assert code == 2 and message in err, err

@@ -72,7 +72,7 @@ def test_bad_model_specs_name_the_flag(spec, family, flag, message):
     (["--sensors", "antennae:distance=-2"], "--sensors: Antennae.distance: got -2"),
     (["--body", "oriented"], "--policy gradient: gradient turns to a random one of the cardinal or moore moves"),
     (["--body", "run_tumble"], "--policy gradient: gradient turns"),
-    (["--scenario", "missing.json"], "--scenario: scenario: cannot read 'missing.json'"),
+    (["--scenario", "missing.json"], "--scenario: load_scenario: got 'missing.json', which does not exist"),
 ])
 def test_render_model_errors_are_one_line_exit_2(capsys, tmp_path, argv, message):
     code, _, err = run(capsys, "render", *TINY, "--no-movie", "--png", str(tmp_path / "a.png"), *argv)

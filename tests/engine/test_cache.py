@@ -138,3 +138,48 @@ def test_module_files_follow_imports_into_own_code_only():
     assert "plume_multi.models.sensors.antennae" in files
     assert "plume_multi.engine.api" in files  # sample_at, reached through an import
     assert not any(re.match(r"(numpy|numba)\b", name) for name in files)
+
+
+_CELL = """
+import numpy as np
+from numba import njit
+import {helpers}
+
+TABLE = np.array([{value}, 0.0])
+
+@njit(inline="always")
+def helper():
+    return TABLE[0] + {helpers}.OFFSET
+
+@njit(inline="always")
+def observe_agent(P, S, obs, col, plume, agent, inner):
+    obs[agent.i, col] = helper()
+"""
+
+
+def _session(value: float, helpers: str):
+    """A notebook's session: cells exec'd into a module without a source file."""
+    import sys
+    import types
+
+    session = types.ModuleType("plume_multi_test_notebook")
+    sys.modules[session.__name__] = session
+    exec(compile(_CELL.format(value=value, helpers=helpers), "<cell>", "exec"), session.__dict__)
+    return session
+
+
+def test_a_notebook_models_key_holds_the_functions_it_calls_and_the_files_they_reach(tmp_path, monkeypatch):
+    """Issue 32, item 1: a notebook's sensor that calls another notebook function ran that
+    function's old code in a new session (its key held the sensor's own code only), and a file it
+    reached through the notebook was not in the key."""
+    from plume_multi.engine import assemble
+
+    (tmp_path / "nb_helpers.py").write_text("OFFSET = 0.5\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = _session(1.0, "nb_helpers")
+    key = assemble._fingerprint(first.observe_agent)
+    assert assemble._fingerprint(_session(1.0, "nb_helpers").observe_agent) == key  # a new session, same code
+    assert assemble._fingerprint(_session(2.0, "nb_helpers").observe_agent) != key  # the helper's array changed
+    files = jit.module_files([_session(1.0, "nb_helpers")])
+    assert files.get("nb_helpers") == str((tmp_path / "nb_helpers.py").resolve())
+    assert "plume_multi_test_notebook" not in files  # nothing to hash: its code is in the fingerprint

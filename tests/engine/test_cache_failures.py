@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from cache_helpers import written_before
+
 from plume_multi.engine import assemble, jit
 
 KERNEL = """
@@ -51,6 +53,7 @@ def _probe(folder: Path, cache: Path, limit: int = 0) -> tuple:
 
 def test_a_full_disk_and_a_truncated_cache_file_fall_back_to_compiling_in_memory(tmp_path):
     (tmp_path / "kernel.py").write_text(KERNEL)
+    written_before(tmp_path / "kernel.py")
     cache = tmp_path / "cache"
     value, messages = _probe(tmp_path, cache, limit=2000)  # the compiled code is larger: it cannot be saved
     assert value == 42 and len(messages) == 1 and "File too large" in messages[0], messages

@@ -9,8 +9,10 @@ from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numba
 import numpy as np
 import pytest
+from cache_helpers import written_before
 from numba import njit
 
 from plume_multi import Scenario, Simulator
@@ -153,26 +155,109 @@ def test_a_user_sensor_in_a_test_module_runs_and_reads_the_plume():
         assert obs[row, 0] == np.float32(expected)
 
 
-def test_a_long_compile_says_so_on_one_line_and_quiet_silences_it(monkeypatch, capsys):
-    calls = []
+class _Slow:
+    """Stands for a dispatcher: ``compile`` takes 0.3 s, and compiles (raising Numba's
+    ``numba:compile`` event, as a cache miss does) or only loads (a cache hit raises none)."""
 
-    class Slow:
-        overloads = {}
+    def __init__(self, compiles: bool, index=None):
+        self.overloads, self.compiles, self.calls = {}, compiles, 0
+        self._cache = types.SimpleNamespace(_cache_file=types.SimpleNamespace(_index_path=index))
 
-        def compile(self, sig):
-            import time
+    def compile(self, sig):
+        import contextlib
+        import time
 
-            calls.append(sig)
+        from numba.core import event
+
+        self.calls += 1
+        with event.trigger_event("numba:compile", data={}) if self.compiles else contextlib.nullcontext():
             time.sleep(0.3)
 
+
+def test_a_long_compile_says_compiling_on_one_line_and_quiet_silences_it(monkeypatch, capsys):
     monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
     monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
-    C.compile_entry(Slow(), (np.zeros(2),), what="step", label="A + B", models=[])
+    fn = _Slow(compiles=True)
+    C.compile_entry(fn, (np.zeros(2),), what="step", label="A + B", models=[])
     err = capsys.readouterr().err
     assert err == "plume_multi: compiling the step for A + B (first use; cached afterwards)\n"
     monkeypatch.setenv("PLUME_MULTI_QUIET", "1")
-    C.compile_entry(Slow(), (np.zeros(2),), what="step", label="A + B", models=[])
-    assert capsys.readouterr().err == "" and len(calls) == 2
+    C.compile_entry(fn, (np.zeros(2),), what="step", label="A + B", models=[])
+    assert capsys.readouterr().err == "" and fn.calls == 2
+
+
+def test_a_long_load_from_the_cache_says_loading_never_compiling(monkeypatch, capsys, tmp_path):
+    index = tmp_path / "f.nbi"
+    index.write_bytes(b"")
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
+    monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
+    C.compile_entry(_Slow(compiles=False, index=str(index)), (np.zeros(2),), what="step", label="A + B", models=[])
+    assert capsys.readouterr().err == "plume_multi: loading the step for A + B from the cache\n"
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 5.0)  # a quick load: nothing
+    C.compile_entry(_Slow(compiles=False, index=str(index)), (np.zeros(2),), what="step", label="A + B", models=[])
+    assert capsys.readouterr().err == ""
+
+
+def test_a_slow_start_with_nothing_in_the_cache_says_compiling(monkeypatch, capsys, tmp_path):
+    """Numba's own start-up can take a second before its compile event: with no cache index for
+    the function, it is compiling, never loading."""
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 0.05)
+    monkeypatch.delenv("PLUME_MULTI_QUIET", raising=False)
+    C.compile_entry(_Slow(compiles=False, index=str(tmp_path / "none.nbi")), (np.zeros(2),), what="step",
+                    label="A + B", models=[])
+    assert capsys.readouterr().err == "plume_multi: compiling the step for A + B (first use; cached afterwards)\n"
+
+
+def test_within_reporting_the_news_goes_to_the_callback_as_the_compile_starts(monkeypatch, capsys):
+    monkeypatch.setattr(C, "NOTICE_AFTER_S", 5.0)
+    said = []
+    index = __import__("tempfile").NamedTemporaryFile(suffix=".nbi")
+    with C.reporting(said.append), index:
+        C.compile_entry(_Slow(compiles=True), (np.zeros(2),), what="step", label="A + B", models=[])
+        C.compile_entry(_Slow(compiles=False, index=index.name), (np.zeros(2),), what="step", label="A + B",
+                        models=[])
+    assert said == ["compiling the step for A + B (first use; cached afterwards)"]
+    assert capsys.readouterr().err == ""
+
+
+_CACHED = """
+from numba import njit
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+"""
+
+
+def test_numba_raises_no_compile_event_for_a_cache_load(tmp_path, monkeypatch):
+    """What the notice rests on: a dispatcher that finds its code in the cache compiles nothing."""
+    import importlib
+
+    from numba.core import event
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = tmp_path / "plume_multi_test_cached.py"
+    source.write_text(_CACHED)
+    written_before(source, 3600)  # older than this process, as a model's module is
+    module = importlib.import_module("plume_multi_test_cached")
+    events = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            events.append(ev)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Count()):
+        module.twice.compile((numba.int64,))
+        compiled = len(events)
+        module = importlib.reload(module)   # a new dispatcher on the same file: as a new process
+        module.twice.compile((numba.int64,))
+    sys.modules.pop("plume_multi_test_cached", None)
+    assert compiled >= 1 and len(events) == compiled
+    assert sum(module.twice.stats.cache_hits.values()) == 1
+    assert C._in_cache(module.twice)  # what the notice reads before Numba's first event
 
 
 def test_a_wrong_type_passed_into_the_plume_blames_the_sensor_not_the_plume():
@@ -188,6 +273,7 @@ import sys
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
+import numba
 import numpy as np
 from numba import njit
 from plume_multi import Scenario, Simulator
@@ -208,30 +294,37 @@ class Offset(Sensor):
     def params(self, ctx):
         return OffsetParams(0.5)
 
+if sys.argv[1:] == ["edit"]:  # the file edited after this run imported it, before it compiles
+    with open(__file__) as f:
+        text = f.read()
+    with open(__file__, "w") as f:
+        f.write(text.replace("VALUE = 1.0", "VALUE = 2.0"))
 sim = Simulator(Scenario(sensors=(Offset(),)), 2)
 obs = sim.reset(seed=0)
 print(obs[0, 0], sum(sim._driver.run.stats.cache_misses.values()))
 """
 
 
-def _run_script(path, cache):
+def _run_script(path, cache, *args):
     import os
     import subprocess
 
     env = {**os.environ, "PLUME_MULTI_CACHE_DIR": str(cache), "PLUME_MULTI_QUIET": "1"}
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     value, misses = out.stdout.split()
     return float(value), int(misses)
 
 
-def test_a_script_model_with_a_named_tuple_is_found_in_the_cache_by_the_next_run(tmp_path):
+def test_a_script_model_edited_while_it_runs_is_never_run_stale_and_the_next_run_finds_it_in_the_cache(tmp_path):
     script = tmp_path / "script.py"
     script.write_text(_MAIN_SENSOR.format(value=1.0))
-    assert _run_script(script, tmp_path / "cache") == (1.5, 1)
-    assert _run_script(script, tmp_path / "cache") == (1.5, 0)  # loaded: no compile
-    script.write_text(_MAIN_SENSOR.format(value=2.0))
+    written_before(script)
+    # the run computes the 1.0 it imported, and caches nothing: its file now holds 2.0 (issue 32,
+    # item 1: it stored the code of 1.0 under the key of 2.0, and the next run printed 1.5)
+    assert _run_script(script, tmp_path / "cache", "edit") == (1.5, 1)
     assert _run_script(script, tmp_path / "cache") == (2.5, 1)
+    assert _run_script(script, tmp_path / "cache") == (2.5, 0)  # loaded: no compile
 
 
 def test_a_model_redefined_in_a_session_runs_its_new_code():

@@ -308,3 +308,111 @@ def test_the_dict_id_in_an_rllib_runner_names_the_flat_id_before_rllibs_encoder_
     with pytest.warns(UserWarning, match="plume_multi:PlumeSearchCompact-v0"):
         with pytest.raises(ValueError, match="No default encoder config"):
             SingleAgentEnvRunner(config=config)
+
+
+# ----------------------------------------------------------------------------------------- evaluate
+def _same_episodes(a, b):
+    np.testing.assert_array_equal(a.arrival_time, b.arrival_time)
+
+
+def test_evaluate_takes_rllib_algorithms_and_modules_single_and_multi_agent():
+    import plume_multi
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from plume_multi.integrations.rllib import module_policy, multi_agent_ppo_config
+
+    scenario = Scenario(grid_size=(W, H), sigma=2.0, max_steps=MAX_STEPS)
+    algo = ppo_config(num_env_runners=0, num_envs_per_env_runner=4, grid_size=(W, H), sigma=2.0,
+                      max_steps=MAX_STEPS).build_algo()
+    try:
+        expected = plume_multi.evaluate(module_policy(algo), scenario, 32, progress=False)
+        _same_episodes(plume_multi.evaluate(algo, scenario, 32, progress=False), expected)
+        _same_episodes(plume_multi.evaluate(algo.get_module(), scenario, 32, progress=False), expected)
+        with pytest.raises(plume_multi.ValidationError, match=r"acts in Discrete\(4\); the scenario expects Discrete\(9\)"):
+            plume_multi.evaluate(algo, scenario.replace(action_model="moore"), 4)
+    finally:
+        algo.stop()
+
+    team = scenario.replace(n_agents=2)
+    # RLlib's env checker steps the env once and refuses a step in which a searcher arrives (its last
+    # observation is returned as it leaves env.agents): on this small grid that happens by chance
+    algo = (multi_agent_ppo_config(num_env_runners=0, n_agents=2, grid_size=(W, H), sigma=2.0, max_steps=MAX_STEPS)
+            .environment(disable_env_checking=True).build_algo())
+    try:  # one shared module serves every searcher's rows
+        _same_episodes(plume_multi.evaluate(algo, team, 16, progress=False),
+                       plume_multi.evaluate(module_policy(algo), team, 16, progress=False))
+    finally:
+        algo.stop()
+
+    names = register()
+    config = (PPOConfig().environment(names["multi_agent"], env_config=dict(n_agents=2, grid_size=(W, H), sigma=2.0,
+                                                                              max_steps=MAX_STEPS))
+              .environment(disable_env_checking=True)
+              .env_runners(num_env_runners=0)
+              .multi_agent(policies={"searcher_0", "searcher_1"}, policy_mapping_fn=lambda agent, *a, **k: agent)
+              .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=[8])))
+    algo = config.build_algo()
+    try:  # a module per searcher: each on its own rows, as a hand-written reshape would do
+        modules = algo.get_module("searcher_0"), algo.get_module("searcher_1")
+
+        def by_hand(obs):
+            rows = obs.reshape(-1, 2, obs.shape[1])
+            with torch.no_grad():
+                return np.stack([m.forward_inference({"obs": torch.from_numpy(rows[:, n])})["action_dist_inputs"]
+                                 .argmax(-1).numpy() for n, m in enumerate(modules)], axis=1).reshape(-1)
+
+        multi = algo.env_runner.module
+        _same_episodes(plume_multi.evaluate(multi, team, 16, progress=False),
+                       plume_multi.evaluate(by_hand, team, 16, progress=False))
+        with pytest.raises(plume_multi.ValidationError, match="one per searcher named"):
+            plume_multi.evaluate(multi, scenario.replace(n_agents=3), 4)
+    finally:
+        algo.stop()
+
+
+def test_rllibs_lstm_recipe_trains_on_the_compact_id_and_evaluate_carries_its_state():
+    """The recurrent recipe of docs/integrations.md: RLlib's default LSTM encoder on the compact id."""
+    import plume_multi
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    config = (PPOConfig()
+              .environment("plume_multi:PlumeSearchCompact-v0",
+                           env_config={"grid_size": (W, H), "sigma": 2.0, "max_steps": MAX_STEPS})
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=2)
+              .training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
+              .rl_module(model_config=DefaultModelConfig(use_lstm=True, lstm_cell_size=16, max_seq_len=8)))
+    algo = config.build_algo()
+    try:
+        assert algo.train()["env_runners"]["num_env_steps_sampled_lifetime"] >= 64
+        module = algo.get_module()
+        assert module.is_stateful()
+        scenario = Scenario(grid_size=(W, H), sigma=2.0, max_steps=MAX_STEPS)
+
+        class ByHand:  # every row's state from its initial one on, one step at a time
+            def __init__(self):
+                self.state = None
+
+            def __call__(self, obs):
+                x = torch.from_numpy(obs)[:, None]
+                if self.state is None:
+                    initial = {k: torch.as_tensor(v) for k, v in module.get_initial_state().items()}
+                    self.state = {k: v[None].repeat(len(obs), *[1] * v.ndim) for k, v in initial.items()}
+                with torch.no_grad():
+                    out = module.forward_inference({Columns.OBS: x, Columns.STATE_IN: self.state})
+                self.state = out[Columns.STATE_OUT]
+                return out[Columns.ACTION_DIST_INPUTS][:, -1].argmax(-1).numpy()
+
+        _same_episodes(plume_multi.evaluate(algo, scenario, 16, progress=False),
+                       plume_multi.evaluate(ByHand, scenario, 16, progress=False))
+    finally:
+        algo.stop()
+
+
+def test_the_trainers_benchmark_runs_its_rllib_rows_tiny(ray_local, capsys):
+    from trainer_helpers import run_quick
+
+    table, rates = run_quick("rllib", capsys)
+    assert "| RLlib PPO | ppo_config(1 runner x 256 worlds) |" in table and "| RLlib PPO, LSTM |" in table
+    assert len(rates) == 2

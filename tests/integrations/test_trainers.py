@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -18,18 +19,11 @@ import torch
 from gymnasium.vector import AutoresetMode
 
 import plume_multi
+from trainer_helpers import one_torch_thread  # noqa: F401  (autouse: torch on one thread)
 
 # A task small enough to learn in seconds: a 5x5 grid, the source at its centre.
 TINY = dict(grid_size=(5, 5), sigma=2.0, max_steps=20)
 COMPACT = "plume_multi:PlumeSearchCompact-v0"
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 # ----------------------------------------------------------------------------------------- CleanRL
@@ -228,6 +222,98 @@ def test_ppo_mlppolicy_on_the_dict_id_names_the_compact_id_beside_sb3s_error():
         PPO("MlpPolicy", venv, device="cpu")
 
 
+def _tiny_ppo(n_agents=1):
+    from stable_baselines3 import PPO
+    from plume_multi.integrations.sb3 import SB3VecEnv
+
+    if n_agents == 1:
+        env = plume_multi.vector_env(8, **TINY)
+    else:
+        env = plume_multi.multi_agent_vector_env(4, n_agents, autoreset_mode=AutoresetMode.SAME_STEP, **TINY)
+    return PPO("MlpPolicy", SB3VecEnv(env), n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu").learn(512)
+
+
+def _same_episodes(a, b):
+    np.testing.assert_array_equal(a.arrival_time, b.arrival_time)
+    assert a.success_rate == b.success_rate
+
+
+def test_evaluate_takes_an_sb3_model_directly_single_and_multi_agent():
+    from plume_multi.tasks import Protocol, Task, evaluate as evaluate_task
+
+    model = _tiny_ppo()
+    scenario = plume_multi.Scenario(**TINY)
+    by_hand = plume_multi.evaluate(lambda obs: model.predict(obs, deterministic=True)[0], scenario, 64, progress=False)
+    direct = plume_multi.evaluate(model, scenario, 64, progress=False)
+    _same_episodes(direct, by_hand)
+    assert 0.0 < direct.success_rate
+
+    # several searchers: a shared policy acts on every row; one model per searcher, on its own rows
+    shared = _tiny_ppo(n_agents=3)
+    team = scenario.replace(n_agents=3)
+    _same_episodes(plume_multi.evaluate(shared, team, 32, progress=False),
+                   plume_multi.evaluate(lambda obs: shared.predict(obs, deterministic=True)[0], team, 32, progress=False))
+
+    def per_searcher(obs):  # what every user wrote before: rows b * N + n are searcher n of world b
+        rows = obs.reshape(-1, 3, obs.shape[1])
+        actions = np.empty(rows.shape[:2], dtype=np.int64)
+        for n, chosen in enumerate((model, shared, model)):
+            actions[:, n] = chosen.predict(rows[:, n], deterministic=True)[0]
+        return actions.reshape(-1)
+
+    _same_episodes(plume_multi.evaluate([model, shared, model], team, 32, progress=False),
+                   plume_multi.evaluate(per_searcher, team, 32, progress=False))
+
+    # a task runs it too; a model whose spaces do not fit is refused before anything runs
+    task = Task(id="tests/tiny-v0", scenario_factory=lambda: scenario, protocol=Protocol(episodes=64, max_steps=20),
+                card="The tiny search.")
+    assert evaluate_task(task, model, progress=False).success_rate == direct.success_rate
+    with pytest.raises(plume_multi.ValidationError, match=r"PPO takes observations of shape \(3,\); the scenario's "
+                                                           r"are \(1,\)"):
+        plume_multi.evaluate(model, scenario.replace(sensors=(plume_multi.sensors.Concentration(),)), 4)
+    with pytest.raises(plume_multi.ValidationError, match=r"PPO acts in Discrete\(4\); the scenario expects "
+                                                           r"Discrete\(9\)"):
+        plume_multi.evaluate(model, scenario.replace(action_model="moore"), 4)
+
+
+def test_recurrent_ppo_trains_on_the_compact_id_and_evaluate_carries_its_state():
+    """sb3-contrib's RecurrentPPO, as its documentation calls it, on the compact id; evaluate keeps
+    each row's LSTM state from the first step of its episode on."""
+    from sb3_contrib import RecurrentPPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(COMPACT, n_envs=4, seed=0, env_kwargs=TINY)
+    model = RecurrentPPO("MlpLstmPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu",
+                         policy_kwargs=dict(lstm_hidden_size=16)).learn(256)
+    scenario = plume_multi.Scenario(**TINY)
+
+    class ByHand:
+        def __init__(self):
+            self.state, self.start = None, True
+
+        def __call__(self, obs):
+            starts = np.full(len(obs), self.start)
+            actions, self.state = model.predict(obs, state=self.state, episode_start=starts, deterministic=True)
+            self.start = False
+            return actions
+
+    _same_episodes(plume_multi.evaluate(model, scenario, 32, progress=False),
+                   plume_multi.evaluate(ByHand, scenario, 32, progress=False))
+    # each call hands back the state the last one returned; every row starts its episode on the first
+    calls, predict = [], model.predict
+
+    def recording(obs, state=None, episode_start=None, deterministic=False):
+        actions, out = predict(obs, state=state, episode_start=episode_start, deterministic=deterministic)
+        calls.append((state, episode_start.copy(), out))
+        return actions, out
+
+    model.predict = recording
+    plume_multi.evaluate(model, scenario, 8, progress=False)
+    assert calls[0][0] is None and calls[0][1].all() and len(calls) == 20
+    for (_, _, given), (state, starts, _) in zip(calls, calls[1:]):
+        assert state is given and not starts.any()
+
+
 # ----------------------------------------------------------------------------------------- TorchRL
 def test_torchrl_ppo_learns_on_the_vector_env_with_disabled_autoreset():
     from tensordict.nn import TensorDictModule
@@ -296,6 +382,64 @@ def test_torchrl_pettingzoo_wrapper_episodes_last_until_every_searcher_arrived(a
         assert float(reward[a + 1:b + 1].sum()) == n or b - a == cycles * per_step
 
 
+def test_evaluate_takes_a_torch_module_and_a_torchrl_actor():
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.envs import GymWrapper
+    from torchrl.modules import OneHotCategorical, ProbabilisticActor
+
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 4))
+    scenario = plume_multi.Scenario(**TINY)
+    by_hand = plume_multi.evaluate(lambda obs: net(torch.as_tensor(obs)).argmax(-1).numpy(), scenario, 64,
+                                   progress=False)
+    _same_episodes(plume_multi.evaluate(net, scenario, 64, progress=False), by_hand)
+    env = GymWrapper(plume_multi.vector_env(4, autoreset_mode=AutoresetMode.DISABLED, **TINY))
+    actor = ProbabilisticActor(TensorDictModule(net, ["observation"], ["logits"]), in_keys=["logits"],
+                               spec=env.action_spec, distribution_class=OneHotCategorical)
+    _same_episodes(plume_multi.evaluate(actor, scenario, 64, progress=False), by_hand)  # its mode: the argmax
+    with pytest.raises(plume_multi.ValidationError, match="Sequential ends in 4 scores; the body Moore has 9 actions"):
+        plume_multi.evaluate(net, scenario.replace(action_model="moore"), 4)
+    with pytest.raises(plume_multi.ValidationError, match="first linear layer takes 3 inputs"):
+        plume_multi.evaluate(net, scenario.replace(sensors=(plume_multi.sensors.Concentration(),)), 4)
+
+
+def _episode_rewards(rollout, last_step=False):
+    """Per episode of a TorchRL rollout of a parallel env: the searchers' rewards summed (over its
+    last step only with ``last_step``)."""
+    done = rollout["next", "done"].squeeze(-1)
+    reward = rollout["next", "searcher", "reward"].sum(dim=(1, 2))
+    ends = done.nonzero().flatten().tolist()
+    return [float(reward[(b if last_step else a + 1):b + 1].sum()) for a, b in zip([-1, *ends], ends)]
+
+
+def test_torchrl_pettingzoo_wrapper_without_black_death_warns_with_the_fix():
+    from torchrl.envs import PettingZooWrapper
+
+    def make():
+        return plume_multi.parallel_env(n_agents=4, grid_size=(5, 5), max_cycles=25)
+
+    with pytest.warns(UserWarning, match=r"every episode would end at the first arrival.*black_death=True.*"
+                                         r"done_on_any=False, use_mask=True"):
+        env = PettingZooWrapper(make())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per env
+        rollout = env.rollout(150, break_when_any_done=False)
+    # what it warns of: every episode ended on the step of its first arrival(s), or at the step limit
+    rewards = _episode_rewards(rollout)
+    assert rewards == _episode_rewards(rollout, last_step=True) and max(rewards) < 4 and rewards.count(1.0) > 3
+    # either fix keeps every searcher's arrival in the episode, without a word
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*first arrival.*")
+        for env in (PettingZooWrapper(make(), done_on_any=False, use_mask=True),
+                    PettingZooWrapper(plume_multi.parallel_env(n_agents=4, grid_size=(5, 5), max_cycles=25,
+                                                               black_death=True), use_mask=True)):
+            rollout = env.rollout(150, break_when_any_done=False)
+            pairs = list(zip(_episode_rewards(rollout), _episode_rewards(rollout, last_step=True)))
+            assert any(total > last for total, last in pairs)  # arrivals before the episode's end
+        plume_multi.parallel_env(n_agents=4).reset(seed=0)  # not under TorchRL: nothing to say
+
+
 # ----------------------------------------------------------------------------------------- Tianshou
 def test_tianshou_dqn_learns_on_the_compact_id():
     from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy
@@ -305,7 +449,11 @@ def test_tianshou_dqn_learns_on_the_compact_id():
     from tianshou.trainer import OffPolicyTrainerParams
     from tianshou.utils.net.common import Net
 
+    # Tianshou draws its exploration from NumPy's global generator: seeded here, the test does not
+    # depend on what the tests before it drew
     torch.manual_seed(0)
+    np.random.seed(0)
+    random.seed(0)
 
     def make():
         return gym.make(COMPACT, grid_size=(7, 7), sigma=2.0, max_steps=20)
@@ -336,7 +484,9 @@ class _Gymma:
     """What EPyMARL's ``envs/gymma.py`` GymmaWrapper (with its ``FlattenObservation`` and a
     ``TimeLimit``) does with an env, rewritten from its source (EPyMARL is not on PyPI)."""
 
-    def __init__(self, key, time_limit, seed, common_reward=True, **kwargs):
+    def __init__(self, key, time_limit, seed, pretrained_wrapper=None, common_reward=True, reward_scalarisation="sum",
+                 **kwargs):
+        assert pretrained_wrapper is None and reward_scalarisation == "sum"  # what the recipes use
         self._env = gym.wrappers.TimeLimit(gym.make(key, **kwargs), max_episode_steps=time_limit)
         self._flat = [gym.spaces.flatdim(s) for s in self._env.observation_space]
         self.n_agents = self._env.unwrapped.n_agents
@@ -428,19 +578,93 @@ def test_epymarl_gymma_wrapper_and_runner_drive_the_tuple_env_and_a_shared_polic
     assert np.mean(returns[-64:]) > np.mean(returns[:64]) + 0.3, returns  # arrivals per episode, of 2
 
 
+# EPyMARL's src/config/default.yaml: the keys its main and episode runner read (EPyMARL is not on
+# PyPI; sacred is, and its config layer is what decides which command-line keys are accepted)
+EPYMARL_DEFAULTS = {"runner": "episode", "mac": "basic_mac", "env": "sc2", "common_reward": True,
+                    "reward_scalarisation": "sum", "env_args": {}, "batch_size_run": 1, "test_nepisode": 20,
+                    "test_interval": 2000, "test_greedy": True, "log_interval": 2000, "runner_log_interval": 2000,
+                    "learner_log_interval": 2000, "t_max": 10000, "use_cuda": True, "gamma": 0.99, "batch_size": 32,
+                    "buffer_size": 32, "lr": 0.0005, "hidden_dim": 64, "obs_agent_id": True, "obs_last_action": True}
+# EPyMARL's src/config/envs/gymma.yaml
+EPYMARL_GYMMA = {"env": "gymma", "env_args": {"key": None, "time_limit": 100, "pretrained_wrapper": None},
+                 "test_greedy": True, "test_nepisode": 100, "test_interval": 50000, "log_interval": 50000,
+                 "runner_log_interval": 10000, "learner_log_interval": 10000, "t_max": 2050000}
+EPYMARL_ENV_CONFIG = Path(__file__).resolve().parents[2] / "examples" / "epymarl" / "plume_search.yaml"
+
+
+def _epymarl_main(env_config: dict, argv: list) -> dict:
+    """EPyMARL's src/main.py: default.yaml updated by the env config (``--env-config``), added to a
+    sacred ``Experiment``, run by ``ex.run_commandline(argv)``; its main builds the env as the
+    episode runner does (``env_REGISTRY["gymma"](**env_args, common_reward=..., reward_scalarisation=...)``,
+    ``env_args["seed"]`` from the run's seed) and plays one episode of random actions."""
+    import copy
+
+    from sacred import SETTINGS, Experiment
+
+    def update(d, u):  # main.py's recursive_dict_update
+        for k, v in u.items():
+            d[k] = update(d.get(k, {}), v) if isinstance(v, dict) else v
+        return d
+
+    SETTINGS["CAPTURE_MODE"] = "no"
+    ex = Experiment("pymarl", save_git_info=False)
+    ex.add_config(update(copy.deepcopy(EPYMARL_DEFAULTS), copy.deepcopy(env_config)))
+    played = {}
+
+    @ex.main
+    def my_main(_run, _config, _log):
+        config = copy.deepcopy(dict(_config))
+        config["env_args"] = dict(config["env_args"])
+        config["env_args"]["seed"] = config["seed"]
+        assert config["env"] == "gymma"
+        env = _Gymma(**config["env_args"], common_reward=config["common_reward"],
+                     reward_scalarisation=config["reward_scalarisation"])
+        rng = np.random.default_rng(0)
+        played.update(env=env, episode=_epymarl_episode(env, lambda obs: rng.integers(0, 4, len(obs))))
+
+    ex.run_commandline(["main.py", *argv])
+    return played
+
+
+def test_the_epymarl_env_config_runs_as_shipped_and_with_the_documented_changes_through_sacred():
+    import yaml
+    from sacred.utils import ConfigAddedError
+
+    shipped = yaml.load(EPYMARL_ENV_CONFIG.read_text(), Loader=yaml.FullLoader)  # as main.py reads it
+    assert set(EPYMARL_GYMMA["env_args"]) <= set(shipped["env_args"]) and set(EPYMARL_GYMMA) <= set(shipped)
+    assert shipped["env_args"]["max_steps"] == shipped["env_args"]["time_limit"]
+
+    played = _epymarl_main(shipped, [])  # as shipped
+    env, (episode, stats, t) = played["env"], played["episode"]
+    assert env.n_agents == 4 and env._env.unwrapped.scenario.grid_size == (16, 16) and t <= 100
+    assert episode[-1]["terminated"] == (stats["arrived"] == 4)
+
+    # the header's example: every key it changes is one the file has
+    played = _epymarl_main(shipped, ["with", "env_args.n_agents=2", "env_args.grid_size=[6, 6]",
+                                     "env_args.time_limit=30", "env_args.max_steps=30"])
+    env, (episode, stats, t) = played["env"], played["episode"]
+    assert env.n_agents == 2 and env._env.unwrapped.scenario.grid_size == (6, 6) and t <= 30
+    assert episode[-1]["terminated"] == (stats["arrived"] == 2)  # a step-limit end is not a termination
+
+    # EPyMARL's own first call, gymma.yaml with the id alone, runs on the env's defaults, but gymma's
+    # TimeLimit ends the episode before the env's own limit, so EPyMARL takes that end for a termination
+    played = _epymarl_main(EPYMARL_GYMMA, ["with", "env_args.key=plume_multi:PlumeSearchAgents-v0"])
+    env, (episode, stats, t) = played["env"], played["episode"]
+    assert env.n_agents == 4 and t == 100 and stats["arrived"] < 4 and episode[-1]["terminated"]
+
+    # sacred refuses a key no config has: the old recipe's keys on gymma.yaml, a new key on this file
+    for config, key in ((EPYMARL_GYMMA, "env_args.n_agents=4"), (shipped, "env_args.goal_radius=2.0")):
+        with pytest.raises(ConfigAddedError, match=key.split("=")[0]):
+            _epymarl_main(config, ["with", key, "--debug"])
+
+
 # ----------------------------------------------------------------------------------------- the benchmark
 def test_the_trainers_benchmark_runs_tiny(capsys):
-    import importlib.util
-    from pathlib import Path
+    from trainer_helpers import run_quick
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "trainers.py"
-    spec = importlib.util.spec_from_file_location("trainers_benchmark", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.main(["--quick", "--only", "stable,cleanrl,torchrl,epymarl,puffer"]) == 0
-    table = capsys.readouterr().out
-    for row in ("| Stable-Baselines3 PPO | SB3VecEnv(vector_env(256)) |", "| CleanRL-style loop |",
-                "| TorchRL collector |", "| EPyMARL (env alone) |", "| PufferLib style (env alone) |"):
+    table, rates = run_quick("stable,recurrent,cleanrl,torchrl,epymarl,puffer", capsys)
+    for row in ("| Stable-Baselines3 PPO | SB3VecEnv(vector_env(256)) |", "| sb3-contrib RecurrentPPO |",
+                "| CleanRL-style loop |", "| TorchRL collector |", "| EPyMARL (env alone) |",
+                "| PufferLib style (env alone) |"):
         assert row in table
-    rates = [float(line.rsplit("|", 2)[1].replace(",", "")) for line in table.splitlines()[2:]]
-    assert len(rates) == 9 and min(rates) > 0
+    assert len(rates) == 10

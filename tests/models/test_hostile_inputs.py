@@ -159,10 +159,22 @@ def test_a_source_is_a_sequence_of_numbers_nothing_else(source):
         plumes.Puffs(source=source)
 
 
-def test_a_list_of_one_pair_is_that_source_and_a_k_by_2_array_k_sources():
-    assert plumes.Gaussian(source=np.array([[1, 2]])).source == (1, 2)
-    assert plumes.Puffs(source=[(1.0, 2.0)]).source == (1.0, 2.0)
+@pytest.mark.parametrize("source", [np.array([[1, 2]]), [(1, 2)], ((1, 2),), [np.array([1, 2])]])
+def test_a_list_of_one_pair_is_refused_one_source_is_its_pair(source):
+    """Issue 32, item 3: a list (or (1, 2) array) of one pair was taken as that one source in silence:
+    a nested value is refused unless it lists several sources."""
+    for model in (plumes.Gaussian, plumes.Puffs):
+        with pytest.raises(ValidationError, match=rf"{model.__name__}\.source: got .*; expected one source as its "
+                                                  r"\(x, y\) itself, not a list of one"):
+            model(source=source)
+
+
+def test_a_k_by_2_array_or_a_list_of_k_pairs_is_k_sources():
     assert plumes.Gaussian(source=np.array([[1, 2], [3, 4]])).source == ((1, 2), (3, 4))
+    assert plumes.Gaussian(source=np.array([1, 2])).source == (1, 2)
+    several = plumes.Puffs(source=((1, 2), (3, 4)))
+    assert several.source == ((1.0, 2.0), (3.0, 4.0)) and several.source_count() == 2
+    assert plumes.Puffs(source=several.source).source == several.source  # the normalised value round-trips
 
 
 def test_check_point_accepts_sequences_of_numbers_and_returns_a_tuple():
@@ -331,5 +343,5 @@ def test_the_json_loader_names_the_file_for_deep_nesting_and_bytes_that_are_not_
         load_scenario(nested)
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe{\x00}")
-    with pytest.raises(ValidationError, match=r"binary\.json' is not UTF-8 text"):
+    with pytest.raises(ValidationError, match=r"binary\.json', which is not UTF-8 text"):
         load_scenario(binary)

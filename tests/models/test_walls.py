@@ -93,7 +93,8 @@ def test_impossible_combinations_are_refused():
 def test_walls_json_refuses_what_is_not_its_encoding():
     meta = Scenario(grid_size=(9, 7), walls=corridor()).metadata()
     for bad, match in ((dict(meta["walls"], data="not base64!"), "not packbits-zlib-base64"),
-                       (dict(meta["walls"], shape=[1, 7, 10]), "holds 64 cells; expected 70"),
+                       (dict(meta["walls"], shape=[2, 7, 9]), "holds 64 cells; expected 126 cells"),
+                       (dict(meta["walls"], shape=[1, 7, 10]), r"shape \(7, 10\); expected masks of shape .* \(7, 9\)"),
                        (dict(meta["walls"], encoding="npy"), "expected None or a dict"),
                        ([[True]], "expected None or a dict")):
         with pytest.raises(ValidationError, match=f"Scenario.walls: .*{match}"):

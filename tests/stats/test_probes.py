@@ -120,3 +120,80 @@ def test_the_wind_and_the_time_step_come_from_the_plume():
     assert plume_wind(movie) == (1.0, 1.0) and time_step(movie) == (0.02, "s")
     assert time_step(plumes.Movie(frames, source=(1, 3))) == (1.0, "steps")
     assert plume_wind(plumes.PoissonHits(1.0, 2.0)) is None and time_step(plumes.PoissonHits(1.0, 2.0)) == (1.0, "steps")
+
+
+# ------------------------------------------------------------------------------ walls (issue 32, item 2)
+def _two_masks():
+    """Two 12 x 8 masks: a wall at x = 6 (rows 2..6) in the first, at x = 3 (rows 0..4) in the second,
+    and the cell (4, 4) solid in both."""
+    first = np.zeros((8, 12), bool)
+    first[2:7, 6] = True
+    second = np.zeros((8, 12), bool)
+    second[0:5, 3] = True
+    first[4, 4] = second[4, 4] = True
+    return first, second
+
+
+def test_probes_sample_among_the_walls_and_a_probe_in_a_wall_is_marked_not_read_as_nan():
+    """The probes sampled the plume without the scenario's walls (their scenario dropped them), and a
+    probe with no series gave NaN statistics without a word."""
+    from plume_multi.walls import mask_indices
+
+    masks = _two_masks()
+    sc = Scenario(grid_size=(12, 8), walls=list(masks), source_location=(9, 4), sigma=4.0)
+    sig = sample_signals(sc, Probes(downwind=(1, 3, 5, 6), direction=180.0), steps=3, num_worlds=6, seed=3,
+                         progress=False)
+    cells = sig.cells[0]
+    assert cells.tolist() == [[8, 4], [6, 4], [4, 4], [3, 4]] and sig.scenario.walls == sc.walls
+    drawn = mask_indices(np.arange(3, 9, dtype=np.int64), np.zeros(6, np.int64), 2)
+    solid = np.array([[masks[k][y, x] for x, y in cells] for k in drawn])
+    assert 0 < drawn.sum() < 6 and np.array_equal(sig.in_wall, solid) and np.array_equal(sig.valid, ~solid)
+    field = sc.plume.field(sc.grid_size)
+    for b in range(6):  # a probe outside the walls reads the field (one inside waits elsewhere, left out)
+        expected = np.repeat(field[cells[:, 1], cells[:, 0]][:, None], 3, axis=1)
+        np.testing.assert_array_equal(sig.values[b][~solid[b]], expected[~solid[b]])
+
+    stats = odor_statistics(sig, 0.5)
+    assert stats.status == ("sampled", "sampled", "in a wall", "sampled")
+    assert stats.n_signals.tolist() == (~solid).sum(axis=0).tolist() and stats.n_signals[2] == 0
+    sampled = np.array([True, True, False, True])
+    assert np.isfinite(stats.intermittency[sampled]).all() and np.isnan(stats.intermittency[2])
+    rows = stats.rows()
+    assert [r["status"] for r in rows] == list(stats.status) and math.isnan(rows[2]["intermittency"])
+    line = stats.to_markdown().splitlines()[4]  # the probe in a wall says so where its numbers would be
+    assert line.startswith("| 5 | 0 | in a wall | in a wall |")
+
+
+def test_a_probe_the_odour_never_reaches_or_never_sampled_is_marked():
+    signals = np.zeros((3, 2, 50), np.float32)
+    signals[:, 0, ::5] = 1.0
+    stats = odor_statistics(signals, 0.5)
+    assert stats.status == ("sampled", "never reached")
+    assert stats.intermittency.tolist() == [0.2, 0.0] and math.isnan(stats.mean_whiff[1])
+    assert "| never reached |" in stats.to_markdown()
+    stats = odor_statistics(signals, 0.5, valid=np.array([[True, False]] * 3))
+    assert stats.status == ("sampled", "not sampled") and stats.n_signals.tolist() == [3, 0]
+    assert math.isnan(stats.intermittency[1]) and stats.rows()[1]["status"] == "not sampled"
+
+
+def test_a_puff_plume_among_walls_in_the_switch_many_regime_has_statistics_or_says_why():
+    """The case of the issue: moving puff sources among walls, the wind switching many times."""
+    from plume_multi import sources
+
+    walls = np.zeros((16, 32), bool)
+    walls[2:14, 7] = True
+    plume = plumes.Puffs(source=[(4, 4), (4, 11)], region=((0.0, 16.0), (0.0, 8.0)),
+                         source_motion=sources.RandomWalk(speed=0.6, persistence=4.0),
+                         wind=Wind(u=3.0, regime="switch-many", switch_every=0.1, switch_jitter=0.02, grid=(5, 5)),
+                         puff_release_rate=100.0, puff_init_rad=0.3, puff_spread_rate=0.02, conc_scale=0.05,
+                         init_num_puffs=5, max_num_puffs=200)
+    sc = Scenario(grid_size=(32, 16), plume=plume, walls=walls, goal_radius=0.5)
+    sig = sample_signals(sc, Probes(downwind=(1, 3, 12), crosswind=(0,)), steps=6, num_worlds=3, progress=False)
+    stats = odor_statistics(sig, 0.0)
+    for p, status in enumerate(stats.status):
+        assert status in ("sampled", "never reached", "in a wall", "not sampled")
+        assert (stats.n_signals[p] == 0) == (status in ("in a wall", "not sampled"))
+        assert np.isnan(stats.intermittency[p]) == (stats.n_signals[p] == 0)
+        assert (status == "in a wall") == (stats.n_signals[p] == 0 and sig.in_wall[:, p].any())
+    # the probe three cells downwind of each world's first source is in the wall at x = 7
+    assert sig.in_wall[:, 1].all() and stats.status[1] == "in a wall"

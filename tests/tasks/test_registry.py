@@ -117,3 +117,15 @@ def test_the_docs_page_lists_every_task_with_its_card_and_its_statistics_as_the_
         for name in re.findall(r"\(plume-statistics/tasks/([^)]+\.png)\)", text):
             assert (docs / "plume-statistics" / "tasks" / name).read_bytes()[:4] == b"\x89PNG", (task_id, name)
     assert (docs / "plume-statistics" / "tasks" / f"{task_slug('puffs/sparse-v0')}.png").is_file()
+
+
+def test_otto_step_caps_are_the_cases_stop_t():
+    """The otto tasks' caps are written out (the registry builds no plume); they are the caps
+    otto-benchmark's rules give each case's plume."""
+    from plume_multi.scenarios import OTTO_BENCHMARK_CASES, otto_benchmark_max_steps, otto_benchmark_plume
+    from plume_multi.tasks.families.otto import STOP_T
+
+    assert list(STOP_T) == list(OTTO_BENCHMARK_CASES)
+    for case in OTTO_BENCHMARK_CASES:
+        assert STOP_T[case] == otto_benchmark_max_steps(otto_benchmark_plume(case)), case
+        assert tasks.make(f"otto/{case}-v0").protocol.max_steps == STOP_T[case]

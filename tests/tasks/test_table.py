@@ -68,7 +68,8 @@ def test_results_files_are_checked(tmp_path, capsys):
         read_rows(tmp_path)
     bad = tmp_path / "bad.csv"
     bad.write_text("task,policy\nx,y\n")
-    with pytest.raises(ValidationError, match="is not a benchmark result"):
+    with pytest.raises(ValidationError, match=r"bad\.csv, the header \(line 1\): got 'task,policy'; expected the "
+                                              "columns"):
         read_rows(bad)
     code, _, err = _run(capsys, "benchmark", "run", "nothing", "--policy", "random")
     assert code == 2 and "TASK: got 'nothing'; expected a task id, a family" in err

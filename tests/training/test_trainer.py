@@ -13,7 +13,8 @@ import torch
 
 import plume_multi
 from plume_multi import Scenario, Simulator, ValidationError
-from plume_multi.training import PPOConfig, LearnedPolicy, TrainingResult, load_policy, train
+from plume_multi.tasks import Protocol, Task
+from plume_multi.training import VALIDATION_SEED, PPOConfig, LearnedPolicy, TrainingResult, load_policy, train
 
 # 7x5 cells, source at the centre, 8 steps: every start is within 5 moves of the source, yet a random
 # walk rarely gets there in time
@@ -102,8 +103,16 @@ def test_bad_input_is_refused_before_training():
         train(EASY, "ppo-mlp", 0)
     with pytest.raises(ValidationError, match=r"train.seed: got -1"):
         train(EASY, "ppo-mlp", 100, seed=-1)
-    with pytest.raises(ValidationError, match="scenario: got str"):
+    with pytest.raises(ValidationError, match="scenario: got 'following'; expected .* or a task id"):
         train("following", "ppo-mlp", 100)
+    with pytest.raises(ValidationError, match="expected a registered task"):
+        train("following/no-such-task-v0", "ppo-mlp", 100)
+    with pytest.raises(ValidationError, match=r"train.keep: got 'first'"):
+        train(EASY, "ppo-mlp", 100, keep="first")
+    with pytest.raises(ValidationError, match="train.keep: got 'best' with validation_episodes=0"):
+        train(EASY, "ppo-mlp", 100, keep="best", validation_episodes=0)
+    with pytest.raises(ValidationError, match=r"train.checkpoints: got 3 \(int\); expected None or a path prefix"):
+        train(EASY, "ppo-mlp", 100, checkpoints=3)
     with pytest.raises(ValidationError, match=r"PPOConfig.epochs: got 0"):
         PPOConfig(epochs=0)
     with pytest.raises(ValidationError, match=r"PPOConfig.learning_rate: got nan"):
@@ -158,3 +167,125 @@ def test_staggering_spreads_the_episode_phases_reproducibly():
     assert len(np.unique(first)) > 25  # worlds reset together would all be at one step
     np.testing.assert_array_equal(first, phases(1))
     assert not np.array_equal(first, phases(2))
+
+
+# ----------------------------------------------------------------------------------------- the best and the last
+def _validated(policy, until="first"):
+    """What a validation during training measured for ``policy``: the same held-out episodes."""
+    result = plume_multi.evaluate(policy, EASY, 256, seed=VALIDATION_SEED, progress=False, until=until)
+    return result.success_rate, result.mean
+
+
+def test_the_best_validated_weights_are_kept_beside_the_last(tmp_path):
+    # a learning rate that overshoots: the validations rise, then fall back, so best and last differ
+    config = SMALL.replace(learning_rate=0.1, epochs=8)
+    result = train(EASY, "ppo-mlp", 8192, seed=0, config=config, validate_every=1024, validation_episodes=256,
+                   progress=False, checkpoints=tmp_path / "run")
+    rates = [row["success_rate"] for row in result.validation]
+    best = result.best_validation
+    assert len(rates) == 8 and best["success_rate"] == max(rates) > rates[-1], rates
+    assert result.kept == "best" and result.policy is result.best
+    # each kept policy is the very weights that were validated
+    assert _validated(result.best) == (best["success_rate"], best["mean_steps"])
+    last = result.validation[-1]
+    assert _validated(result.last) == (last["success_rate"], last["mean_steps"])
+    assert result.best.training["scenario_steps"] == best["env_steps"] < result.env_steps
+    assert result.last.training["scenario_steps"] == result.env_steps
+    assert result.summary()["best"] == best and result.summary()["kept"] == "best"
+    # the checkpoints on disk are the same two policies
+    obs = np.random.default_rng(0).random((64, EASY.obs_dim), dtype=np.float32)
+    for kind, policy in (("best", result.best), ("last", result.last)):
+        loaded = load_policy(tmp_path / f"run-{kind}.pt")
+        np.testing.assert_array_equal(loaded(obs), policy(obs))
+        assert loaded.training["checkpoint"] == kind
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["run-best.pt", "run-last.pt"]  # no temporary file left
+
+    again = train(EASY, "ppo-mlp", 8192, seed=0, config=config, validate_every=1024, validation_episodes=256,
+                  progress=False, keep="last")
+    assert again.kept == "last" and again.policy is again.last
+    np.testing.assert_array_equal(again.policy(obs), result.last(obs))  # the same run, the other choice
+    np.testing.assert_array_equal(again.best(obs), result.best(obs))
+    unvalidated = train(EASY, "ppo-mlp", 1024, seed=0, config=config, validation_episodes=0, progress=False)
+    assert unvalidated.kept == "last" and unvalidated.best is None and unvalidated.best_validation is None
+
+
+def test_a_killed_run_keeps_the_checkpoints_it_finished(tmp_path, monkeypatch):
+    """Stopped at its fourth validation, the run has left the checkpoints of the first three, whole."""
+    from plume_multi.training import trainer
+
+    seen = []
+    validate = trainer._validate
+
+    def stopping(*args, **kwargs):
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+        seen.append(validate(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(trainer, "_validate", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        train(EASY, "ppo-mlp", 8192, seed=0, config=SMALL, validate_every=1024, validation_episodes=256,
+              progress=False, checkpoints=tmp_path / "run")
+    best = load_policy(tmp_path / "run-best.pt")
+    last = load_policy(tmp_path / "run-last.pt")
+    assert last.training["scenario_steps"] == 3072
+    rates = [row["success_rate"] for row in seen]
+    assert best.training["validation"]["success_rate"] == max(rates)
+    assert _validated(best)[0] == max(rates)
+
+
+def test_a_policy_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    policy = train(EASY, "ppo-mlp", 512, config=SMALL, validation_episodes=0, progress=False).policy
+    path = policy.save(tmp_path / "p.pt")
+    before = path.read_bytes()
+
+    def broken(record, f):
+        f.write(b"half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(torch, "save", broken)
+    with pytest.raises(ValidationError, match="cannot be written .disk full"):
+        policy.save(path)
+    assert path.read_bytes() == before and [f.name for f in tmp_path.iterdir()] == ["p.pt"]
+
+
+# ----------------------------------------------------------------------------------------- tasks
+def _task(**protocol):
+    return Task(id="tests/easy-v0", scenario_factory=lambda: EASY.replace(max_steps=50),
+                protocol=Protocol(**{"episodes": 100, "max_steps": 8, **protocol}), card="The easy search.")
+
+
+def test_a_task_gives_its_scenario_protocol_and_seeds(monkeypatch):
+    task = _task(until="all")
+    seen = {}
+    reset = Simulator.reset
+
+    def recording(self, *args, **kwargs):
+        seen.setdefault("seed", kwargs.get("seed"))
+        return reset(self, *args, **kwargs)
+
+    monkeypatch.setattr(Simulator, "reset", recording)
+    result = train(task, "ppo-mlp", 1024, seed=2, config=SMALL, validation_episodes=64, progress=False)
+    assert result.task == "tests/easy-v0" and result.policy.training["task"] == "tests/easy-v0"
+    assert result.policy.scenario["metadata"]["max_steps"] == 8  # the protocol's step cap, not the factory's 50
+    assert seen["seed"] == task.protocol.train_seed_low + 2 * 2**32
+    # by its registered id too
+    from plume_multi.tasks import registry
+
+    registry._load()
+    monkeypatch.setitem(registry._TASKS, task.id, task)
+    by_id = train(task.id, "ppo-mlp", 1024, seed=2, config=SMALL, validation_episodes=64, progress=False)
+    obs = np.random.default_rng(0).random((16, EASY.obs_dim), dtype=np.float32)
+    np.testing.assert_array_equal(by_id.policy(obs), result.policy(obs))
+
+
+def test_tasks_that_cannot_be_trained_are_refused_before_anything_compiles():
+    with pytest.raises(ValidationError, match="teams/mixed-2-v0 fixes the policies of some agents"):
+        train("teams/mixed-2-v0", "ppo-mlp", 100)
+    with pytest.raises(ValidationError, match=r"needs the option\(s\) \['path'\]"):
+        train("recorded/file-v0", "ppo-mlp", 100)
+    close = _task(eval_seed=VALIDATION_SEED - 10)
+    with pytest.raises(ValidationError, match="the validation episodes .* must lie between them"):
+        train(close, "ppo-mlp", 100)
+    with pytest.raises(ValidationError, match="seed: got 5; .* must stay <="):
+        train(_task(train_seed_low=2**63 - 2**33), "ppo-mlp", 100, seed=5, validation_episodes=0)

@@ -177,7 +177,7 @@ class Gaussian(Plume):
     Args:
         source: ``(x, y)`` cell of the source (default: the grid's centre ``(W // 2, H // 2)``), or
             ``"random"``: each world draws its source uniformly over the grid at every reset. In
-            3-D: ``(x, y, z)`` (default ``(W // 2, H // 2, D // 2)``). In 2-D also a list of up to
+            3-D: ``(x, y, z)`` (default ``(W // 2, H // 2, D // 2)``). In 2-D also a list of 2 to
             16 ``(x, y)`` cells: several sources, the concentration the sum of their plumes
             clipped to 1 (``gaussian_sources.py``).
         sigma: spread in cells, 0.1..100.
@@ -203,7 +203,7 @@ class Gaussian(Plume):
         several = (isinstance(self.source, (list, tuple)) and bool(self.source) and
                    isinstance(self.source[0], (list, tuple, np.ndarray))) or \
             (isinstance(self.source, np.ndarray) and self.source.ndim == 2)
-        if several:  # a list of (x, y): several sources (a list of one is that one)
+        if several:  # a list of (x, y): several sources (a list of one is refused)
             self._set("source", parse_source("Gaussian", self.source, allow_random=False, integer=True))
         elif not (self.source is None or (isinstance(self.source, str) and self.source == "random")):
             self._set("source", check_point("Gaussian", "source", self.source, integer=True, length=(2, 3),

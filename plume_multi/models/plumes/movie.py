@@ -214,6 +214,11 @@ class Movie(Plume):
             True (memory-mapped: the file is checked before every step and must not change), False
             (into memory). Other formats are always read into memory.
         checksum: ``"sha256:<hex>"`` the file must have (a saved scenario's), or None.
+        allow_external: False (default): only the named file (or store) is read; a dataset whose
+            bytes are elsewhere (HDF5 external storage, an external link, a virtual dataset over
+            other files, a Zarr entry that is a symbolic link out of the store) is refused. True:
+            read it there (only for files you trust). Given in code or on the command line only:
+            a scenario file never opts in (``save_scenario`` refuses such a movie).
 
     Conventions: after a reset a world shows frame ``start``, after k steps frame ``start + k``.
     ``Scenario.grid_size`` defaults to the movie's ``(W, H)`` (``(W, H, D)`` for volumes); a given
@@ -238,6 +243,7 @@ class Movie(Plume):
     cell_size: float | None = None
     mmap: bool | None = None
     checksum: str | None = None
+    allow_external: bool = False
 
     kernels: ClassVar = KERNELS
     kernels_3d: ClassVar = KERNELS_3D
@@ -245,14 +251,17 @@ class Movie(Plume):
     def __post_init__(self):
         if self.mmap is not None:
             self._set("mmap", check_bool("Movie", "mmap", self.mmap))
+        self._set("allow_external", check_bool("Movie", "allow_external", self.allow_external))
         recording = None
         if isinstance(self.frames, (str, os.PathLike)):
-            recording = files.read_recording(self.frames, self.key, self.mmap)
+            recording = files.read_recording(self.frames, self.key, self.mmap, self.allow_external)
             frames, attrs, where = recording.frames, recording.attrs, f"the file {str(recording.path)!r}"
         else:
             for name in ("key", "mmap", "checksum"):
                 if getattr(self, name) is not None:
                     fail("Movie", name, getattr(self, name), "None for frames given as an array (it is for files)")
+            if self.allow_external:
+                fail("Movie", "allow_external", True, "False for frames given as an array (it is for files)")
             frames, attrs, where = self._array(self.frames), {}, "the frames"
         geo = files.geometry(attrs, frames.shape, where, origin=self.origin, cell_size=self.cell_size)
         if geo.flip_rows or geo.flip_cols:
@@ -305,7 +314,8 @@ class Movie(Plume):
                 fail("Movie", "start", self.start, "'random' or a frame index")
         else:
             self._set("start", check_int("Movie", "start", self.start, 0, T - 1))
-        if self.end not in ("wrap", "clamp"):
+        # a string, not whatever compares equal to one (np.array(["wrap"]) is "in" the tuple)
+        if not isinstance(self.end, str) or self.end not in ("wrap", "clamp"):
             fail("Movie", "end", self.end, "'wrap' or 'clamp'")
         self._set_wind(recording, geo, frames.shape)
         fps = self.fps if self.fps is not None else attrs.get("fps")
@@ -426,6 +436,9 @@ class Movie(Plume):
         return self._checksum
 
     def saving_problem(self) -> str | None:
+        if self.allow_external:
+            return ("Movie.allow_external: a movie read with allow_external=True cannot be written to JSON (a "
+                    "scenario file never opts in to reading outside the named file); load it in code")
         if self._file is None:
             return ("Movie.frames: frames given as an array cannot be written to JSON; save them to a file "
                     "(np.save('movie.npy', frames)) and pass its path")
@@ -449,7 +462,7 @@ class Movie(Plume):
         data = (str(self.path), self._file.signature) if self._file is not None else id(self.frames)
         wind = id(self.wind) if isinstance(self.wind, np.ndarray) else self.wind
         return (data, self.source, self.start, self.end, wind, self.fps, self.scale, self.key, self.nan,
-                self.normalize, self.origin, self.cell_size)
+                self.normalize, self.origin, self.cell_size, self.allow_external)
 
     def __eq__(self, other):
         return self is other or (type(other) is type(self) and self._identity() == other._identity())

@@ -9,8 +9,13 @@ where pairs are ``(y, x)``.
 
 Safely means:
 
-* only a regular file, or a Zarr directory store, is opened; a FIFO, a device or a socket is
-  refused before anything opens it (opening a FIFO blocks until a writer comes);
+* only a regular file, or a Zarr directory store, is opened, through the package's checked opener
+  (``plume_multi.files``); a FIFO, a device or a socket is refused before anything opens it
+  (opening a FIFO blocks until a writer comes), in a Zarr store too;
+* only the named file (or store) is read: a dataset whose bytes are elsewhere (HDF5 external
+  storage, an external link, a virtual dataset over other files, a Zarr entry that is a symbolic
+  link leading out of the store) is refused before anything follows it, unless the user opts in
+  with ``Movie(..., allow_external=True)`` (in code only: a scenario file never opts in);
 * a ``.npy`` header is read and checked (dtype, shape, and that the file holds the bytes it
   declares) before any data is read or mapped, and so is every array of the other formats, and
   the memory a copy needs is compared with what is available;
@@ -30,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import posixpath
 import stat
 import warnings
 from dataclasses import dataclass
@@ -37,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import files as _files
 from ...checks import check_memory, check_point, check_real, fail, is_real, refuse, shown
 from ...errors import PlumeError, StateError, ValidationError
 
@@ -75,27 +82,60 @@ class Recording:
 
 
 # ----------------------------------------------------------------------------- the file itself
-def check_path(path) -> tuple[Path, str]:
+OPT_IN = "or Movie(..., allow_external=True) to read it (only for files you trust)"
+
+
+def check_path(path, allow_external: bool = False) -> tuple[Path, str]:
     """``(path, kind)`` of an existing regular file (or Zarr directory store) of a known kind,
-    checked with ``stat`` before anything opens it."""
-    p = Path(path)
+    checked with ``stat`` before anything opens it (``plume_multi.files``); a store's entries too
+    (``check_store``)."""
+    p = _files.check_path(path, "Movie.frames", EXPECTED)
     kind = KINDS.get(p.suffix.lower())
     if kind is None:
-        refuse("Movie", "frames", repr(str(path)), EXPECTED)
-    try:
-        mode = os.stat(p).st_mode
-    except FileNotFoundError:
-        refuse("Movie", "frames", repr(str(path)), f"the path of an existing file (this one does not exist): {EXPECTED}")
-    except (OSError, ValueError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        refuse("Movie", "frames", repr(str(path)), f"a readable file (this one: {why}): {EXPECTED}")
+        refuse("Movie", "frames", shown(str(path), 120), EXPECTED)
     if kind == "zarr":
-        if not stat.S_ISDIR(mode):
-            refuse("Movie", "frames", repr(str(path)), f"a Zarr directory store ({str(path)!r} is not a directory)")
-    elif not stat.S_ISREG(mode):
-        what = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
-        refuse("Movie", "frames", repr(str(path)), f"a regular file ({str(path)!r} is {what}, which is never opened)")
+        _files.check_folder(p, "Movie.frames", "a Zarr directory store")
+        check_store(p, allow_external)
+    else:
+        _files.check_file(p, "Movie.frames", f"a regular file: {EXPECTED}")
     return p, kind
+
+
+def check_store(p: Path, allow_external: bool = False) -> None:
+    """Every entry of the Zarr store ``p`` is a folder or a regular file, and (unless
+    ``allow_external``) lies inside the store: a symbolic link that leads out of it is refused, as
+    are FIFOs, devices, sockets and dangling links anywhere."""
+    root = os.path.realpath(p)
+    seen = set()
+    stack = [str(p)]
+    while stack:
+        folder = stack.pop()
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as exc:
+            refuse("Movie", "frames", f"the Zarr store {shown(str(p), 120)}, whose folder {shown(folder, 120)} cannot be "
+                   f"read ({exc.strerror or exc})", "a readable Zarr directory store")
+        for name in names:
+            entry = os.path.join(folder, name)
+            where = f"the Zarr store {shown(str(p), 120)}, whose entry {shown(os.path.relpath(entry, p), 120)}"
+            try:
+                st = os.stat(entry)
+            except OSError as exc:
+                refuse("Movie", "frames", f"{where} cannot be read ({exc.strerror or exc})",
+                       "a Zarr store of folders and regular files")
+            if os.path.islink(entry):
+                target = os.path.realpath(entry)
+                if not (target == root or target.startswith(root + os.sep)) and not allow_external:
+                    refuse("Movie", "frames", f"{where} is a symbolic link to {shown(target, 120)}, outside the store",
+                           f"a store whose entries are inside it, {OPT_IN}")
+            if stat.S_ISDIR(st.st_mode):
+                real = os.path.realpath(entry)
+                if real not in seen:  # a linked folder is walked once: a loop of links ends
+                    seen.add(real)
+                    stack.append(entry)
+            elif not stat.S_ISREG(st.st_mode):
+                refuse("Movie", "frames", f"{where} is {_files.kind_of(st.st_mode)}",
+                       "a Zarr store of folders and regular files")
 
 
 def file_signature(p: Path) -> tuple:
@@ -114,7 +154,8 @@ def file_signature(p: Path) -> tuple:
 
 def checksum(p: Path) -> str:
     """``"sha256:<hex>"`` of a file's bytes, or of a directory store's files (each: its path
-    relative to the store, then its bytes), in sorted order."""
+    relative to the store, then its bytes), in sorted order; each file read through the checked
+    opener."""
     h = hashlib.sha256()
     files = [p] if not p.is_dir() else sorted(
         (Path(root) / name for root, _, names in os.walk(p) for name in names),
@@ -122,7 +163,7 @@ def checksum(p: Path) -> str:
     for f in files:
         if f != p:
             h.update(f.relative_to(p).as_posix().encode() + b"\0")
-        with open(f, "rb") as fh:
+        with _files.open_file(f, "Movie.checksum", "the movie's files") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return "sha256:" + h.hexdigest()
@@ -156,10 +197,10 @@ class FileGuard:
 
 
 # ----------------------------------------------------------------------------- reading
-def read_recording(path, key=None, mmap=None) -> Recording:
+def read_recording(path, key=None, mmap=None, allow_external: bool = False) -> Recording:
     """The frames, attributes and wind of a movie file (``ValidationError`` naming the file for
-    whatever cannot be read)."""
-    p, kind = check_path(path)
+    whatever cannot be read); with ``allow_external``, datasets stored outside it are read too."""
+    p, kind = check_path(path, allow_external)
     if mmap is True and kind != "npy":
         fail("Movie", "mmap", mmap, f"None or False for a {kind} file (only .npy files are memory-mapped)")
     if key is not None and (not isinstance(key, str) or not key):
@@ -167,7 +208,7 @@ def read_recording(path, key=None, mmap=None) -> Recording:
     signature = file_signature(p)
     reader = {"npy": _read_npy, "npz": _read_npz, "hdf5": _read_hdf5, "zarr": _read_zarr}[kind]
     try:
-        frames, attrs, wind, mapped = reader(p, key, mmap)
+        frames, attrs, wind, mapped = reader(p, key, mmap, allow_external)
     except PlumeError:
         raise
     except MemoryError:
@@ -218,10 +259,10 @@ def _npy_header(f) -> tuple:
     return shape, fortran, np.dtype(dtype)
 
 
-def _read_npy(p: Path, key, mmap):
+def _read_npy(p: Path, key, mmap, allow_external):
     if key is not None:
         fail("Movie", "key", key, "None for a .npy file (it holds one array)")
-    with open(p, "rb") as f:
+    with _files.open_file(p, "Movie.frames", EXPECTED) as f:
         shape, fortran, dtype = _npy_header(f)
         offset = f.tell()
         _check_array(p, "frames", shape, dtype)
@@ -232,7 +273,8 @@ def _read_npy(p: Path, key, mmap):
                    f"the {need} bytes its header declares (shape {tuple(shape)}, {dtype}): the file is truncated")
         direct = not fortran and dtype in KERNEL_DTYPES
         if direct and (mmap is True or (mmap is None and need > COPY_LIMIT)):
-            return np.memmap(p, dtype=dtype, mode="r", offset=offset, shape=tuple(shape)), {}, None, True
+            # mapped through the descriptor the checks were made on (the mapping outlives it)
+            return np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=tuple(shape)), {}, None, True
         if mmap is True:
             fail("Movie", "mmap", mmap, f"None or False for {str(p)!r}: its {dtype} "
                  f"{'Fortran-ordered ' if fortran else ''}frames are converted, so read into memory")
@@ -261,9 +303,9 @@ def _npz_member(p: Path, data, name: str, *, frames=False, limit=None):
     return data[name]
 
 
-def _read_npz(p: Path, key, mmap):
+def _read_npz(p: Path, key, mmap, allow_external):
     name = key or "concentration"
-    with np.load(p, allow_pickle=False) as data:
+    with _files.open_file(p, "Movie.frames", EXPECTED) as handle, np.load(handle, allow_pickle=False) as data:
         if name not in data.files:
             fail("Movie", "key", key, f"the name of an array of {str(p)!r}: it has {data.files} (default "
                  f"'concentration')")
@@ -273,14 +315,16 @@ def _read_npz(p: Path, key, mmap):
     return frames, attrs, _wind(p, frames.ndim, u, v, w), False
 
 
-def _read_hdf5(p: Path, key, mmap):
+def _read_hdf5(p: Path, key, mmap, allow_external):
     try:
         import h5py
     except ImportError:
         raise ValidationError(f"Movie: reading HDF5 needs h5py: {DATA_EXTRA}") from None
     name = key or "concentration"
+    # opened by its path (checked by check_path): h5py's file-object driver crashes the process
+    # on a virtual dataset over another file (h5py 3.16), even one the user opted in to
     with h5py.File(p, "r") as f:
-        ds = f.get(name)
+        ds = _h5_object(p, f, name, allow_external)
         if not isinstance(ds, h5py.Dataset):
             fail("Movie", "key", key, f"the name of a dataset of {str(p)!r}: it has {_h5_datasets(f)} (default "
                  f"'concentration')")
@@ -289,7 +333,7 @@ def _read_hdf5(p: Path, key, mmap):
         frames = _as_kernel_array(ds[...])
         group = ds.parent
         attrs = {**f.attrs, **(group.attrs if group.name != "/" else {}), **ds.attrs}
-        u, v, w = (_h5_wind(p, group, c) for c in WIND)
+        u, v, w = (_h5_wind(p, f, group, c, allow_external) for c in WIND)
     return frames, attrs, _wind(p, frames.ndim, u, v, w), False
 
 
@@ -299,17 +343,63 @@ def _h5_datasets(f) -> list:
     return names
 
 
-def _h5_wind(p: Path, group, name):
-    if name not in group:
+def _h5_object(p: Path, f, path: str, allow_external: bool, links: int = 0):
+    """The object at ``path`` of the open HDF5 file ``f``, or None: its links followed one by one
+    (an external link refused, unless ``allow_external``, before HDF5 opens its file; a soft link's
+    target checked the same way), and a dataset's storage checked (``_h5_inside``)."""
+    import h5py
+
+    if links > 40:
+        refuse("Movie", "frames", f"{str(p)!r} whose {path!r} goes through more than 40 soft links",
+               "datasets reached through a few links")
+    obj = f
+    for part in (s for s in path.split("/") if s):
+        if not isinstance(obj, h5py.Group):
+            return None
+        link = obj.get(part, getlink=True)
+        if link is None:
+            return None
+        if isinstance(link, h5py.ExternalLink) and not allow_external:
+            refuse("Movie", "frames", f"{str(p)!r} whose {path!r} is an external link to {link.filename!r}",
+                   f"datasets stored in the named file, {OPT_IN}")
+        if isinstance(link, h5py.SoftLink):
+            obj = _h5_object(p, f, posixpath.join(obj.name, link.path), allow_external, links + 1)
+            if obj is None:
+                return None
+        else:
+            obj = obj[part]
+    if isinstance(obj, h5py.Dataset) and not allow_external:
+        _h5_inside(p, f, obj, path)
+    return obj
+
+
+def _h5_inside(p: Path, f, ds, path: str, depth: int = 0) -> None:
+    """Refuse a dataset whose bytes are not in ``f``: external storage, or a virtual dataset with a
+    source in another file (or, within ``f``, such a dataset)."""
+    if ds.external:
+        refuse("Movie", "frames", f"{str(p)!r} whose {path!r} is stored in other files "
+               f"({', '.join(repr(e[0]) for e in ds.external[:3])})", f"datasets stored in the named file, {OPT_IN}")
+    if ds.is_virtual:
+        for source in ds.virtual_sources():
+            if source.file_name != "." or depth > 8:
+                refuse("Movie", "frames", f"{str(p)!r} whose {path!r} is a virtual dataset over "
+                       f"{source.file_name!r}", f"datasets stored in the named file, {OPT_IN}")
+            inner = _h5_object(p, f, source.dset_name, False)
+            if inner is not None and hasattr(inner, "is_virtual"):
+                _h5_inside(p, f, inner, source.dset_name, depth + 1)
+
+
+def _h5_wind(p: Path, f, group, name, allow_external):
+    ds = _h5_object(p, f, posixpath.join(group.name, name), allow_external)
+    if ds is None:
         return None
-    ds = group[name]
     if not hasattr(ds, "shape"):
         refuse("Movie", "wind", f"{str(p)!r} whose {name!r} is a group", "u and v datasets")
     _check_memory(p, ds.size * 8, "hdf5")
     return ds[...]
 
 
-def _read_zarr(p: Path, key, mmap):
+def _read_zarr(p: Path, key, mmap, allow_external):  # the store's entries: check_store
     try:
         import xarray as xr
     except ImportError:

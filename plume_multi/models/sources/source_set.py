@@ -35,8 +35,8 @@ MAX_SOURCES = 16
 
 def parse_source(owner: str, value, *, allow_random: bool, integer: bool, default_ok: bool = True):
     """``value`` normalised: None (default), ``"random"``, one ``(x, y)``, or a tuple of ``K >= 2``
-    ``(x, y)`` pairs (a list of one pair is that pair). ``ValidationError`` naming
-    ``owner.source`` otherwise."""
+    ``(x, y)`` pairs. ``ValidationError`` naming ``owner.source`` otherwise, a list (or ``(1, 2)``
+    array) of one pair included: one source is its pair itself."""
     kind = "integer cells" if integer else "cells, finite numbers"
     rule = ("None, " if default_ok else "") + ("'random', " if allow_random else "") + \
         f"(x, y) or a list of up to {MAX_SOURCES} (x, y) pairs ({kind})"
@@ -54,6 +54,10 @@ def parse_source(owner: str, value, *, allow_random: bool, integer: bool, defaul
         pairs = [value]  # one point (check_point refuses anything that is not one)
     if len(pairs) > MAX_SOURCES:
         fail(owner, "source", value, rule)
+    if len(pairs) == 1 and pairs[0] is not value:
+        # a list of one pair: one source given as a list of several, or a pair wrapped once too often
+        fail(owner, "source", value, f"one source as its (x, y) itself, not a list of one, or a list of "
+                                     f"2..{MAX_SOURCES} (x, y) pairs ({kind})")
     out = []
     for pair in pairs:
         try:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from ...scenarios import plume_following
 from ..task import Protocol, Task
 
 __all__ = ["TASKS"]
+
+
+def plume_following():
+    """``scenarios.plume_following()`` (imported on first use: the registry builds no scenario)."""
+    from ...scenarios import plume_following as make
+
+    return make()
 
 
 TASKS = (

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 
-from ...scenarios import OTTO_BENCHMARK_CASES, otto_benchmark, otto_benchmark_max_steps, otto_benchmark_plume
-from ...scenarios import poisson_search
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "poisson_search_3d"]
@@ -27,11 +25,25 @@ WHAT = {
 }
 
 
+# Each case's step cap, otto-benchmark's STOP_t: scenarios.otto_benchmark_max_steps of the case's plume
+# (tests/tasks/test_registry.py checks them). Written out because computing them builds the plume
+# (SciPy's Poisson law on its domain), which ``import plume_multi``, reading the registry, must not.
+STOP_T = {"isotropic-19x19": 642, "isotropic-53x53": 2188, "windy-medium-detections": 10000,
+          "windy-low-detections": 10000}
+
+
+def _otto_scenario(case: str):
+    """``scenarios.otto_benchmark(case)`` (imported on first use: the registry builds no scenario)."""
+    from ...scenarios import otto_benchmark
+
+    return otto_benchmark(case)
+
+
 def _otto(case: str) -> Task:
-    cap = otto_benchmark_max_steps(otto_benchmark_plume(case))
+    cap = STOP_T[case]
     return Task(
         id=f"otto/{case}-v0",
-        scenario_factory=functools.partial(otto_benchmark, case),
+        scenario_factory=functools.partial(_otto_scenario, case),
         protocol=Protocol(episodes=1000, max_steps=cap),
         card=(f"otto-benchmark's {case} case, its POMDP exactly: {WHAT[case]}. One searcher, cardinal moves; "
               "each episode's source is drawn from the belief after the first hit (otto-benchmark's draw), "
@@ -47,10 +59,12 @@ def _otto(case: str) -> Task:
 
 def poisson_search_3d():
     """``poisson_search(1.0, 2.0, dims=3)``: isotropic Poisson hits in a cube, the searcher at its centre."""
+    from ...scenarios import poisson_search
+
     return poisson_search(1.0, 2.0, dims=3)
 
 
-TASKS = tuple(_otto(case) for case in OTTO_BENCHMARK_CASES) + (
+TASKS = tuple(_otto(case) for case in STOP_T) + (
     Task(
         id="otto/isotropic-3d-v0",
         scenario_factory=poisson_search_3d,

@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import functools
 
-from ...models.bodies import Continuous
-from ...models.plumes import Puffs, Wind
-from ...models.sensors import Antennae, Concentration
-from ...models.sensors import Wind as WindSensor
-from ...scenario import Scenario
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "puff_search"]
@@ -21,6 +16,12 @@ def puff_search(**wind) -> Scenario:
     (cells of 0.25 length units, dt 0.01 s, 30 s of spin-up), a searcher that flies
     (``Continuous``, 0.2 cells per step, turns of 30 degrees at most) with a concentration sensor,
     two antennae 30 degrees off its heading and a wind sensor, starting 12-25 length units downwind."""
+    from ...models.bodies import Continuous  # here: the registry builds no scenario
+    from ...models.plumes import Puffs, Wind
+    from ...models.sensors import Antennae, Concentration
+    from ...models.sensors import Wind as WindSensor
+    from ...scenario import Scenario
+
     return Scenario(
         grid_size=(200, 100), plume=Puffs(source=(10, 50), wind=Wind(**wind), spin_up_steps=SPIN_UP),
         action_model=Continuous(max_speed=0.2, max_turn_degrees=30.0),
@@ -58,7 +59,7 @@ def _regime(regime: str) -> Task:
         scenario_factory=functools.partial(puff_search, regime=regime),
         # 250 episodes: a success rate within +-6 points (Wilson 95 %); each world runs 3000 spin-up
         # steps and, failing, 2000 more, so the four regimes x three baselines take 330 s of the
-        # README's table (1422 s), and would take twice that at 500
+        # benchmark table (1422 s), and would take twice that at 500
         protocol=Protocol(episodes=250, max_steps=2000),
         card=CARD.format(steps=2000, regime=REGIMES[regime]),
         references=REFERENCES,

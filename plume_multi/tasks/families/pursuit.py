@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ...models.sources import RandomWalk
-from ...scenarios import poisson_search
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "random_walk_pursuit"]
@@ -13,6 +11,9 @@ def random_walk_pursuit():
     """``poisson_search(1.0, 2.0, source_motion=RandomWalk(speed=0.5, persistence=10))``: 19 x 19
     cells, a target stepping one cell along its heading half the steps, turning every 10 steps on
     average."""
+    from ...models.sources import RandomWalk  # here: the registry builds no scenario
+    from ...scenarios import poisson_search
+
     return poisson_search(1.0, 2.0, source_motion=RandomWalk(speed=0.5, persistence=10.0))
 
 

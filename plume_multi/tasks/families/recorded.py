@@ -8,9 +8,6 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ValidationError
-from ...models.plumes import Movie
-from ...models.sensors import Antennae, Concentration
-from ...scenario import Scenario
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "synthetic_frames", "synthetic_volumes", "write_synthetic_recording", "movie_search",
@@ -21,7 +18,6 @@ SYNTHETIC_SOURCE = (16, 16)  # (x, y) cells; the same read as (y, x), whichever 
 SYNTHETIC_FPS = 15.0
 SYNTHETIC_VOLUME_SHAPE = (20, 6, 12, 24)  # (t, z, y, x): small, for tests and the documentation
 SYNTHETIC_VOLUME_SOURCE = (4, 6, 2)  # (x, y, z) cells
-SENSORS = (Concentration(), Antennae(angles=(90.0, 0.0, 270.0, 180.0), distance=1.0))
 
 
 def synthetic_frames() -> np.ndarray:
@@ -87,7 +83,12 @@ def write_synthetic_recording(path, dims: int = 2) -> Path:
 def movie_search(frames, source=None) -> Scenario:
     """A searcher on ``Movie(frames)`` (each world starts at a random frame): the concentration at
     its cell and at the four next to it, cardinal moves, success within 2 cells of the source."""
-    return Scenario(plume=Movie(frames=frames, source=source), sensors=SENSORS, goal_radius=2.0)
+    from ...models.plumes import Movie  # here: the registry builds no scenario
+    from ...models.sensors import Antennae, Concentration
+    from ...scenario import Scenario
+
+    sensors = (Concentration(), Antennae(angles=(90.0, 0.0, 270.0, 180.0), distance=1.0))
+    return Scenario(plume=Movie(frames=frames, source=source), sensors=sensors, goal_radius=2.0)
 
 
 def synthetic_search() -> Scenario:

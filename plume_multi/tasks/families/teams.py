@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 
-from ...scenarios import poisson_search
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "team_search", "SIZES"]
@@ -18,6 +17,8 @@ def team_search(n_agents: int):
     """``poisson_search(3.0, 2.0, n_agents=n_agents, team=True)``: 53 x 53 cells (otto-benchmark's
     isotropic-53x53 plume), every searcher at the centre, one belief pooled over the team, the first
     arrival ends the search."""
+    from ...scenarios import poisson_search  # here: the registry builds no scenario
+
     return poisson_search(3.0, 2.0, n_agents=n_agents, team=True)
 
 

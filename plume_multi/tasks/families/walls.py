@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...models.plumes import Gaussian
-from ...models.sensors import Antennae, Concentration
-from ...scenario import Scenario
 from ..task import Protocol, Task
 
 __all__ = ["TASKS", "baffles", "baffled_search"]
@@ -29,6 +26,10 @@ def baffles() -> np.ndarray:
 def baffled_search() -> Scenario:
     """The plume-following searcher of ``following/gaussian-random-source-v0`` among ``baffles()``,
     the source fixed at (42, 16) behind the last wall, starts drawn on free cells."""
+    from ...models.plumes import Gaussian  # here: the registry builds no scenario
+    from ...models.sensors import Antennae, Concentration
+    from ...scenario import Scenario
+
     return Scenario(grid_size=SIZE, plume=Gaussian(source=SOURCE, sigma=10.0), walls=baffles(),
                     sensors=(Concentration(), Antennae(angles=(90.0, 0.0, 270.0, 180.0), distance=1.0)))
 

@@ -212,6 +212,13 @@ def test_no_source_is_an_error():
         plumes.Movie(np.zeros((2, 3, 3), np.uint8))
 
 
+@pytest.mark.parametrize("end", [np.array(["wrap"]), ["clamp"], b"wrap", "Wrap", None])
+def test_end_is_one_of_its_two_words_nothing_that_compares_equal_to_one(end):
+    """Issue 32, item 3: ``np.array(["wrap"])`` is "in" ``("wrap", "clamp")`` (elementwise) and was kept."""
+    with pytest.raises(ValidationError, match=r"Movie\.end: got .*; expected 'wrap' or 'clamp'"):
+        plumes.Movie(np.zeros((2, 3, 3), np.uint8), source=(1.0, 1.0), end=end)
+
+
 def test_integer_scales_and_float_frames():
     f16 = np.full((1, 2, 2), 65535, np.uint16)
     assert float(plumes.Movie(f16, source=(0, 0))._scale) == pytest.approx(1 / 65535)

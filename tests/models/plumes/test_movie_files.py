@@ -454,10 +454,11 @@ def test_corrupt_zarr_stores_and_wrong_kinds_of_paths(tmp_path):
     with pytest.raises(ValidationError, match="Movie.frames.*broken.zarr"):
         plumes.Movie(store, source=(0, 0))
     (tmp_path / "dir.npy").mkdir()
-    with pytest.raises(ValidationError, match="Movie.frames.*dir.npy.*a directory"):
+    with pytest.raises(ValidationError, match="Movie.frames.*dir.npy', which is a folder"):
         plumes.Movie(str(tmp_path / "dir.npy"), source=(0, 0))
     (tmp_path / "file.zarr").write_text("x")
-    with pytest.raises(ValidationError, match="Movie.frames.*not a directory"):
+    with pytest.raises(ValidationError, match="Movie.frames.*file.zarr', which is a regular file; expected a Zarr "
+                                              "directory store"):
         plumes.Movie(str(tmp_path / "file.zarr"), source=(0, 0))
     np.save(tmp_path / "m.npy", np.zeros((1, 2, 2), np.uint8))
     with pytest.raises(ValidationError, match="Movie.mmap"):

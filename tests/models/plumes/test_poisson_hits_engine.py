@@ -175,6 +175,24 @@ def test_restore_refuses_a_source_outside_the_domain_it_would_crash_on():
     assert any("plume.source" in p for p in sim.validate())  # reported, not read by compiled code
 
 
+def test_restore_and_validate_refuse_a_first_hit_below_one():
+    """Issue 32, item 3: a first hit of 0 (the protocol conditions every search on one hit at least)
+    passed restore and validate()."""
+    sim = Simulator(poisson_search(1.0, 2.0, grid_size=11, max_steps=50), num_worlds=3)
+    sim.reset(seed=2)
+    snap = sim.snapshot()
+    for value, match in ((0, r"1 worlds with a first hit below 1 \(first: world 1, 0\)"), (-1, r"1 rows below 0")):
+        bad = dict(snap)
+        bad["model:plume.first_hit"] = snap["model:plume.first_hit"].copy()
+        bad["model:plume.first_hit"][1] = value
+        with pytest.raises(ValidationError, match=rf"plume\.first_hit \(PoissonHits\.first_hit\): {match}"):
+            sim.restore(bad)
+    np.testing.assert_array_equal(sim.state.models["plume.first_hit"], snap["model:plume.first_hit"])
+    assert sim.validate() == []
+    sim.state.models["plume.first_hit"][2] = 0
+    assert any("plume.first_hit" in p and "below 1" in p for p in sim.validate())
+
+
 def test_restore_refuses_a_belief_that_is_not_the_posterior_of_the_hits():
     """Issue 21 item 8: a zeroed belief passed validate() and stepped on."""
     sim = Simulator(poisson_search(1.0, 2.0, grid_size=11, max_steps=50), num_worlds=3)

@@ -358,8 +358,16 @@ class PoissonHitPlume(Plume):
         return (arrays["source"], arrays["first_hit"])
 
     def check_state(self, ctx, arrays: dict, world=None) -> list:
-        """A fixed source is every world's, once reset (the range of ``source`` is its cells)."""
-        if self.source is None or world is None:
+        """Once reset, every world's first hit is at least 1 (the protocol conditions the search on
+        one: a first hit of 0 would start from a belief of nothing), and a fixed source is every
+        world's (the range of ``source`` is its cells)."""
+        if world is None:
+            return []
+        none = np.flatnonzero(arrays["first_hit"] < 1)
+        if none.size:
+            return [("first_hit", f"{none.size} worlds with a first hit below 1 (first: world {none[0]}, "
+                                  f"{int(arrays['first_hit'][none[0]])}); expected 1..{self.n_hits - 1} once reset")]
+        if self.source is None:
             return []
         moved = np.flatnonzero((arrays["source"] != np.array(self.source, dtype=np.float64)).any(axis=1))
         if moved.size:

@@ -192,7 +192,7 @@ class Puffs(Plume):
 
     Args:
         source: ``(x, y)`` in cells (floats allowed); its physical point must lie in ``region``.
-            Or a list of up to 16 ``(x, y)``: several sources, each releasing its own puffs (its
+            Or a list of 2 to 16 ``(x, y)``: several sources, each releasing its own puffs (its
             own Poisson draws, ``init_num_puffs`` at reset each).
         wind: a ``Wind`` (its ``regime``: winds that change), or a constant ``(u, v)``
             (length / time).
