@@ -1,7 +1,9 @@
 """The package's validators: every check of a user's value goes through these.
 
 Each raises ``ValidationError`` naming what was given and what was expected, before any state
-changes. "An integer" never includes ``bool`` (``True`` is not a count, a seed or an action).
+changes, with the error's ``owner``, ``field``, ``got`` and ``expected`` filled in (so a caller can
+name the field as its user spelled it without reading the message). "An integer" never includes
+``bool`` (``True`` is not a count, a seed or an action).
 """
 
 from __future__ import annotations
@@ -49,13 +51,16 @@ def is_real(value) -> bool:
 
 def fail(owner: str, name: str, value, expected: str):
     """Raise ``ValidationError("owner.name: got VALUE; expected EXPECTED")``."""
-    raise ValidationError(f"{owner}.{name}: got {shown(value, 200)}; expected {expected}")
+    got = shown(value, 200)
+    raise ValidationError(f"{owner}.{name}: got {got}; expected {expected}", owner=owner, field=name, got=got,
+                          expected=expected)
 
 
 def refuse(owner: str, name: str, found: str, expected: str):
     """Raise ``ValidationError("owner.name: got FOUND; expected EXPECTED")`` where ``found`` is a
     description written for the message (a file and what is wrong in it), shown whole."""
-    raise ValidationError(f"{owner}.{name}: got {found}; expected {expected}")
+    raise ValidationError(f"{owner}.{name}: got {found}; expected {expected}", owner=owner, field=name, got=found,
+                          expected=expected)
 
 
 def check_real(owner: str, name: str, value, low=-math.inf, high=math.inf, *, low_open=False,
@@ -108,14 +113,16 @@ def check_seed(seed, *, max_seed: int, num_worlds: int = 1, name: str = "seed"):
     """
     if seed is None:
         return None
+    expected = f"None or an integer with 0 <= {name} <= {max_seed - num_worlds + 1}"
     if not is_int(seed):
-        raise ValidationError(f"{name}: got {shown(seed, typed=True)}; expected None or an integer with 0 <= {name} <= "
-                              f"{max_seed - num_worlds + 1}")
+        got = shown(seed, typed=True)
+        raise ValidationError(f"{name}: got {got}; expected {expected}", field=name, got=got, expected=expected)
     value = int(seed)
     if value < 0 or value + num_worlds - 1 > max_seed:
-        extra = f" (world i is seeded {name} + i, for {num_worlds} worlds)" if num_worlds > 1 else ""
-        raise ValidationError(f"{name}: got {value}; expected None or an integer with 0 <= {name} <= "
-                              f"{max_seed - num_worlds + 1}{extra}")
+        if num_worlds > 1:
+            expected += f" (world i is seeded {name} + i, for {num_worlds} worlds)"
+        raise ValidationError(f"{name}: got {value}; expected {expected}", field=name, got=str(value),
+                              expected=expected)
     return value
 
 
@@ -166,20 +173,27 @@ def check_arguments(cls, args: tuple, kwargs: dict) -> None:
     params = [f for f in dataclasses.fields(cls) if f.init]
     names = [f.name for f in params]
     if len(args) > len(names):
-        raise ValidationError(f"{owner}: got {len(args)} positional arguments {shown(args, 200)}; expected at most "
-                              f"{len(names)} ({', '.join(names)}), or keywords")
+        got = f"{len(args)} positional arguments {shown(args, 200)}"
+        expected = f"at most {len(names)} ({', '.join(names)}), or keywords"
+        raise ValidationError(f"{owner}: got {got}; expected {expected}", owner=owner, got=got, expected=expected)
     for key in kwargs:
         if key not in names:
-            raise ValidationError(f"{owner}.{key}: got an unknown keyword argument ({key}={shown(kwargs[key])}); "
-                                  f"expected one of the parameters {names}")
+            got = f"an unknown keyword argument ({key}={shown(kwargs[key])})"
+            expected = f"one of the parameters {names}"
+            raise ValidationError(f"{owner}.{key}: got {got}; expected {expected}", owner=owner, field=key, got=got,
+                                  expected=expected)
     by_position = names[:len(args)]
     for key in by_position:
         if key in kwargs:
-            raise ValidationError(f"{owner}.{key}: got it both by position and by keyword; expected it once")
+            got, expected = "it both by position and by keyword", "it once"
+            raise ValidationError(f"{owner}.{key}: got {got}; expected {expected}", owner=owner, field=key, got=got,
+                                  expected=expected)
     for f in params[len(args):]:
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         if required and f.name not in kwargs:
-            raise ValidationError(f"{owner}.{f.name}: missing; expected a value (it has no default)")
+            expected = "a value (it has no default)"
+            raise ValidationError(f"{owner}.{f.name}: missing; expected {expected}", owner=owner, field=f.name,
+                                  expected=expected)
 
 
 class CheckedArguments(type):

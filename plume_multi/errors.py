@@ -14,7 +14,28 @@ class PlumeError(Exception):
 
 
 class ValidationError(PlumeError, ValueError):
-    """A value given by the caller is invalid (argument, action, seed, configuration, snapshot)."""
+    """A value given by the caller is invalid (argument, action, seed, configuration, snapshot).
+
+    Besides its message, the error says what it is about, for code that handles it (a front-end
+    that names a field as its user spelled it, a script that retries), each ``None`` where unknown:
+
+    * ``owner``: the class or call that took the value (``"Scenario"``, ``"Gaussian"``);
+    * ``field``: the argument or field (``"sigma"``);
+    * ``got``: the value as the message shows it (its ``repr``, shortened) or a description of it;
+    * ``expected``: what would have been accepted, in words.
+
+    The validators of ``plume_multi.checks`` fill them; their message is then
+    ``"owner.field: got GOT; expected EXPECTED"``. Every attribute is a string (or None), so the
+    error pickles whatever the value was (Ray sends errors between processes).
+    """
+
+    def __init__(self, message: str = "", *, owner: str | None = None, field: str | None = None,
+                 got: str | None = None, expected: str | None = None):
+        super().__init__(message)
+        self.owner = owner
+        self.field = field
+        self.got = got
+        self.expected = expected
 
 
 class StateError(PlumeError, RuntimeError):

@@ -201,7 +201,7 @@ class EvaluationResult:
     def to_csv(self, path) -> Path:
         """One row per episode: episode, seed, success, search_time (empty if failed),
         episode_length, arrival_0..arrival_{N-1} (-1 = never)."""
-        path = _out_path(path, ".csv", "EvaluationResult.to_csv")
+        path = out_path(path, ".csv", "EvaluationResult.to_csv")
         n = self.arrival_time.shape[1]
         with files.writing(path, "EvaluationResult.to_csv", "a .csv file name", newline="") as f:
             w = csv.writer(f)
@@ -215,7 +215,7 @@ class EvaluationResult:
 
     def to_json(self, path) -> Path:
         """``{"scenario", "summary", "episodes": {...per-episode lists}, "cdf"}`` (NaN written as null)."""
-        path = _out_path(path, ".json", "EvaluationResult.to_json")
+        path = out_path(path, ".json", "EvaluationResult.to_json")
         steps, frac = self.cdf()
         doc = {
             "scenario": _jsonable(self.scenario.metadata()),
@@ -267,8 +267,8 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     labels = [str(label) for label in labels]
     if len(labels) != len(results):
         raise ValidationError(f"labels: got {len(labels)} for {len(results)} results; expected one per result")
-    plt = _pyplot()
-    path = _out_path(path, ".png", "plot_results")
+    plt = pyplot()
+    path = out_path(path, ".png", "plot_results")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     span = 0
@@ -377,9 +377,10 @@ def _jsonable(value):
     return value
 
 
-def _out_path(path, suffix: str, owner: str = "path") -> Path:
+def out_path(path, suffix: str, owner: str = "path") -> Path:
     """``path`` when it is a file name ending in ``suffix`` that can be written (``files.check_output``:
-    its missing folders are made); a ``ValidationError`` naming ``owner`` otherwise."""
+    its missing folders are made); a ``ValidationError`` naming ``owner`` otherwise. Shared by the
+    modules that write results (stats, tasks)."""
     expected = f"a file name ending in {suffix}"
     p = files.check_path(path, owner, expected)
     if p.suffix.lower() != suffix:
@@ -387,7 +388,9 @@ def _out_path(path, suffix: str, owner: str = "path") -> Path:
     return files.check_output(p, owner, expected)
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` (on the Agg backend unless pyplot is loaded already), or
+    ``RenderingError`` saying what to install; shared by the modules that draw plots."""
     try:
         import matplotlib
 
@@ -779,7 +782,7 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
             with files.writing(paths["parquet"], "sweep.out", expected, text=False) as f:
                 pq.write_table(pa.Table.from_pylist(rows), f)
         try:
-            plt = _pyplot()
+            plt = pyplot()
         except RenderingError:
             pass
         else:
@@ -865,7 +868,7 @@ class ComparisonResult:
 
     def to_csv(self, path) -> Path:
         """One row per policy, ``COMPARE_COLUMNS`` (empty where NaN)."""
-        path = _out_path(path, ".csv", "ComparisonResult.to_csv")
+        path = out_path(path, ".csv", "ComparisonResult.to_csv")
         with files.writing(path, "ComparisonResult.to_csv", "a .csv file name", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(COMPARE_COLUMNS))
             writer.writeheader()
@@ -938,8 +941,8 @@ def compare(policies, scenario_or_task, episodes: int | None = None, seed: int |
 
     pairs = _labelled(policies)
     if plot is not None:
-        _out_path(plot, ".png")  # a bad path is refused before anything runs
-        _pyplot()
+        out_path(plot, ".png")  # a bad path is refused before anything runs
+        pyplot()
     task = get(scenario_or_task) if isinstance(scenario_or_task, (str, Task)) else None
     if task is None:
         scenario = _check_scenario(scenario_or_task)

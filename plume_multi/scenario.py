@@ -27,6 +27,7 @@ from .models import bodies as _actions
 from .models import plumes as _plumes
 from .models import rewards as _rewards
 from .models import sensors as _sensors
+from .checks import refuse
 from .models.base import Model, check_real, is_int, is_real
 from .models.units import MAX_UNIT, MIN_UNIT, Units
 from .walls import Walls
@@ -52,7 +53,18 @@ ACTION_MODELS = {name: cls.MOVES for name, cls in _actions.BY_NAME.items()}
 
 
 def _fail(name: str, value, expected: str):
-    raise ValidationError(f"Scenario.{name}: got {value!r}; expected {expected}")
+    refuse("Scenario", name, repr(value), expected)
+
+
+def _as_scenario_field(err: ValidationError, fields: dict) -> ValidationError:
+    """``err`` of the default Gaussian (``Gaussian.source``) as the Scenario field the user gave
+    (``Scenario.source_location``); ``fields`` maps the model's field names to the Scenario's."""
+    message = str(err)
+    for model_field, field in fields.items():
+        message = message.replace(f"Gaussian.{model_field}", f"Scenario.{field}")
+    ours = err.owner == "Gaussian" and err.field in fields
+    return ValidationError(message, owner="Scenario" if ours else err.owner,
+                           field=fields[err.field] if ours else err.field, got=err.got, expected=err.expected)
 
 
 def _pair(name: str, value, expected: str) -> tuple[int, int]:
@@ -189,13 +201,12 @@ class Scenario:
             try:
                 plume = _plumes.Gaussian(source=src, sigma=12.0 if self.sigma is None else self.sigma)
             except ValidationError as err:
-                raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")
-                                      .replace("Gaussian.sigma", "Scenario.sigma")) from None
+                raise _as_scenario_field(err, {"source": "source_location", "sigma": "sigma"}) from None
         try:
             plume = plume.bind(size)
         except ValidationError as err:
             if self.plume is None:
-                raise ValidationError(str(err).replace("Gaussian.source", "Scenario.source_location")) from None
+                raise _as_scenario_field(err, {"source": "source_location"}) from None
             raise
         set_("plume", plume)
         self._resolve_units(plume.units((w, h)))

@@ -23,6 +23,7 @@ with its own ``main(argv)``), ``render``, ``evaluate`` (``plume-multi eval``), `
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import os
 import sys
@@ -44,7 +45,7 @@ DELEGATES = {
     "bench": ("plume_multi.cli.bench", "the engine benchmark table (agent-steps per second)"),
 }
 # Scenario fields and the flags that set them, so a Scenario error names the flag.
-_SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
+SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma": "--sigma", "n_agents": "--agents",
                    "max_steps": "--steps", "goal_radius": "--goal-radius", "n_neighbours": "--neighbours",
                    "plume": "--plume", "action_model": "--body", "sensors": "--sensors", "reward": "--reward",
                    "Gaussian.source": "--plume", "Movie.source": "--plume", "Antennae": "--sensors",
@@ -151,6 +152,21 @@ def output_paths(prefix: str, suffixes, option: str) -> list:
     return [check_writable(p.with_name(p.name + suffix), option) for suffix in suffixes]
 
 
+def parse_options(pairs) -> dict:
+    """``--option KEY=VALUE`` pairs as a dict: each value a Python literal where it reads as one,
+    else the text as given."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option: got {pair!r}; expected KEY=VALUE")
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
+
+
 def progress_bar(total: int, desc: str, *, quiet: bool = False, unit: str = "step") -> tqdm:
     """A tqdm bar on stderr: redrawn in place on a terminal, silent when stderr is not one (CI
     logs) or with ``quiet``."""
@@ -180,7 +196,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 # ----------------------------------------------------------------------------------------- shared checks
-def _check_extras(want_movie: bool) -> None:
+def check_extras(want_movie: bool) -> None:
     """Fail before the run, not after it, when an optional extra is missing."""
     from ..viz.recording import MOVIE_EXTRA, VIZ_EXTRA
 

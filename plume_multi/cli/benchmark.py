@@ -21,12 +21,11 @@ again. Rows of tasks made with ``--option`` are never reused. ``table`` reads th
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import time
 from pathlib import Path
 
-from . import ArgumentParser, UsageError, check_writable
+from . import ArgumentParser, UsageError, check_writable, parse_options
 
 DEFAULT_RESULTS = "benchmark-results"
 
@@ -73,19 +72,6 @@ def add_parser(sub) -> None:
     table.add_argument("--markdown", default=None, metavar="FILE", help="write the Markdown table here (else printed)")
     table.add_argument("--figure", default=None, metavar="FILE.png", help="write the performance profile here")
     table.add_argument("--csv", default=None, metavar="FILE.csv", help="write the summary (one row per task and policy)")
-
-
-def _options(pairs) -> dict:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--option: got {pair!r}; expected KEY=VALUE")
-        try:
-            out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            out[key] = value
-    return out
 
 
 def _task_ids(spec: str) -> list:
@@ -193,7 +179,7 @@ def _run(args) -> int:
         if value is not None and value < 1:
             raise UsageError(f"--{name.replace('_', '-')}: got {value}; expected an integer >= 1")
     ids = _task_ids(args.task)
-    options = _options(args.option)
+    options = parse_options(args.option)
     jobs = []
     for task_id in ids:
         task = tasks.make(task_id, **options) if options else tasks.get(task_id)

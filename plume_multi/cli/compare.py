@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import POLICY_HELP, UsageError, _check_extras, check_writable
+from . import POLICY_HELP, UsageError, check_extras, check_writable
 from .policies import policy_for_evaluate
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
@@ -81,7 +81,7 @@ def run(args) -> int:
     for path in paths:
         check_writable(path, "--out")
     if not args.no_plot:
-        _check_extras(False)
+        check_extras(False)
     policies = {spec: policy_for_evaluate(spec, scenario, seed=args.seed or 0) for spec in args.policies}
     try:
         result = compare(policies, target, args.episodes, args.seed, num_worlds=args.worlds,

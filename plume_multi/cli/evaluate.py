@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import POLICY_HELP, UsageError, _check_extras, output_paths
+from . import POLICY_HELP, UsageError, check_extras, output_paths
 from .policies import policy_for_evaluate
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
@@ -73,7 +73,7 @@ def run(args) -> int:
     scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     paths = output_paths(args.out, (".csv", ".json", *(() if args.no_plot else (".png",))), "--out")
     if not args.no_plot:
-        _check_extras(False)
+        check_extras(False)
     # Built-ins as factories, so every chunk of worlds gets its own seeded policy (a team: a list
     # of them); MODULE:NAME as given (a factory is called per chunk, a plain policy copied per chunk).
     policy = policy_for_evaluate(args.policy, scenario, seed=args.seed)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PlumeError
-from . import POLICY_HELP, UsageError, _check_extras, check_writable, progress_bar
+from . import POLICY_HELP, UsageError, check_extras, check_writable, progress_bar
 from .policies import load_policy
 from .scenario_flags import add_scenario_arguments, scenario_from_args
 
@@ -91,7 +91,7 @@ def run(args) -> int:
     scenario = scenario_from_args(args, agents=DEFAULT_AGENTS, steps=DEFAULT_STEPS)
     png = _check_output(args.png, (".png",), "--png")
     movie = None if args.no_movie else _check_output(args.movie, (".gif", ".mp4"), "--movie")
-    _check_extras(movie is not None)
+    check_extras(movie is not None)
     policy = load_policy(args.policy, scenario, seed=args.seed)
 
     sim = Simulator(scenario, num_worlds=1, autoreset="disabled")

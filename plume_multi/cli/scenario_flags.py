@@ -10,7 +10,7 @@ import inspect
 
 from .. import files
 from ..errors import ValidationError
-from . import _SCENARIO_FLAGS, UsageError, parse_model
+from . import SCENARIO_FLAGS, UsageError, parse_model
 
 __all__ = ["NAMED_SCENARIOS", "add_scenario_arguments", "scenario_from_args"]
 
@@ -82,7 +82,7 @@ def _scenario_errors(build):
     except ValidationError as exc:
         message = str(exc)
         field = message.split(":")[0].removeprefix("Scenario.")
-        flag = _SCENARIO_FLAGS.get(field)
+        flag = SCENARIO_FLAGS.get(field)
         raise UsageError(f"{flag} ({message})" if flag else message) from exc
 
 

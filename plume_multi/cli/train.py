@@ -90,14 +90,14 @@ def _target(args):
         return scenario, scenario, None
     from .. import tasks
     from ..errors import ValidationError
-    from .benchmark import _options
+    from . import parse_options
 
     given = [flag for flag in SCENARIO_FLAGS if getattr(args, flag[2:].replace("-", "_")) not in (None, False)]
     if given:
         raise UsageError(f"{given[0]}: got it with --task; the task gives the scenario (leave {given[0]} out, or "
                          "leave --task out)")
     try:
-        task = tasks.make(args.task, **_options(args.option))
+        task = tasks.make(args.task, **parse_options(args.option))
         return task, task.scenario(), task.id
     except ValidationError as exc:
         raise UsageError(f"--task {args.task}: {exc}") from None

@@ -7,6 +7,9 @@
   plume, action and observation models.
 * ``registration``: the Gymnasium and PettingZoo ids (``import plume_multi`` registers them).
 
+Each is a thin mapping over the front-end core, ``_core`` (package-internal): the ``Simulator``
+of its worlds, the Scenario of its options, spaces, checked actions, masks, seeds, frames, copies.
+
 ``PlumeSearchEnv``, ``EnvironmentState`` and ``SB3VecEnv`` (the Stable-Baselines3 adapter of
 ``plume_multi.integrations.sb3``; it needs the ``sb3`` extra) are imported on first use.
 """

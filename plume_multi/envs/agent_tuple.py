@@ -11,20 +11,17 @@ that has not imported the package).
 
 from __future__ import annotations
 
-import numpy as np
 import gymnasium
 from gymnasium import spaces
 
+from ..checks import shown
 from ..errors import StateError, ValidationError
-from ..scenario import Scenario
-from ..simulator import MAX_SEED, Simulator
-from ._checks import check_seed, shown
-from ._spaces import observation_box
+from ._core import Core, CoreViews, require_grid_body, scenario_from
 
 __all__ = ["AgentTupleEnv"]
 
 
-class AgentTupleEnv(gymnasium.Env):
+class AgentTupleEnv(CoreViews, gymnasium.Env):
     """N searchers look for the source of one plume: a Gymnasium ``Env`` with one entry per agent.
 
     ## Description
@@ -65,26 +62,27 @@ class AgentTupleEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30}
+    _UNCOPIED = ("_sim",)
 
     def __init__(self, n_agents: int = 4, *, render_mode=None, **scenario):
         if render_mode is not None and render_mode != "rgb_array":
             raise ValidationError(f"render_mode: got {shown(render_mode)}; expected None or 'rgb_array'")
-        self.scenario = sc = Scenario(n_agents=n_agents, **scenario)
-        if sc.continuous:
-            raise ValidationError(f"action_model: got {sc.action_model!r}; AgentTupleEnv takes grid bodies "
-                                  "(continuous bodies run on Simulator and vector_env)")
+        self.scenario = sc = scenario_from(dict(scenario, n_agents=n_agents), owner="AgentTupleEnv")
+        require_grid_body(sc, "AgentTupleEnv")
         self.n_agents = sc.n_agents
         self.render_mode = render_mode
-        self._sim = Simulator(sc, num_worlds=1, autoreset="disabled")
-        box = observation_box(sc)
-        self.observation_space = spaces.Tuple([box] * self.n_agents)
-        self.action_space = spaces.Tuple([spaces.Discrete(sc.n_actions)] * self.n_agents)
-        self._n_actions = sc.n_actions
+        self._core = Core(sc, 1, autoreset="disabled")
+        self._bind()
+        self.observation_space = spaces.Tuple([self._core.observation_box()] * self.n_agents)
+        self.action_space = spaces.Tuple([self._core.action_space()] * self.n_agents)
         self._started = False
+
+    def _bind(self) -> None:
+        self._sim = self._core.sim
 
     def reset(self, *, seed=None, options=None):
         """Start an episode: ``(tuple of N observations, {})``. ``seed``: as ``parallel_env``'s."""
-        seed = check_seed(seed, max_seed=MAX_SEED)
+        seed = self._core.fold_seed(seed)
         super().reset(seed=seed)
         obs = self._sim.reset(seed=seed)
         self._started = True
@@ -94,24 +92,9 @@ class AgentTupleEnv(gymnasium.Env):
         """``(observations, rewards, terminated, truncated, info)`` for N actions (a sequence)."""
         if not self._started:
             raise StateError("Cannot step before reset(): call reset() first")
-        try:
-            chosen = np.asarray(actions)
-        except (TypeError, ValueError):
-            chosen = np.asarray(None)
-        if chosen.shape != (self.n_agents,) or chosen.dtype.kind not in "iu":
-            raise ValidationError(f"actions: got {shown(actions, typed=True)}; expected {self.n_agents} integers in "
-                                  f"0..{self._n_actions - 1}, one per agent")
-        if ((chosen < 0) | (chosen >= self._n_actions)).any():
-            k = int(np.flatnonzero((chosen < 0) | (chosen >= self._n_actions))[0])
-            raise ValidationError(f"actions[{k}] = {int(chosen[k])} is out of range; expected an integer in "
-                                  f"0..{self._n_actions - 1}. Nothing was changed.")
-        sim = self._sim
-        finished_before = ~sim.active  # a copy: these agents observe zeros
-        obs, reward, _, truncated = sim.step(chosen.astype(np.int64))
-        obs = obs.copy()
-        obs[finished_before] = 0.0
-        arrived = ~sim.active
-        is_truncated = bool(truncated[0])
+        chosen = self._core.check_actions(actions, f"{self.n_agents} integers in 0..{self.scenario.n_actions - 1}, "
+                                                   "one per agent")
+        obs, reward, arrived, is_truncated = self._core.step_fixed_set(chosen)
         info = {"arrived": int(arrived.sum()), "episode_limit": is_truncated and not arrived.all()}
         return tuple(obs), reward.tolist(), arrived.tolist(), is_truncated, info
 
@@ -122,10 +105,4 @@ class AgentTupleEnv(gymnasium.Env):
             return None
         if not self._started:
             raise StateError("Cannot render before reset(): call reset() first")
-        from ..viz.render import display_scale, render_frame
-        from ..viz.scene import world_overlays
-
-        w, h = self.scenario.grid_size
-        scene = world_overlays(self._sim, 0)
-        return render_frame(scene.pop("field"), self._sim.positions, active=self._sim.active,
-                            scale=display_scale(w, h), **scene)
+        return self._core.frame(0, scaled=True)

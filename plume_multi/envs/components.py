@@ -27,10 +27,10 @@ from typing import Any, NamedTuple, Optional, Protocol
 import numpy as np
 from gymnasium import spaces
 
-from ..checks import is_int
 from ..errors import ComponentError, ValidationError
 from ..models.plumes.gaussian import gaussian_field
 from ..scenario import ACTION_MODELS, DEFAULT_GOAL_RADIUS
+from ._core import action_value, contract_space
 
 __all__ = [
     "GridSize",
@@ -226,22 +226,9 @@ def required_state_keys(model) -> tuple:
 
 # ---------------------------------------------------------------------------------- built-ins
 def cardinal_action(action, n_actions: int = 4) -> int:
-    """``action`` as a Python int if it is an integer in ``0..n_actions-1``, else -1.
-
-    Integer types only: Python ``int``, NumPy integer scalars and 0-d integer arrays. ``bool``,
-    floats, strings and arrays with dimensions are not actions.
-    """
-    if type(action) is int:
-        value = action
-    elif isinstance(action, np.integer):
-        value = int(action)
-    elif isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
-        value = int(action)
-    elif is_int(action):
-        value = int(action)
-    else:
-        return -1
-    return value if 0 <= value < n_actions else -1
+    """``action`` as a Python int if it is an integer in ``0..n_actions-1``, else -1 (the core's
+    ``action_value``: integer types only, not ``bool``)."""
+    return action_value(action, n_actions)
 
 
 class DiscreteGridActions:
@@ -280,11 +267,6 @@ class DiscreteGridActions:
         return "DiscreteGridActions()"
 
 
-def _position_box(grid_size) -> spaces.Box:
-    w, h = grid_size
-    return spaces.Box(0, max(w, h) - 1, shape=(2,), dtype=np.int32)
-
-
 class FullFieldObservation:
     """The contract's observation: the agent's cell, the whole field and the source.
 
@@ -299,11 +281,7 @@ class FullFieldObservation:
     def __init__(self, grid_size=(128, 128)):
         w, h = int(grid_size[0]), int(grid_size[1])
         self.grid_size = GridSize(w, h)
-        self.observation_space = spaces.Dict({
-            "agent_position": _position_box((w, h)),
-            "concentration_field": spaces.Box(0.0, 1.0, shape=(h, w), dtype=np.float32),
-            "source_location": _position_box((w, h)),
-        })
+        self.observation_space = contract_space(w, h)
 
     def get_observation(self, env_state: dict) -> dict:
         return {

@@ -1,34 +1,26 @@
 """``multi_agent_vector_env()``: B worlds of N searchers as the B*N rows of one Gymnasium ``VectorEnv``.
 
 The training view of multi-agent worlds with one shared policy (parameter sharing): every agent is
-a row, every row steps at once in one compiled kernel call (``Simulator``). This module turns the
-simulator's per-agent buffers into Gymnasium's batched return values, masks the rows of agents
-that have finished, and computes action masks with the helpers of ``vector.py``.
+a row, every row steps at once in one compiled kernel call (``Simulator``). This module maps
+Gymnasium's vector API onto the front-end core (``_core.Core``) and masks the rows of agents that
+have finished.
 """
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
-from numba import njit
+from gymnasium.vector import AutoresetMode
 
 from ..checks import is_int
-from ..errors import StateError, ValidationError
-from ..scenario import Scenario
-from ..simulator import Simulator
-from ..models.bodies import Cardinal
-from ._spaces import has_move_table, observation_box
-from .vector import (_MODE_NAMES, _SCENARIO_FIELDS, _autoreset_mode, _fill_cardinal_masks, _fill_masks, _mask_table,
-                     move_masks)
+from ..engine.jit import njit
+from ..errors import ValidationError
+from ._core import (AUTORESET_NAMES, SCENARIO_FIELDS, Core, CoreVectorEnv, check_options, require_grid_body,
+                    reset_mask, scenario_from, to_autoreset_mode)
 
 __all__ = ["multi_agent_vector_env", "MultiAgentVectorEnv"]
 
 # Scenario fields given as keyword options (n_agents and team are arguments of their own).
-_OPTION_FIELDS = tuple(f for f in _SCENARIO_FIELDS if f not in ("n_agents", "team"))
+_OPTION_FIELDS = tuple(f for f in SCENARIO_FIELDS if f not in ("n_agents", "team"))
 
 
 @njit(cache=True)
@@ -65,7 +57,7 @@ def _row_outputs(live, reward, terminated, truncated, active, world_done, n_agen
             live8[i] = active8[i] & still
 
 
-class MultiAgentVectorEnv(VectorEnv):
+class MultiAgentVectorEnv(CoreVectorEnv):
     """B worlds of N searchers each, seen as ``B * N`` rows of one Gymnasium ``VectorEnv``.
 
     ## Description
@@ -169,72 +161,43 @@ class MultiAgentVectorEnv(VectorEnv):
     ((1024,), (1024, 4))
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 30}
-
     def __init__(self, num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,
                  autoreset_mode=AutoresetMode.NEXT_STEP, render_mode=None, **scenario_options):
         if not is_int(num_worlds) or num_worlds < 1:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer >= 1")
-        if render_mode not in (None, "rgb_array"):
-            raise ValidationError(f"render_mode: got {render_mode!r}; expected None or 'rgb_array'")
-        unknown = sorted(set(scenario_options) - set(_OPTION_FIELDS))
-        if unknown:
-            raise ValidationError(
-                f"multi_agent_vector_env: got unknown option(s) {unknown}; expected num_worlds, n_agents, team, "
-                f"autoreset_mode, render_mode or Scenario fields {list(_OPTION_FIELDS)} (episode length: max_steps)"
-            )
-        mode = _autoreset_mode(autoreset_mode)
-        self.scenario = Scenario(n_agents=n_agents, team=team, **scenario_options)
-        sc = self.scenario
+        self._check_render_mode(render_mode)
+        check_options(scenario_options, owner="multi_agent_vector_env", allowed=_OPTION_FIELDS,
+                      takes="num_worlds, n_agents, team, autoreset_mode, render_mode (episode length: max_steps)")
+        mode = to_autoreset_mode(autoreset_mode)
+        self.scenario = sc = scenario_from(dict(scenario_options, n_agents=n_agents, team=team),
+                                           owner="multi_agent_vector_env")
+        require_grid_body(sc, "multi_agent_vector_env")
         self.num_worlds = int(num_worlds)
         self.n_agents = sc.n_agents
-        self.num_envs = self.num_worlds * self.n_agents
-        self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        self._sim = Simulator(sc, self.num_worlds, autoreset=_MODE_NAMES[mode])
-        self._same_step = mode == AutoresetMode.SAME_STEP
+        self._live = np.zeros(self.num_worlds * self.n_agents, dtype=np.bool_)  # see _row_outputs
+        self._dead = np.ones(self.num_worlds * self.n_agents, dtype=np.bool_)   # ~_live
+        self._adopt(Core(sc, self.num_worlds, autoreset=AUTORESET_NAMES[mode]), mode, render_mode)
 
-        if sc.continuous:
-            raise ValidationError(f"action_model: got {sc.action_model!r}; multi_agent_vector_env takes grid "
-                                  "bodies (continuous bodies run on Simulator and vector_env)")
-        self.single_observation_space = observation_box(sc)
-        self.single_action_space = spaces.Discrete(sc.n_actions)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-
-        state = self._sim.state
-        self._pos = state.pos
-        w, h = sc.grid_size[:2]
-        self._limits = (w - 1, h - 1)
-        self._live = np.zeros(self.num_envs, dtype=np.bool_)  # see _row_outputs
-        self._dead = np.ones(self.num_envs, dtype=np.bool_)   # ~_live, what the mask helpers read
-        self._mask_table = _mask_table(sc, free_when_done=True) if has_move_table(sc) and sc.dims == 2 else None
-        self._moves_3d = sc.moves() if has_move_table(sc) and sc.dims == 3 else None
-        # the packed kernel reads x and y as the two words of one uint64 and writes bytes in order
-        self._cardinal = type(sc.action_model) is Cardinal and sys.byteorder == "little" and sc.dims == 2
-        self._pos64 = self._pos.view(np.uint64).reshape(self.num_envs) if self._cardinal else None
-        self._ready = False
+    def _free(self) -> np.ndarray:
+        return self._dead  # a masked row's action is ignored: every action is allowed
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed=None, options=None):
         """Reset all worlds, or those of ``options["reset_mask"]``; return ``(obs, info)``.
 
         Args:
-            seed: ``None`` (each world continues its own stream) or an int ``s``: world ``b`` is
-                seeded ``s + b``.
+            seed: ``None`` (each world continues its own stream) or an int ``s >= 0``: world ``b``
+                is seeded ``s + b`` (a seed beyond the engine's range folded into it, as
+                ``vector_env``'s).
             options: ``None`` or ``{"reset_mask": m}``, ``m`` a ``(num_worlds,)`` bool array with at
                 least one True: only those worlds (all their rows) are reset.
 
         Returns:
             ``(B * N, D)`` float32 observations and ``{"active", "action_mask", "_active", "_action_mask"}``.
         """
-        if self.closed:
-            raise StateError("Cannot reset: the environment is closed; create a new one")
-        if seed is not None and not is_int(seed):
-            raise ValidationError(
-                f"seed: got {seed!r} ({type(seed).__name__}); expected None or an int s (world b is seeded s + b)"
-            )
-        mask = self._reset_mask(options)
+        self._refuse_closed("reset")
+        seed = self._core.fold_seed(seed)
+        mask = reset_mask(options, self.num_worlds, "num_worlds")
         obs = self._sim.reset(seed=seed, mask=mask)
         self._ready = True
         super().reset(seed=seed)
@@ -249,7 +212,7 @@ class MultiAgentVectorEnv(VectorEnv):
         float32, ``(B * N,)`` float32, bool, bool and the info dict of the class docstring.
         """
         if self.closed:
-            raise StateError("Cannot step: the environment is closed; create a new one")
+            self._refuse_closed("step")
         obs, reward, terminated, truncated = self._sim.step(actions)
         n = self.num_envs
         out_reward = np.empty(n, dtype=np.float32)
@@ -260,7 +223,9 @@ class MultiAgentVectorEnv(VectorEnv):
         np.logical_not(self._live, out=self._dead)
         info = self._info()
         if self._same_step:
-            self._add_final(info, out_terminated, out_truncated)
+            ended = out_terminated | out_truncated
+            if ended.any():
+                info.update(self._core.final_infos(ended, out_terminated))
         return obs.copy(), out_reward, out_terminated, out_truncated, info
 
     def step_into(self, actions, rewards: np.ndarray, terminals: np.ndarray, truncations: np.ndarray,
@@ -280,7 +245,7 @@ class MultiAgentVectorEnv(VectorEnv):
                 searches in the new observation).
         """
         if self.closed:
-            raise StateError("Cannot step: the environment is closed; create a new one")
+            self._refuse_closed("step")
         n = self.num_envs
         for name, array, dtype in (("rewards", rewards, np.float32), ("terminals", terminals, np.bool_),
                                    ("truncations", truncations, np.bool_), ("masks", masks, np.bool_)):
@@ -300,69 +265,11 @@ class MultiAgentVectorEnv(VectorEnv):
             masks[...] = self._live
         return obs
 
-    def render(self):
-        """One ``(height, width, 3)`` uint8 frame per world (``render_mode="rgb_array"``; a 3-D world:
-        its x-y, x-z and y-z maximum projections side by side, ``plume_multi.viz.volume``)."""
-        if self.render_mode is None:
-            raise StateError("Cannot render: render_mode is None; create the env with render_mode='rgb_array'")
-        if not self._ready:
-            raise StateError("Cannot render before reset(): call reset() first")
-        from ..viz.render import render_frame
-        from ..viz.scene import world_overlays
-
-        if self.scenario.dims == 3:
-            from ..viz.volume import world_volume_frame
-
-            return tuple(world_volume_frame(self._sim, b) for b in range(self.num_worlds))
-        N = self.n_agents
-        active = self._sim.active
-        frames = []
-        for b in range(self.num_worlds):
-            scene = world_overlays(self._sim, b)
-            frames.append(render_frame(scene.pop("field"), self._pos[b * N:(b + 1) * N],
-                                       active=active[b * N:(b + 1) * N], **scene))
-        return tuple(frames)
-
     # ------------------------------------------------------------------ extras
-    def action_masks(self) -> np.ndarray:
-        """``(B * N, K)`` bool, a new array: the moves that change each agent's cell now.
-
-        A masked row (its agent finished, or its world ended and is not reset yet) allows every
-        action. MaskablePPO (sb3-contrib) reads this method.
-        """
-        n = self.num_envs
-        if self._moves_3d is not None or (self.scenario.walls is not None and self._mask_table is not None):
-            walls = None if self.scenario.walls is None else \
-                (self.scenario.walls.masks, np.repeat(self._sim.wall_index, self.n_agents))
-            return move_masks(self._pos, self.scenario.moves(), self.scenario.grid_size, self._dead, walls)
-        if self._mask_table is None:  # no displacement table: every action may change the state
-            return np.ones((n, self.single_action_space.n), dtype=np.bool_)
-        if self._cardinal:
-            masks = np.empty((n, 4), dtype=np.bool_)
-            _fill_cardinal_masks(self._pos64, self._dead, self._limits[0], self._limits[1], 1,
-                                 masks.view(np.uint32).reshape(n))
-        else:
-            masks = np.empty((n, self.single_action_space.n), dtype=np.bool_)
-            _fill_masks(self._pos, self._dead, self._limits[0], self._limits[1], self._mask_table, masks)
-        return masks
-
     @property
     def active(self) -> np.ndarray:
         """``(B * N,)`` bool, a copy: the rows whose agent is searching now (``info["active"]``)."""
         return self._live.copy()
-
-    @property
-    def agent_positions(self) -> np.ndarray:
-        """``(B * N, dims)`` int32 cells ``(x, y)`` (``(x, y, z)`` in 3-D) of every agent (a copy)."""
-        return self._pos.copy()
-
-    @property
-    def simulator(self) -> Simulator:
-        """The ``Simulator`` underneath (its arrays are live views; do not write to them)."""
-        return self._sim
-
-    def close_extras(self, **kwargs) -> None:
-        """Nothing to release: the buffers go with the object."""
 
     # ------------------------------------------------------------------ helpers
     def _update_live(self) -> None:
@@ -377,50 +284,8 @@ class MultiAgentVectorEnv(VectorEnv):
 
     def _info(self) -> dict:
         n = self.num_envs
-        return {"active": self._live.copy(), "action_mask": self.action_masks(),
+        return {"active": self._live.copy(), "action_mask": self._masks(),
                 "_active": np.ones(n, np.bool_), "_action_mask": np.ones(n, np.bool_)}
-
-    def _reset_mask(self, options):
-        if options is None:
-            return None
-        if not isinstance(options, dict) or set(options) - {"reset_mask"}:
-            raise ValidationError(
-                f"options: got {options!r}; expected None or {{'reset_mask': (num_worlds,) bool array}}"
-            )
-        if "reset_mask" not in options:
-            return None
-        mask = options["reset_mask"]
-        expected = f"a numpy bool array of shape ({self.num_worlds},) (one entry per world) with at least one True"
-        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_worlds,):
-            got = f"shape {mask.shape} dtype {mask.dtype}" if isinstance(mask, np.ndarray) else type(mask).__name__
-            raise ValidationError(f"options['reset_mask']: got {got}; expected {expected}")
-        if not mask.any():
-            raise ValidationError(f"options['reset_mask']: got no True entry; expected {expected}")
-        return mask
-
-    def _add_final(self, info, terminated, truncated):
-        """SAME_STEP: last observation and episode facts of the rows whose episode ended now.
-
-        A row of a world that ended (and was reset) takes them from the simulator's ``final_*``
-        buffers; a row whose agent finished while its world goes on takes its current ones.
-        """
-        ended = terminated | truncated
-        if not ended.any():
-            return
-        sim = self._sim
-        world_reset = np.repeat(sim.final_mask, self.n_agents)
-        keep = ended[:, None]
-        final_obs = np.where(world_reset[:, None], sim.final_obs, sim.state.obs)
-        info["final_obs"] = np.where(keep, final_obs, np.float32(0))
-        info["_final_obs"] = ended
-        length = np.where(world_reset, sim.final_length, sim.episode_length)
-        info["final_info"] = {
-            "episode_length": np.where(ended, length, 0).astype(np.int32),
-            "_episode_length": ended.copy(),
-            "goal_reached": terminated.copy(),
-            "_goal_reached": ended.copy(),
-        }
-        info["_final_info"] = ended.copy()
 
 
 def multi_agent_vector_env(num_worlds: int = 1, n_agents: int = 4, team: bool = False, *,

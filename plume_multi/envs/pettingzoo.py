@@ -13,6 +13,8 @@ works once it has been imported.
 from __future__ import annotations
 
 import inspect
+import sys
+import warnings
 from collections.abc import Mapping
 from itertools import compress
 
@@ -24,15 +26,13 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .registration import PETTINGZOO_ID, register_pettingzoo
+from ..checks import is_int, shown
 from ..errors import StateError, ValidationError
-from ..integrations.torchrl import warn_if_first_arrival_ends_episodes
-from ..viz.render import HumanWindow, display_scale, render_frame
-from ..viz.scene import world_overlays
-from ..models.bodies import BY_NAME
 from ..scenario import DEFAULT_GOAL_RADIUS, Scenario
-from ..simulator import MAX_SEED, Simulator
-from ._checks import check_action_model, check_seed, is_integer, shown
+from ..simulator import Simulator
+from ..viz.render import HumanWindow
+from ._core import Core, CoreViews, require_grid_body, scenario_from
+from .registration import PETTINGZOO_ID, register_pettingzoo
 
 __all__ = ["raw_env", "parallel_env", "env", "PlumeAECEnv", "ENV_NAME", "REGISTRY_ID", "register_pettingzoo"]
 
@@ -47,13 +47,43 @@ STATE_COLUMNS = ("concentration", "x", "y", "active")
 # (bools, floats, 0-d arrays, uint64, huge ints) goes through the checked per-agent path.
 _FAST_ACTION_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32})
 
+
+
+# TorchRL's PettingZooWrapper ends a parallel env's episode at the first done agent; without black
+# death that is the first arrival (plume_multi.integrations.torchrl names it for TorchRL users).
+FIRST_ARRIVAL_WARNING = (
+    "TorchRL's PettingZooWrapper ends a parallel env's episode when any agent is done (done_on_any=True, its "
+    "default for parallel envs); without black death a searcher that reaches the source is done and leaves "
+    "env.agents, so every episode would end at the first arrival. Make the env with "
+    "plume_multi.parallel_env(..., black_death=True) (every searcher stays until the world's episode ends), or "
+    "wrap it with PettingZooWrapper(env, done_on_any=False, use_mask=True)."
+)
+
+
+def warn_if_first_arrival_ends_episodes(env, depth: int = 2) -> None:
+    """Warn (``UserWarning``, once per env) when the function ``depth`` frames up the stack (the
+    caller of ``env.reset``) is a method of a TorchRL wrapper that ends episodes at the first done
+    agent, and ``env`` lets arrived searchers leave (no black death, several searchers)."""
+    if getattr(env, "black_death", True) or len(env.possible_agents) < 2 or getattr(env, "_warned_first_arrival", False):
+        return
+    if "torchrl" not in sys.modules:  # no wrapper of TorchRL's can be calling
+        return
+    try:
+        caller = sys._getframe(depth).f_locals.get("self")
+    except ValueError:  # the stack is shallower than that
+        return
+    if type(caller).__module__.startswith("torchrl.") and getattr(caller, "done_on_any", False) is True:
+        env._warned_first_arrival = True
+        warnings.warn(FIRST_ARRIVAL_WARNING, UserWarning, stacklevel=depth + 1)
+
+
 def _check_max_cycles(value) -> int:
-    if not is_integer(value) or not 1 <= value < 2**31:
+    if not is_int(value) or not 1 <= value < 2**31:
         raise ValidationError(f"max_cycles: got {shown(value)}; expected an integer >= 1 (and < 2**31)")
     return int(value)
 
 
-class raw_env(ParallelEnv, EzPickle):
+class raw_env(CoreViews, ParallelEnv, EzPickle):
     """Plume search: N searchers look for the source of an odor plume in one shared field.
 
     ## Description
@@ -104,8 +134,9 @@ class raw_env(ParallelEnv, EzPickle):
     With ``start_positions=None``, ``reset(seed=s)`` draws start cells as
     ``numpy.random.default_rng(s)`` does: ``searcher_0`` takes the first ``(x, y)`` pair (x, then y),
     ``searcher_1`` the next, and so on, so ``searcher_0`` starts where the single-agent
-    ``PlumeSearchEnv().reset(seed=s)`` does. ``reset()`` without a seed continues the env's own
-    stream. With ``start_positions``, every episode starts there.
+    ``PlumeSearchEnv().reset(seed=s)`` does (for ``s < 2**31``; any non-negative integer is a seed,
+    one beyond the engine's ``2**63 - 1`` taken modulo ``2**63``). ``reset()`` without a seed
+    continues the env's own stream. With ``start_positions``, every episode starts there.
 
     ## Episode End
     * Termination: an agent that reaches the source is terminated and leaves ``agents``; with
@@ -200,23 +231,19 @@ class raw_env(ParallelEnv, EzPickle):
                                   "searcher is terminated and leaves env.agents anyway)")
         self.terminate_on_arrival = bool(terminate_on_arrival)
         self._max_cycles = _check_max_cycles(max_cycles)
-        check_action_model(action_model)
-        self._scenario = Scenario(
+        sc = scenario_from(dict(
             grid_size=grid_size, source_location=source_location, sigma=sigma, n_agents=n_agents,
             goal_radius=goal_radius, max_steps=self._max_cycles, start_positions=start_positions,
             action_model=action_model, n_neighbours=n_neighbours, team=team, plume=plume, sensors=sensors,
             reward=reward, start_region=start_region, walls=walls,
-        )
-        if self._scenario.continuous:
-            raise ValidationError(f"action_model: got {self._scenario.action_model!r}; parallel_env takes grid "
-                                  "bodies (continuous bodies run on Simulator and vector_env)")
+        ), owner="parallel_env", labels={"action_model": "action_model"})
+        require_grid_body(sc, "parallel_env")
         # Disabled autoreset: a PettingZoo episode ends when `agents` is empty and only reset()
         # starts the next; finished agents stay put in the simulator and earn nothing.
-        self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
+        self._core = Core(sc, 1, autoreset="disabled")
         self.render_mode = render_mode
-        self._window = HumanWindow(title=ENV_NAME, fps=self.metadata["render_fps"]) if render_mode == "human" else None
+        self._bind()
 
-        sc = self._scenario
         n = sc.n_agents
         self.possible_agents = [f"{AGENT_PREFIX}{i}" for i in range(n)]
         self.agent_name_mapping = dict(zip(self.possible_agents, range(n)))
@@ -225,24 +252,27 @@ class raw_env(ParallelEnv, EzPickle):
         # 10^5 Box spaces up front would cost seconds for agents nobody asks about.
         self._observation_spaces = {}
         self._action_spaces = {}
-        self._obs_low, self._obs_high = sc.observation_bounds()
-        self._per_agent = 2 + sc.dims  # (concentration, x, y[, z], active)
-        self._state_from_obs = sc.observation_layout[:1 + sc.dims] == ["concentration", *"xyz"[:sc.dims]]
-        c_high = sc.plume.concentration_bounds()[1]
-        high = np.ones(self._per_agent * n + 1, np.float32)
-        high[0:-1:self._per_agent] = c_high
-        self.state_space = spaces.Box(np.zeros(self._per_agent * n + 1, np.float32), high, dtype=np.float32)
-
+        self._obs_bounds = sc.observation_bounds()  # each agent's space is made from them (the core's box)
+        self.state_space = self._core.state_space()
         self._n_actions = sc.n_actions
         self._full_actions = np.zeros(n, dtype=np.int64)  # dead agents' slots stay 0 (a valid action)
         self._live_idx = None  # simulator rows of `agents`; None while all N are live (the fast path)
         self._started = False
 
+    # The core's simulator and the render window are rebuilt in a copy (CoreViews): a copy is this
+    # env from now on (EzPickle would rebuild an un-reset env from the constructor's arguments).
+    _UNCOPIED = ("_sim", "_window")
+
+    def _bind(self) -> None:
+        self._sim = self._core.sim
+        self._window = (HumanWindow(title=ENV_NAME, fps=self.metadata["render_fps"])
+                        if self.render_mode == "human" else None)
+
     # ------------------------------------------------------------------ configuration
     @property
     def scenario(self) -> Scenario:
         """The ``Scenario`` of the current episode."""
-        return self._scenario
+        return self._core.scenario
 
     @property
     def simulator(self) -> Simulator:
@@ -270,7 +300,7 @@ class raw_env(ParallelEnv, EzPickle):
             return self._observation_spaces[agent]
         except (KeyError, TypeError):
             self._check_agent(agent)
-        space = spaces.Box(self._obs_low, self._obs_high, dtype=np.float32)
+        space = spaces.Box(*self._obs_bounds, dtype=np.float32)
         self._observation_spaces[agent] = space
         return space
 
@@ -311,7 +341,8 @@ class raw_env(ParallelEnv, EzPickle):
 
         Args:
             seed: ``None`` (continue this env's stream) or an int >= 0 (start cells are drawn as
-                ``numpy.random.default_rng(seed)`` draws them: x then y, agent by agent).
+                ``numpy.random.default_rng(seed)`` draws them: x then y, agent by agent; a seed
+                beyond the engine's range is folded into it).
             options: accepted for API compatibility and ignored (this env has no options).
 
         Returns:
@@ -319,16 +350,15 @@ class raw_env(ParallelEnv, EzPickle):
             (``{agent: {"arrived": False}}`` with ``black_death=True``).
         """
         # Everything is checked before anything changes.
-        seed = check_seed(seed, max_seed=MAX_SEED)
+        seed = self._core.fold_seed(seed)
         if options is not None and not isinstance(options, Mapping):
             raise ValidationError(f"options: got {shown(options)}; expected None or a dict")
         warn_if_first_arrival_ends_episodes(self)
-        scenario, sim = self._scenario, self._sim
-        if self._max_cycles != scenario.max_steps:
-            scenario = scenario.replace(max_steps=self._max_cycles)
-            sim = Simulator(scenario, num_worlds=1, autoreset="disabled")
-        obs = sim.reset(seed=seed)
-        self._scenario, self._sim = scenario, sim
+        core = self._core
+        if self._max_cycles != core.scenario.max_steps:
+            core = core.replaced(core.scenario.replace(max_steps=self._max_cycles))
+        obs = core.sim.reset(seed=seed)
+        self._core, self._sim = core, core.sim
         self._started = True
         self.agents = self.possible_agents[:]
         self._live_idx = None
@@ -430,19 +460,14 @@ class raw_env(ParallelEnv, EzPickle):
 
     def _step_black_death(self, agents, chosen):
         """``step`` with ``black_death=True``: every agent stays in ``agents`` until the world ends."""
-        sim = self._sim
-        finished_before = ~sim.active  # a copy: these agents observe zeros from now on
         try:
-            obs, reward, terminated, truncated = sim.step(chosen)
+            obs, reward, arrived, is_truncated = self._core.step_fixed_set(chosen)
         except ValidationError:
             raise self._range_error(agents, chosen) from None
-        obs = obs.copy()
-        obs[finished_before] = 0.0
         observations = dict(zip(agents, obs))
         rewards = dict(zip(agents, reward.tolist())) if reward.any() else dict.fromkeys(agents, 0.0)
-        is_truncated = bool(truncated[0])
-        world_over = is_truncated or not sim.active.any()
-        arrived = (~sim.active).tolist()  # every agent that has reached the source, now or before
+        world_over = is_truncated or bool(arrived.all())
+        arrived = arrived.tolist()  # every agent that has reached the source, now or before
         if world_over:
             terminations = dict(zip(agents, arrived))
             self.agents = []
@@ -487,28 +512,22 @@ class raw_env(ParallelEnv, EzPickle):
             self._coerce_actions(ignored, [actions[key] for key in ignored])
         return [actions[agent] if agent in actions else 0 for agent in self.agents]
 
-    def _expected_action(self) -> str:
-        model = self._scenario.action_model
-        names = ", ".join(f"{k} {name}" for k, name in enumerate(self._scenario.action_names))
-        label = next((repr(k) for k, cls in BY_NAME.items() if type(model) is cls), model.name)
-        return f"an integer in 0..{self._n_actions - 1} (action model {label}: {names})"
-
     def _coerce_actions(self, agents, values) -> np.ndarray:
         """Check each action on its own (slow path); name the first bad one."""
         out = np.empty(len(agents), dtype=np.int64)
         for k, (agent, value) in enumerate(zip(agents, values)):
             if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
                 value = value.item()
-            if not is_integer(value):
+            if not is_int(value):
                 raise ValidationError(
                     f"actions[{agent!r}]: got {shown(value, typed=True)}; expected "
-                    f"{self._expected_action()}: a Python int, NumPy integer or 0-d integer array "
+                    f"{self._core.action_words()}: a Python int, NumPy integer or 0-d integer array "
                     f"(booleans, floats and None are not actions). Nothing was changed."
                 )
             value = int(value)
             if not 0 <= value < self._n_actions:
                 raise ValidationError(
-                    f"actions[{agent!r}] = {value} is out of range; expected {self._expected_action()}. "
+                    f"actions[{agent!r}] = {value} is out of range; expected {self._core.action_words()}. "
                     f"Nothing was changed."
                 )
             out[k] = value
@@ -518,7 +537,7 @@ class raw_env(ParallelEnv, EzPickle):
         bad = np.flatnonzero((chosen < 0) | (chosen >= self._n_actions))
         k = int(bad[0]) if bad.size else 0
         return ValidationError(
-            f"actions[{agents[k]!r}] = {int(chosen[k])} is out of range; expected {self._expected_action()}. "
+            f"actions[{agents[k]!r}] = {int(chosen[k])} is out of range; expected {self._core.action_words()}. "
             f"Nothing was changed."
         )
 
@@ -529,21 +548,7 @@ class raw_env(ParallelEnv, EzPickle):
         ``(5 N + 1,)``, ``(concentration, x, y, z, active)`` per agent)."""
         if not self._started:
             raise StateError("Cannot read state() before reset(): call reset() first")
-        sim = self._sim
-        n = self._scenario.n_agents
-        k = self._per_agent
-        out = np.empty(k * n + 1, dtype=np.float32)
-        per_agent = out[:-1].reshape(n, k)
-        if self._state_from_obs:
-            per_agent[:, :k - 1] = sim.state.obs[:, :k - 1]
-        else:
-            pos = sim.positions
-            per_agent[:, 0] = sim.plume_image(0)[tuple(pos[:, c] for c in reversed(range(pos.shape[1])))]
-            for c, side in enumerate(self._scenario.grid_size):
-                per_agent[:, 1 + c] = pos[:, c] * (np.float32(1.0 / (side - 1)) if side > 1 else np.float32(0))
-        per_agent[:, k - 1] = sim.active
-        out[-1] = min(int(sim.world_steps[0]) / self._scenario.max_steps, 1.0)
-        return out
+        return self._core.global_state(0)
 
     def render(self):
         """``"rgb_array"``: a fresh ``(height * s, width * s, 3)`` uint8 frame (the field, the source as
@@ -559,16 +564,7 @@ class raw_env(ParallelEnv, EzPickle):
             return None
         if not self._started:
             raise StateError("Cannot render before reset(): call reset() first")
-        sim = self._sim
-        if self._scenario.dims == 3:  # the x-y, x-z and y-z maximum projections, side by side
-            from ..viz.volume import world_volume_frame
-
-            frame = world_volume_frame(sim, 0)
-        else:
-            w, h = self._scenario.grid_size
-            scene = world_overlays(sim, 0)
-            frame = render_frame(scene.pop("field"), sim.positions, active=sim.active, scale=display_scale(w, h),
-                                 **scene)
+        frame = self._core.frame(0, scaled=True)
         if self.render_mode == "rgb_array":
             return frame
         self._window.show(frame)
@@ -578,26 +574,6 @@ class raw_env(ParallelEnv, EzPickle):
         """Close the render window, if any. Never raises; may be called again."""
         if self._window is not None:
             self._window.close()
-
-    # ------------------------------------------------------------------ copy / pickle
-    # EzPickle would rebuild an un-reset env from the constructor's arguments. A copy is this
-    # env from now on instead: a simulator of its own, restored from a snapshot of this one.
-    _UNCOPIED = ("_sim", "_window")
-
-    def __getstate__(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in self._UNCOPIED}
-        state["_snapshot"] = self._sim.snapshot() if self._started else None
-        return state
-
-    def __setstate__(self, state):
-        state = dict(state)
-        snapshot = state.pop("_snapshot")
-        self.__dict__.update(state)
-        self._sim = Simulator(self._scenario, num_worlds=1, autoreset="disabled")
-        if snapshot is not None:
-            self._sim.restore(snapshot)
-        self._window = (HumanWindow(title=ENV_NAME, fps=self.metadata["render_fps"])
-                        if self.render_mode == "human" else None)
 
     # ------------------------------------------------------------------ AEC support
     def check_action(self, agent, action) -> None:

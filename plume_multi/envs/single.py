@@ -1,8 +1,8 @@
 """``PlumeSearchEnv``: the single-agent Gymnasium env (the docs' "Single-agent contract" page), on the engine.
 
-One world of one agent: a ``Simulator(scenario, num_worlds=1, autoreset="disabled")`` does the
-moving, the goal test, the counting and the sensing; this module adds the contract's state
-machine, validation, spaces, info and rendering around it.
+One world of one agent: the front-end core's ``Simulator(scenario, num_worlds=1,
+autoreset="disabled")`` does the moving, the goal test, the counting and the sensing; this module
+maps the contract (its state machine, arguments, components, infos) onto it.
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ import gymnasium
 import numpy as np
 from gymnasium import logger
 
-from ._checks import check_seed, shown
-from ._spaces import has_move_table
+from ..checks import shown
 from ..models.bodies import Cardinal
 from ..models.base import Model
 from ..models.plumes import Gaussian
 from ..models.rewards import SparseGoal
 from ..models.sensors import Concentration, Position
 from ..errors import ComponentError, StateError, ValidationError
-from ..viz.render import HumanWindow, render_frame
+from ..viz.render import HumanWindow
 from ..scenario import Scenario
 from ..simulator import Simulator
+from ._core import Core, CoreViews, action_value, scenario_from, sigma_of
 from .components import (
     ENV_STATE_KEYS,
     AgentState,
@@ -38,7 +38,6 @@ from .components import (
     GridSize,
     SparseGoalReward,
     StaticGaussianPlume,
-    cardinal_action,
     check_component,
     required_state_keys,
 )
@@ -86,7 +85,7 @@ def _copy_obs(value):
     return value
 
 
-class PlumeSearchEnv(gymnasium.Env):
+class PlumeSearchEnv(CoreViews, gymnasium.Env):
     """Find the source of a static odor plume on a grid, one cell per step.
 
     ## Description
@@ -122,7 +121,10 @@ class PlumeSearchEnv(gymnasium.Env):
     ``rng = numpy.random.default_rng(seed)``; ``x = rng.integers(0, width)``, then
     ``y = rng.integers(0, height)`` (seed 42 on 128x128 gives (11, 99)). ``reset()`` without a
     seed draws one from ``self.np_random`` in ``[0, 2**31)`` and reports it in ``info["seed"]``,
-    so every episode can be replayed.
+    so every episode can be replayed. Any seed Gymnasium accepts (a non-negative integer) is
+    taken: one of ``2**31`` or more (Stable-Baselines3 draws them in ``[0, 2**32)``) is folded
+    into the contract's range, ``seed % 2**31``, and the env behaves exactly as with that seed,
+    which ``info["seed"]`` reports.
 
     ## Episode End
     * Termination: the agent is within ``goal_radius`` of the source.
@@ -252,10 +254,6 @@ class PlumeSearchEnv(gymnasium.Env):
         self._static_plume = (type(pm) is StaticGaussianPlume and pm.source_location == sc.source_location
                               and tuple(pm.grid_size) == (w, h) and pm.sigma == sc.sigma)
 
-        # The moves behind action_masks(): only a built-in grid body's displacements are known.
-        self._moves = (np.asarray(sc.moves(), dtype=np.int64)
-                       if self._builtin_actions and has_move_table(sc) else None)
-
         # Spaces are the components' own objects, built once (C5, C6).
         self.action_space = (gymnasium.spaces.Discrete(sc.n_actions) if isinstance(ap, Model)
                              else self._action_proc.action_space)
@@ -263,8 +261,8 @@ class PlumeSearchEnv(gymnasium.Env):
 
         # The engine. A user's action processor needs the "moore" model's "stay" action.
         self._engine_scenario = sc if self._builtin_actions else sc.replace(action_model="moore")
-        self._sim = None
-        self._bind(self._plume_field() if not self._static_plume else None)
+        self._never_free = np.zeros(1, dtype=np.bool_)  # action_masks() is asked only while READY
+        self._new_core(self._plume_field() if not self._static_plume else None)
 
         self._source_arr = np.array(sc.source_location, dtype=np.int32)
         self._window = None
@@ -277,13 +275,23 @@ class PlumeSearchEnv(gymnasium.Env):
         self._overrun_warned = False
 
     # ------------------------------------------------------------------ engine plumbing
-    def _bind(self, field) -> None:
-        """Make the one-world, one-agent Simulator (with ``field``, or the scenario's Gaussian)."""
+    # The core's simulator, the views of its buffers and the render window are rebuilt in a copy
+    # (CoreViews), which continues exactly as the original.
+    _UNCOPIED = ("_sim", "_field", "_pos_row", "_obs_row", "_reward_buf", "_term_buf", "_trunc_buf", "_act",
+                 "_masks", "_window")
+
+    def _new_core(self, field) -> None:
+        """The one-world, one-agent core (with ``field``, or the scenario's Gaussian)."""
         try:
-            sim = Simulator(self._engine_scenario, 1, autoreset="disabled", field=field)
+            self._core = Core(self._engine_scenario, 1, autoreset="disabled", field=field, max_seed=MAX_SEED)
         except ValidationError as exc:
             raise ComponentError(f"plume_model: {type(self._plume).__name__} gave an unusable field: {exc}") from exc
-        self._sim = sim
+        self._bind()
+
+    def _bind(self) -> None:
+        """The views of the core's buffers that the step reads (a copy's window starts closed)."""
+        self._sim = sim = self._core.sim
+        self._window = getattr(self, "_window", None)
         s = sim.state
         self._field = sim.field          # (h, w) float32, read-only
         self._pos_row = s.pos[0]         # (2,) int32 view: (x, y)
@@ -292,6 +300,8 @@ class PlumeSearchEnv(gymnasium.Env):
         self._term_buf = s.terminated
         self._trunc_buf = s.truncated
         self._act = np.zeros(1, dtype=np.int64)
+        # The moves behind action_masks(): only a built-in grid body's displacements are known.
+        self._masks = self._core.masker(self._never_free) if self._builtin_actions else None
 
     def _plume_field(self) -> np.ndarray:
         """The plume's field as the engine needs it: ``field_array``, else sampled at every cell."""
@@ -318,7 +328,7 @@ class PlumeSearchEnv(gymnasium.Env):
             return
         field = self._plume_field()
         if not np.array_equal(np.asarray(field, dtype=np.float32), self._field):
-            self._bind(field)
+            self._new_core(field)
 
     def _agent_state(self) -> AgentState:
         x, y = self._pos_row.tolist()
@@ -387,15 +397,9 @@ class PlumeSearchEnv(gymnasium.Env):
         """
         if self._state is _CREATED or self._state is _CLOSED:
             self._refuse("action_masks()")
-        moves = self._moves
-        if moves is None or self._state is not _READY:
+        if self._masks is None or self._state is not _READY:
             return np.ones(self.action_space.n, dtype=np.bool_)
-        x, y = self._pos_row.tolist()
-        w, h = self._grid
-        mask = (np.clip(x + moves[:, 0], 0, w - 1) != x) | (np.clip(y + moves[:, 1], 0, h - 1) != y)
-        if not mask.any():  # a 1x1 grid: nothing moves, and a sampler needs one allowed action
-            mask[:] = True
-        return mask
+        return self._masks()[0]
 
     # ------------------------------------------------------------------ reset
     def reset(self, *, seed=None, options=None):
@@ -403,7 +407,7 @@ class PlumeSearchEnv(gymnasium.Env):
 
         Args:
             seed: ``None`` (a seed is drawn from ``self.np_random`` and reported) or an integer
-                with ``0 <= seed < 2**31``.
+                ``>= 0``; one of ``2**31`` or more is folded into ``[0, 2**31)`` (``seed % 2**31``).
             options: ``None`` or an empty dict (the contract defines no options).
 
         Raises:
@@ -412,7 +416,7 @@ class PlumeSearchEnv(gymnasium.Env):
         """
         if self._state is _CLOSED:
             raise StateError("Cannot reset: the environment is closed; create a new one")
-        seed = check_seed(seed, max_seed=MAX_SEED)
+        seed = self._core.fold_seed(seed)
         if options is not None:
             if not isinstance(options, Mapping):
                 raise ValidationError(f"options: got {shown(options)}; expected None or a dict")
@@ -462,7 +466,7 @@ class PlumeSearchEnv(gymnasium.Env):
         if not self._fast:
             return self._step_protocol(action)
         if type(action) is not int or not 0 <= action < 4:
-            checked = cardinal_action(action, self._n_actions)
+            checked = action_value(action, self._n_actions)
             if checked < 0:
                 self._bad_action(action)
             action = checked
@@ -479,7 +483,7 @@ class PlumeSearchEnv(gymnasium.Env):
         """``step`` with at least one user component, called through its protocol."""
         state = self._state
         if self._builtin_actions:
-            a = cardinal_action(action, self._n_actions)
+            a = action_value(action, self._n_actions)
             if a < 0:
                 self._bad_action(action)
         else:
@@ -632,7 +636,7 @@ class PlumeSearchEnv(gymnasium.Env):
             logger.warn("render() was called with render_mode=None; pass render_mode='rgb_array' or 'human' "
                         "to PlumeSearchEnv(...) or gymnasium.make(...)")
             return None
-        frame = render_frame(self._field, self._sim.positions, source=self._source, active=self._sim.active)
+        frame = self._core.frame(0)
         if self.render_mode == "rgb_array":
             return frame
         if self._window is None:
@@ -649,31 +653,6 @@ class PlumeSearchEnv(gymnasium.Env):
             pass
         self._window = None
         self._state = _CLOSED
-
-    # ------------------------------------------------------------------ copy / pickle
-    # The simulator, the views of its buffers and the render window are not copied: a copy gets
-    # a simulator of its own, restored from a snapshot, so it continues exactly as the original.
-    _UNCOPIED = ("_sim", "_field", "_pos_row", "_obs_row", "_reward_buf", "_term_buf", "_trunc_buf", "_act",
-                 "_window")
-
-    def __getstate__(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in self._UNCOPIED}
-        state["_engine_field"] = None if self._static_plume else np.array(self._field)
-        try:
-            state["_snapshot"] = self._sim.snapshot()
-        except StateError:  # never reset: nothing to carry over
-            state["_snapshot"] = None
-        return state
-
-    def __setstate__(self, state):
-        state = dict(state)
-        field = state.pop("_engine_field")
-        snapshot = state.pop("_snapshot")
-        self.__dict__.update(state)
-        self._window = None
-        self._bind(field)
-        if snapshot is not None:
-            self._sim.restore(snapshot)
 
     def __repr__(self) -> str:
         sc = self.scenario
@@ -757,35 +736,18 @@ _ARG_NAMES = {"grid_size": "grid_size", "source_location": "source_location", "m
 
 def _scenario(args: dict) -> Scenario:
     """The validated one-agent Scenario; a ValidationError names the argument as given."""
-    params = args["plume_params"]
-    sigma = 12.0
-    if params is not None:
-        if not isinstance(params, Mapping):
-            raise ValidationError(f"plume_params: got {params!r}; expected a dict {{'sigma': s}} with 0.1 <= s <= 100")
-        unknown = sorted(str(k) for k in params if k != "sigma")
-        if unknown:
-            raise ValidationError(f"plume_params: got unknown keys {unknown}; expected only 'sigma' "
-                                  "(the static Gaussian plume's spread)")
-        sigma = params.get("sigma", sigma)
-    kwargs = dict(sigma=sigma)
+    sigma = sigma_of(args["plume_params"])
+    kwargs = dict(sigma=12.0 if sigma is None else sigma)
     for key in ("grid_size", "source_location", "max_steps", "goal_radius"):
         if args[key] is not None:
             kwargs[key] = args[key]
     size = kwargs.get("grid_size")
     if isinstance(size, (tuple, list, np.ndarray)) and np.ndim(size) == 1 and len(size) == 3:
-        raise ValidationError(f"PlumeSearchEnv grid_size: got {tuple(size)!r}; expected (width, height): the "
-                              "single-agent environment is 2-D (its contract). For 3-D worlds use Simulator, "
-                              "vector_env, multi_agent_vector_env or parallel_env")
-    try:
-        return Scenario(**kwargs)
-    except ValidationError as exc:
-        message = str(exc)
-        for field, arg in _ARG_NAMES.items():
-            prefix = f"Scenario.{field}:"
-            if message.startswith(prefix):
-                message = f"PlumeSearchEnv {arg}:" + message[len(prefix):]
-                break
-        raise ValidationError(message) from None
+        expected = ("(width, height): the single-agent environment is 2-D (its contract). For 3-D worlds use "
+                    "Simulator, vector_env, multi_agent_vector_env or parallel_env")
+        raise ValidationError(f"PlumeSearchEnv grid_size: got {tuple(size)!r}; expected {expected}",
+                              owner="PlumeSearchEnv", field="grid_size", got=repr(tuple(size)), expected=expected)
+    return scenario_from(kwargs, owner="PlumeSearchEnv", labels=_ARG_NAMES, prefix="PlumeSearchEnv ")
 
 
 class PlumeSearchCompactEnv(PlumeSearchEnv):
@@ -833,7 +795,5 @@ def compact_env(**kwargs) -> PlumeSearchCompactEnv:
     ``Box(0, 1, (3,), float32)`` observation, infos that batch). ``sigma=s`` is accepted as
     ``plume_params={"sigma": s}``."""
     if "sigma" in kwargs:  # the vector env's spelling, so one set of options works in every mode
-        if kwargs.get("plume_params") is not None:
-            raise ValidationError("sigma: given twice (as sigma= and in plume_params); give it once")
-        kwargs["plume_params"] = {"sigma": kwargs.pop("sigma")}
+        kwargs["plume_params"] = {"sigma": sigma_of(kwargs.get("plume_params"), kwargs.pop("sigma"))}
     return PlumeSearchCompactEnv(**kwargs)

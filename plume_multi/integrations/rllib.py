@@ -26,12 +26,12 @@ import uuid
 import gymnasium as gym
 import numpy as np
 
-from ..checks import check_bool, check_int
+from ..checks import check_bool, check_int, is_int
+from ..envs._core import Core, CoreVectorEnv, CoreViews, scenario_from
+from ..envs.pettingzoo import AGENT_PREFIX
 from ..envs.registration import COMPACT_ID
 from ..envs.vector import compact_vector_env
 from ..errors import ValidationError
-from ..scenario import Scenario
-from ..simulator import Simulator
 
 try:
     import torch
@@ -96,42 +96,49 @@ def register() -> dict:
 
 
 # ----------------------------------------------------------------------------------------- multi-agent env
-class PlumeMultiAgentEnv(MultiAgentEnv):
-    """One world of N searchers as an RLlib ``MultiAgentEnv`` (the engine's ``Simulator`` underneath).
+class PlumeMultiAgentEnv(CoreViews, MultiAgentEnv):
+    """One world of N searchers as an RLlib ``MultiAgentEnv`` (a mapping over the front-end core).
 
-    Agents ``searcher_0 .. searcher_{N-1}``; observation ``Box(-1, 1, (3 + 2k,), float32)``:
-    ``[concentration, x/(W-1), y/(H-1)]`` then ``(dx, dy)`` of the ``n_neighbours`` nearest others;
-    actions ``Discrete(4)`` (``"cardinal"``). Reward 1.0 on reaching the source (team mode: the
-    first arrival ends the episode for all, and every searcher still searching gets 1.0). An agent
-    that arrived is terminated and receives no further observation; everyone is truncated at
-    ``max_steps``. ``reset(seed=s)`` starts as world 0 of ``Simulator.reset(seed=s)``.
+    Agents ``searcher_0 .. searcher_{N-1}`` (PettingZoo's names); observation ``Box(low, high,
+    (3 + 2k,), float32)``: ``[concentration, x/(W-1), y/(H-1)]`` then ``(dx, dy)`` of the
+    ``n_neighbours`` nearest others (the sensors' columns and bounds); actions ``Discrete(4)``
+    (``"cardinal"``). Reward 1.0 on reaching the source (team mode: the first arrival ends the
+    episode for all, and every searcher still searching gets 1.0). An agent that arrived is
+    terminated and receives no further observation; everyone is truncated at ``max_steps``.
+    ``reset(seed=s)`` starts as world 0 of ``Simulator.reset(seed=s)`` (any ``s >= 0``; one beyond
+    the engine's range folded into it).
 
     Args:
         **scenario: ``Scenario`` fields (``n_agents``, ``grid_size``, ``sigma``, ``max_steps``,
             ``team``, ``n_neighbours``, ...).
     """
 
+    _UNCOPIED = ("_sim",)
+
     def __init__(self, config=None, **scenario):
         super().__init__()
-        options = {**dict(config or {}), **scenario}
-        self.scenario = Scenario(**options)
-        self._sim = Simulator(self.scenario, num_worlds=1, autoreset="disabled")
+        self.scenario = scenario_from({**dict(config or {}), **scenario}, owner="PlumeMultiAgentEnv")
+        self._core = Core(self.scenario, 1, autoreset="disabled")
+        self._bind()
         n = self.scenario.n_agents
-        self.possible_agents = [f"searcher_{i}" for i in range(n)]
+        self.possible_agents = [f"{AGENT_PREFIX}{i}" for i in range(n)]
         self.agents = list(self.possible_agents)
-        low = -1.0 if self.scenario.n_neighbours else 0.0
-        space = gym.spaces.Box(low, 1.0, shape=(self.scenario.obs_dim,), dtype=np.float32)
+        space = self._core.observation_box()
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: gym.spaces.Discrete(self.scenario.n_actions) for a in self.possible_agents}
+        self.action_spaces = {a: self._core.action_space() for a in self.possible_agents}
+        self._index = dict(zip(self.possible_agents, range(n)))
         self._actions = np.zeros(n, dtype=np.int64)
 
+    def _bind(self) -> None:
+        self._sim = self._core.sim
+
     def reset(self, *, seed=None, options=None):
-        obs = self._sim.reset(seed=seed)
+        obs = self._sim.reset(seed=self._core.fold_seed(seed))
         self.agents = list(self.possible_agents)
         return {a: obs[i].copy() for i, a in enumerate(self.agents)}, {}
 
     def step(self, action_dict):
-        index = {a: i for i, a in enumerate(self.possible_agents)}
+        index = self._index
         for agent, action in action_dict.items():
             self._actions[index[agent]] = action
         obs, reward, terminated, truncated = self._sim.step(self._actions)
@@ -148,7 +155,7 @@ class PlumeMultiAgentEnv(MultiAgentEnv):
         return out_obs, out_rew, out_term, out_trunc, {}
 
 
-class AgentRowsVectorEnv(gym.vector.VectorEnv):
+class AgentRowsVectorEnv(CoreVectorEnv):
     """The searchers of B worlds of N agents as the B*N rows of a Gymnasium ``VectorEnv``.
 
     For one policy shared by every searcher, trained at array speed by ``PlumeVectorEnvRunner``
@@ -163,26 +170,18 @@ class AgentRowsVectorEnv(gym.vector.VectorEnv):
         **scenario: ``Scenario`` fields.
     """
 
-    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
-
     def __init__(self, num_envs: int, **scenario):
-        from ..errors import ValidationError
-
-        self.scenario = Scenario(**scenario)
+        self.scenario = scenario_from(scenario, owner="AgentRowsVectorEnv")
         n = self.scenario.n_agents
-        if not isinstance(num_envs, int) or num_envs < n or num_envs % n:
+        if not is_int(num_envs) or num_envs < n or num_envs % n:
             raise ValidationError(f"num_envs: got {num_envs!r}; expected a positive multiple of n_agents = {n} "
                                   "(one row per agent of each world)")
-        self.num_envs = num_envs
-        self._sim = Simulator(self.scenario, num_envs // n, autoreset="next_step")
-        low = -1.0 if self.scenario.n_neighbours else 0.0
-        self.single_observation_space = gym.spaces.Box(low, 1.0, shape=(self.scenario.obs_dim,), dtype=np.float32)
-        self.single_action_space = gym.spaces.Discrete(self.scenario.n_actions)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._adopt(Core(self.scenario, int(num_envs) // n, autoreset="next_step"), gym.vector.AutoresetMode.NEXT_STEP)
 
     def reset(self, *, seed=None, options=None):
-        return self._sim.reset(seed=seed).copy(), {}
+        obs = self._sim.reset(seed=self._core.fold_seed(seed))
+        self._ready = True
+        return obs.copy(), {}
 
     def step(self, actions):
         obs, reward, terminated, truncated = self._sim.step(actions)
@@ -426,7 +425,8 @@ def multi_agent_ppo_config(num_env_runners: int = 2, *, num_envs_per_env_runner:
     """
     _check_sampling("multi_agent_ppo_config", num_env_runners, "num_envs_per_env_runner", num_envs_per_env_runner,
                     rollout_fragment_length)
-    _check_discrete("multi_agent_ppo_config", Scenario(**scenario).action_model)  # fail here, not in a runner
+    sc = scenario_from(scenario, owner="multi_agent_ppo_config")  # bad options fail here, not in a runner
+    _check_discrete("multi_agent_ppo_config", sc.action_model)
     names = register()
     return (
         PPOConfig()
@@ -461,7 +461,7 @@ def shared_policy_ppo_config(num_env_runners: int = 2, worlds_per_env_runner: in
     """
     _check_sampling("shared_policy_ppo_config", num_env_runners, "worlds_per_env_runner", worlds_per_env_runner,
                     rollout_fragment_length)
-    sc = Scenario(**scenario)
+    sc = scenario_from(scenario, owner="shared_policy_ppo_config")
     _check_discrete("shared_policy_ppo_config", sc.action_model)
     rows = worlds_per_env_runner * sc.n_agents
     batch = max(1, num_env_runners) * rows * rollout_fragment_length

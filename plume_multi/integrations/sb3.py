@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..envs._checks import check_seed, shown
+from ..checks import shown
+from ..envs._core import fold_seed
 from ..envs.vector import PlumeVectorEnv
 from ..errors import StateError, ValidationError
-from ..simulator import MAX_SEED
 
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -147,8 +147,11 @@ class SB3VecEnv(VecEnv):
         return obs, np.asarray(rewards, dtype=np.float32), dones, infos
 
     def seed(self, seed: int | None = None):
-        """Seed the next ``reset()``: world ``i`` gets ``seed + i`` (a random base when None)."""
-        seed = check_seed(seed, max_seed=MAX_SEED, num_worlds=self.num_envs)
+        """Seed the next ``reset()``: world ``i`` gets ``seed + i`` (a random base when None; any
+        non-negative integer, one beyond the vector env's range folded into it at the reset)."""
+        if seed is not None:
+            fold_seed(seed)  # the seed's type and sign, checked now; the vector env folds it
+            seed = int(seed)
         return super().seed(seed)
 
     def close(self) -> None:

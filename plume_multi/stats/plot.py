@@ -9,7 +9,7 @@ import numpy as np
 
 # matplotlib on the Agg backend (or RenderingError naming the extra); a path with its suffix checked
 from ..checks import check_int
-from ..evaluation import _out_path, _pyplot
+from ..evaluation import out_path, pyplot
 from .runs import log_binned_density
 
 __all__ = ["plot_statistics"]
@@ -24,9 +24,9 @@ def plot_statistics(stats, path, title: str | None = None, dpi: int = 90) -> Pat
     probes on the wind's axis (crosswind 0, or every probe), with a ``t^-3/2`` guide (Celani,
     Villermaux & Vergassola 2014); the density of the signal at those probes.
     """
-    path = _out_path(path, ".png")
+    path = out_path(path, ".png")
     dpi = check_int("plot_statistics", "dpi", dpi, 10, 1000)
-    plt = _pyplot()
+    plt = pyplot()
     x = stats.downwind if np.isfinite(stats.downwind).all() else np.arange(stats.n_probes, dtype=np.float64)
     across = stats.crosswind if np.isfinite(stats.crosswind).all() else np.zeros(stats.n_probes)
     xlabel = "distance downwind (cells)" if np.isfinite(stats.downwind).all() else "probe"

@@ -30,7 +30,7 @@ import numpy as np
 from .. import files
 from ..checks import check_choice, check_int, check_real, fail
 from ..errors import ValidationError
-from ..evaluation import _out_path  # the path's suffix checked, its folder made
+from ..evaluation import out_path  # the path's suffix checked, its folder made
 from .runs import runs
 from .threshold import Threshold
 
@@ -141,7 +141,7 @@ class OdorStatistics:
 
     def to_csv(self, path) -> Path:
         """The table of ``rows()`` as CSV (one line per probe)."""
-        path = _out_path(path, ".csv", "OdorStatistics.to_csv")
+        path = out_path(path, ".csv", "OdorStatistics.to_csv")
         with files.writing(path, "OdorStatistics.to_csv", "a .csv file name", newline="") as f:  # whole or not at all
             writer = csv.DictWriter(f, fieldnames=list(COLUMNS))
             writer.writeheader()

@@ -19,7 +19,6 @@ import numpy as np
 
 from ..errors import StateError, ValidationError
 from ..scenario import Scenario
-from ..simulator import MAX_SEED, Simulator
 from .registration import register_gymnasium_task, register_gymnasium_tasks
 from .registry import add, make
 from .task import Task
@@ -57,6 +56,8 @@ class TaskEnv(gymnasium.Env):
     ## Arguments
     ``task_id`` and the task's options (``path=`` for a task on the user's file). ``simulator``
     is the one-world ``Simulator`` underneath: ``policies.Infotaxis().act(env.unwrapped.simulator)``.
+    ``reset(seed=s)``: any non-negative integer (one beyond the engine's ``2**63 - 1`` taken modulo
+    ``2**63``).
 
     ## Example
     >>> import gymnasium, plume_multi
@@ -68,21 +69,25 @@ class TaskEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, task_id: str, **options):
-        from ..envs._spaces import action_space, observation_box
+        from ..envs._core import Core  # the front-ends load on first use (import plume_multi stays light)
 
         self.task, self.scenario = _scenario(task_id, options)
         if self.scenario.n_agents != 1:
             raise ValidationError(f"{self.task.id}: {self.scenario.n_agents} searchers; TaskEnv runs one (this task's "
                                   "Gymnasium id gives an AgentTupleEnv)")
-        self.simulator = Simulator(self.scenario, num_worlds=1, autoreset="disabled")
-        self.observation_space = observation_box(self.scenario)
-        self.action_space = action_space(self.scenario)
+        self._core = Core(self.scenario, 1, autoreset="disabled")
+        self.observation_space = self._core.observation_box()
+        self.action_space = self._core.action_space()
         self._started = False
 
+    @property
+    def simulator(self):
+        """The one-world ``Simulator`` underneath (its arrays are views: read, don't keep)."""
+        return self._core.sim
+
     def reset(self, *, seed=None, options=None):
+        seed = self._core.fold_seed(seed)
         super().reset(seed=seed)
-        if seed is not None and not (0 <= int(seed) <= MAX_SEED):
-            raise ValidationError(f"seed: got {seed!r}; expected an integer in 0..{MAX_SEED}")
         obs = self.simulator.reset(seed=seed)
         self._started = True
         return obs[0].copy(), {}
@@ -90,7 +95,10 @@ class TaskEnv(gymnasium.Env):
     def step(self, action):
         if not self._started:
             raise StateError("Cannot step before reset(): call reset() first")
-        actions = np.asarray(action)[None, ...] if self.scenario.continuous else np.asarray([action], dtype=np.int64)
+        if self.scenario.continuous:
+            actions = np.asarray(action)[None, ...]
+        else:
+            actions = np.array([self._core.check_action(action)], dtype=np.int64)
         obs, reward, terminated, truncated = self.simulator.step(actions)
         return obs[0].copy(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
 

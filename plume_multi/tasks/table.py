@@ -437,9 +437,9 @@ def performance_profile(rows, path, title: str | None = None) -> Path:
         raise RenderingError(f"the performance profile needs rliable, which does not import here (the warning "
                              f"above says why): {BENCH_EXTRA}")
     from rliable import library, plot_utils
-    from ..evaluation import _pyplot
+    from ..evaluation import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     p = Path(path)
     if p.suffix.lower() != ".png":
         raise ValidationError(f"path: got {str(path)!r}; expected a file name ending in .png")

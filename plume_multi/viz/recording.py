@@ -37,9 +37,9 @@ from ..checks import is_int
 from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
 from .scene import world_overlays
-from .render import (SOURCE_COLOUR, WALL_COLOUR, _check_field, _check_sources, agent_colours, check_frame,
+from .render import (SOURCE_COLOUR, WALL_COLOUR, check_field, check_sources, agent_colours, check_frame,
                      render_frame)
-from .volume import _check_cells3, _check_volume, render_volume, volume_scale
+from .volume import check_volume_cells, check_volume, render_volume, volume_scale
 
 __all__ = ["TrajectoryRecorder", "save_trajectory_png", "save_volume_png", "write_movie", "annotate_frame", "caption_height", "auto_scale",
            "MOVIE_FORMATS"]
@@ -199,9 +199,9 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
         the path written.
     """
     path = _check_path(path, (".png",), "picture")
-    field = _check_field(field)
+    field = check_field(field)
     h, w = field.shape
-    source = _check_sources(source, w, h)
+    source = check_sources(source, w, h)
     if walls is not None:
         walls = np.asarray(walls)
         if walls.shape != (h, w) or walls.dtype != np.bool_:
@@ -324,7 +324,7 @@ def save_volume_png(path, volume, trajectory, *, source=None, active=None, mode:
         the path written.
     """
     path = _check_path(path, (".png",), "picture")
-    traj = _check_cells3("trajectory", trajectory, tuple(reversed(np.shape(volume))), 3)
+    traj = check_volume_cells("trajectory", trajectory, tuple(reversed(np.shape(volume))), 3)
     if traj.shape[0] < 1:
         raise ValidationError(f"trajectory: got shape {traj.shape}; expected (T, M, 3) with T >= 1")
     frame = render_volume(volume, traj[-1], source=source, active=active, trajectories=traj, mode=mode, scale=scale,
@@ -364,15 +364,15 @@ class TrajectoryRecorder:
 
     def __init__(self, field, source=None, walls=None):
         if np.ndim(field) == 3:
-            self.field = _check_volume(field)
+            self.field = check_volume(field)
             self.dims = 3
-            self.source = None if source is None else tuple(int(c) for c in _check_cells3(
+            self.source = None if source is None else tuple(int(c) for c in check_volume_cells(
                 "source", [source], self.grid_size, 2)[0])
         else:
-            field = _check_field(field)
+            field = check_field(field)
             self.field = field
             self.dims = 2
-            sources = _check_sources(source, field.shape[1], field.shape[0])
+            sources = check_sources(source, field.shape[1], field.shape[0])
             # one source stays an (x, y) pair, as before; several are a tuple of pairs
             self.source = sources if sources is None or np.ndim(source) == 2 else sources[0]
         if walls is not None:

@@ -71,7 +71,7 @@ def _integer(name: str, value, low: int, high: int | None = None) -> int:
     return int(value)
 
 
-def _check_field(field) -> np.ndarray:
+def check_field(field) -> np.ndarray:
     """The field as an ``(H, W)`` real array with finite values, else a ValidationError."""
     field = np.asarray(field)
     if field.ndim != 2 or field.dtype.kind not in "fiu" or field.size == 0:
@@ -192,7 +192,7 @@ def _check_source(source, w: int, h: int):
     return sx, sy
 
 
-def _check_sources(source, w: int, h: int):
+def check_sources(source, w: int, h: int):
     """``source`` as a tuple of ``(x, y)`` int cells inside the grid: one ``(x, y)`` or a sequence
     of them (several sources); None stays None. Else a ValidationError."""
     if source is None:
@@ -391,10 +391,10 @@ def render_frame(field: np.ndarray, positions=None, *, source=None, active=None,
             that do not match ``positions``, a bad ``source``, ``wind``, ``walls`` or ``scale``.
             Nothing is drawn.
     """
-    field = _check_field(field)
+    field = check_field(field)
     scale = _integer("scale", scale, 1, MAX_SCALE)
     h, w = field.shape
-    sources = _check_sources(source, w, h)
+    sources = check_sources(source, w, h)
     if positions is not None:
         positions = _check_cells("positions", positions, w, h)
         if positions.ndim != 2:

@@ -40,7 +40,8 @@ GAP_COLOUR = np.array([20, 20, 20], dtype=np.uint8)
 MODES = ("max", "slice")
 
 
-def _check_volume(volume) -> np.ndarray:
+def check_volume(volume) -> np.ndarray:
+    """The volume as a ``(D, H, W)`` real array with finite values, else a ValidationError."""
     volume = np.asarray(volume)
     if volume.ndim != 3 or volume.dtype.kind not in "fiu" or volume.size == 0:
         raise ValidationError(f"volume: got shape {volume.shape} dtype {volume.dtype}; expected a non-empty "
@@ -50,7 +51,7 @@ def _check_volume(volume) -> np.ndarray:
     return volume
 
 
-def _check_cells3(name: str, cells, size, ndim: int) -> np.ndarray | None:
+def check_volume_cells(name: str, cells, size, ndim: int) -> np.ndarray | None:
     """Integer ``(x, y, z)`` cells inside the ``size = (W, H, D)`` grid, of ``ndim`` dimensions."""
     if cells is None:
         return None
@@ -104,24 +105,24 @@ def render_volume(volume, positions=None, *, source=None, active=None, trajector
         ValidationError: a volume that is not a finite ``(D, H, W)`` array, cells outside the grid,
             a bad mode, ``at``, ``source``, ``active`` or ``scale``. Nothing is drawn.
     """
-    volume = _check_volume(volume)
+    volume = check_volume(volume)
     d, h, w = volume.shape
     size = (w, h, d)
     if not isinstance(mode, str) or mode not in MODES:
         raise ValidationError(f"mode: got {mode!r}; expected one of {list(MODES)}")
-    positions = _check_cells3("positions", positions, size, 2)
-    trajectories = _check_cells3("trajectories", trajectories, size, 3)
+    positions = check_volume_cells("positions", positions, size, 2)
+    trajectories = check_volume_cells("trajectories", trajectories, size, 3)
     if trajectories is not None and positions is not None and trajectories.shape[1] != len(positions):
         raise ValidationError(f"trajectories: got shape {trajectories.shape}; expected (T, {len(positions)}, 3), one "
                               "trajectory per agent of positions")
     if source is not None:
-        src = _check_cells3("source", [source], size, 2)[0]
+        src = check_volume_cells("source", [source], size, 2)[0]
     else:
         src = None
     if at is None:
         at = positions[0] if positions is not None and len(positions) else (src if src is not None else
                                                                             np.array(size) // 2)
-    at = _check_cells3("at", [at], size, 2)[0]
+    at = check_volume_cells("at", [at], size, 2)[0]
     if walls is not None:
         walls = np.asarray(walls)
         if walls.shape != volume.shape or walls.dtype != np.bool_:

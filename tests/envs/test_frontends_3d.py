@@ -13,8 +13,7 @@ from gymnasium import spaces
 import plume_multi
 from plume_multi import Scenario, Simulator, plumes, sensors
 from plume_multi import bodies as A
-from plume_multi.envs._spaces import action_space
-from plume_multi.envs.vector import move_masks
+from plume_multi.envs._core import action_space, move_masks
 from plume_multi.errors import ValidationError
 
 GRID = (7, 6, 5)  # no two sides equal: axis mix-ups show

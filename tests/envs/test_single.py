@@ -670,7 +670,7 @@ def test_integer_like_actions_are_accepted(action):
     assert env.step(action)[4] == ref.step(int(action))[4]
 
 
-@pytest.mark.parametrize("seed", [-1, 2**31, 2**40, 1.5, "3", True, np.bool_(True), np.float64(2.0), [1]])
+@pytest.mark.parametrize("seed", [-1, -2**31, 1.5, "3", True, np.bool_(True), np.float64(2.0), [1]])
 def test_bad_seeds_raise_and_change_nothing(seed):
     env = PlumeSearchEnv()
     with pytest.raises(ValidationError, match="seed: got"):

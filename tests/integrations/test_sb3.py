@@ -185,3 +185,29 @@ def test_seeded_training_is_reproducible():
     a, b = train(), train()
     for key in a:
         assert np.array_equal(a[key].numpy(), b[key].numpy()), key
+
+
+def test_make_vec_env_without_a_seed_works_every_time():
+    """SB3's own first call: ``make_vec_env(id, n_envs=2)`` with no seed draws a base seed in
+    ``[0, 2**32)``; the single env folds the seeds of 2**31 and more into its range."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    for _ in range(12):  # a drawn base of 2**31 or more (one run in two) was refused
+        venv = make_vec_env("plume_multi:PlumeSearchCompact-v0", n_envs=2, env_kwargs=dict(OPTIONS))
+        obs = venv.reset()
+        assert obs.shape == (2, 3)
+        venv.step(np.zeros(2, dtype=np.int64))
+        venv.close()
+
+
+@pytest.mark.parametrize("base", [2**31 - 1, 2**31, 2**32 - 1, 2**40 + 3])
+def test_make_vec_env_with_large_seeds_replays_the_folded_seeds(base):
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env("plume_multi:PlumeSearchCompact-v0", n_envs=2, seed=base, env_kwargs=dict(OPTIONS))
+    obs = venv.reset()
+    for i in range(2):
+        seed = (base + i) % 2**31  # the contract's range is [0, 2**31)
+        ref, info = plume_multi.envs.single.compact_env(**OPTIONS).reset(seed=seed)
+        np.testing.assert_array_equal(obs[i], ref)
+        assert venv.reset_infos[i]["seed"] == seed
