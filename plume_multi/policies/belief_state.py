@@ -197,7 +197,8 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
     if b.shape[1:] != plume.shape:
         raise ValidationError(f"{who}: beliefs has shape {np.shape(beliefs)}; expected "
                               f"(G, {', '.join(str(n) for n in plume.shape)})")
-    if not all_probabilities(b):  # one compiled pass: NaN, inf and negatives fail
+    totals = np.empty(b.shape[0])
+    if not all_probabilities(b, totals):  # one compiled pass: NaN, inf and negatives fail
         raise ValidationError(f"{who}: beliefs must hold probabilities, finite numbers in [0, 1]")
     dims = len(plume.shape)
     pos = np.asarray(positions)
@@ -250,7 +251,6 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
                                   "wall mask; expected positions on free cells")
     # a belief that does not sum to 1 (all zeros: nothing left to believe) has no entropy to
     # reduce: the kernels would score every move alike and return action 0 without a word
-    totals = b.reshape(g, -1).sum(axis=1)
     off = group_active & ~(np.abs(totals - 1.0) <= BELIEF_TOLERANCE)
     if off.any():
         k = int(np.flatnonzero(off)[0])

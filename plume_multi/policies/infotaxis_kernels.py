@@ -86,15 +86,25 @@ def decide(p, scratch, tables, moves, cell, space_aware, scores, solid):
     return -1
 
 
-@njit(cache=True)
-def all_probabilities(values):
-    """Whether every value of the contiguous float64 array lies in ``[0, 1]`` (NaN does not): one
-    pass, no temporary (``Infotaxis.decide`` checks its beliefs with it)."""
+# reassociation only (the sums vectorize); no 'nnan': the range test must see NaN
+@njit(cache=True, fastmath={"reassoc"})
+def all_probabilities(values, totals):
+    """Whether every value of the contiguous float64 array ``values`` ``(G, ...)`` lies in
+    ``[0, 1]`` (NaN does not), and each belief's sum written into ``totals`` ``(G,)``: one pass, no
+    temporary (``Infotaxis.decide`` checks its beliefs with it; a separate NumPy sum cost 0.9 us
+    more per 81 x 41 belief, 12 % of a decision)."""
+    g = values.shape[0]
     flat = values.reshape(values.size)
+    n = flat.shape[0] // g if g else 0
     ok = True
-    for i in range(flat.shape[0]):
-        v = flat[i]
-        ok &= (v >= 0.0) & (v <= 1.0)
+    for j in range(g):
+        row = flat[j * n:(j + 1) * n]  # a slice per belief: the loop below vectorizes (0.89 us, not 1.22)
+        s = 0.0
+        for i in range(n):
+            v = row[i]
+            ok &= (v >= 0.0) & (v <= 1.0)
+            s += v
+        totals[j] = s
     return ok
 
 
