@@ -613,6 +613,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
+    _check_fit(policy, scenario)
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
         if executor == "local":
@@ -622,6 +623,17 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         else:
             arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
     return EvaluationResult(scenario, seed, until, arrival, length)
+
+
+def _check_fit(policy, scenario: Scenario) -> None:
+    """A policy (or team member) with ``check_scenario(scenario)`` (``policies.Perseus``: alpha
+    vectors solved for one plume) refuses a scenario it cannot act in, before anything compiles."""
+    from .policies.team import Team
+
+    for member in policy.members if isinstance(policy, Team) else (policy,):
+        check = getattr(member, "check_scenario", None)
+        if callable(check) and not _is_factory(member):
+            check(scenario)
 
 
 def _by_name(policy, scenario: Scenario):

@@ -52,7 +52,7 @@ SCENARIO_FLAGS = {"grid_size": "--grid", "source_location": "--source", "sigma":
                    "Neighbours.k": "--sensors", "walls": "--walls"}
 
 POLICY_HELP = """\
-POLICY is a built-in name, a comma-separated list of them, FILE.pt or MODULE:NAME. Built-ins:
+POLICY is a built-in name, a comma-separated list of them, FILE.pt, FILE.npz or MODULE:NAME. Built-ins:
   random                 uniform actions (in a continuous body's box); every body
   gradient               run-and-tumble on the sensed concentration; cardinal, moore or 2-D continuous bodies
   surge-cast             surge upwind on a whiff, cast crosswind without one (policies.SurgeCast):
@@ -65,6 +65,8 @@ A list such as infotaxis,greedy is a mixed team (policies.Team): agent n of each
 (n mod k)-th of the k names; with --team (or poisson_search's default) they share one belief.
 FILE.pt: a policy trained by `plume-multi train` (PPO; greedy), on a scenario with the same
 observation columns and actions.
+FILE.npz: a quasi-optimal policy solved by policies.Perseus.solve and saved (Perseus.save), on a
+scenario with the plume and moves it was solved for.
 MODULE:NAME: MODULE is a module importable from the current folder or the installed packages (or
 a path to a .py file) and NAME an attribute of it. What NAME is decides how it is used:
   * a factory: a class, or a function with a parameter named `scenario`. It is called once with

@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
     run.add_argument("task", metavar="TASK", help="a task id (plume-multi benchmark list), a family, or all")
     run.add_argument("--policy", required=True, metavar="NAME",
                      help="a built-in (random, gradient, surge-cast, infotaxis, space-aware-infotaxis, greedy), "
-                          "MODULE:NAME, or baselines (each task's baselines)")
+                          "MODULE:NAME, a solved Perseus FILE.npz, or baselines (each task's baselines)")
     run.add_argument("--episodes", type=int, default=None, metavar="E",
                      help="episodes per task (default: the protocol's; fewer is a reduced run, marked so)")
     run.add_argument("--seed", type=int, default=None, metavar="S", help="seed of episode 0 (default: the protocol's)")

@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
     g = ev.add_argument_group("evaluation")
     g.add_argument("--policy", default="gradient", metavar="POLICY",
                    help="a built-in name (random, gradient, surge-cast, infotaxis, space-aware-infotaxis, greedy), "
-                        "a comma-separated team of them, a trained policy's FILE.pt, or MODULE:NAME (see below; "
+                        "a comma-separated team of them, a trained policy's FILE.pt, a solved Perseus FILE.npz, or "
+                        "MODULE:NAME (see below; "
                         "default gradient)")
     g.add_argument("--episodes", type=int, default=1000, metavar="E", help="episodes (default 1000)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="episode e is seeded S + e (default 0)")

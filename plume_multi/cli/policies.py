@@ -131,8 +131,21 @@ def _team_names(spec: str, scenario) -> list | None:
 
 
 def _is_policy_file(spec: str) -> bool:
-    """``spec`` names a trained policy's file (``plume-multi train`` writes ``PREFIX.pt``)."""
-    return spec.endswith(".pt")
+    """``spec`` names a trained policy's file (``plume-multi train`` writes ``PREFIX.pt``) or a
+    solved one (``Perseus.save``'s ``.npz``)."""
+    return spec.endswith((".pt", ".npz"))
+
+
+def _solved(spec: str, scenario):
+    """The ``Perseus`` policy in the file ``spec``, checked against ``scenario``."""
+    from ..policies.perseus import Perseus
+
+    try:
+        policy = Perseus.load(spec)
+        policy.check_scenario(scenario, f"--policy {spec}")
+    except ValidationError as exc:
+        raise UsageError(f"--policy: {exc}") from None
+    return policy
 
 
 def _learned(spec: str, scenario):
@@ -158,7 +171,8 @@ def _learned(spec: str, scenario):
 
 def load_policy(spec: str, scenario, seed: int = 0):
     """The policy named by ``spec`` (a built-in name, a comma-separated team of them, a trained
-    policy's ``FILE.pt``, or ``MODULE:NAME``; see ``POLICY_HELP``), made for ``scenario``: a callable ``obs -> actions`` or
+    policy's ``FILE.pt``, a solved ``Perseus``'s ``FILE.npz``, or ``MODULE:NAME``; see
+    ``POLICY_HELP``), made for ``scenario``: a callable ``obs -> actions`` or
     an object with ``act(simulator)``.
 
     Raises:
@@ -168,7 +182,7 @@ def load_policy(spec: str, scenario, seed: int = 0):
     from ..policies import Team
 
     if _is_policy_file(spec):
-        return _learned(spec, scenario)
+        return _solved(spec, scenario) if spec.endswith(".npz") else _learned(spec, scenario)
     team = _team_names(spec, scenario)
     if team is not None:
         made = {name: _made(BUILTIN[name], scenario, seed, name) for name in dict.fromkeys(team)}

@@ -8,16 +8,19 @@
   ``run_search``, batched protocol episodes of ``plumes.PoissonHits``.
 * ``greedy``: ``Greedy``, the most-likely-source searcher on the same beliefs.
 * ``team``: ``Team``, one policy per agent of a world (mixed teams sharing one belief).
+* ``perseus``: ``Perseus``, the quasi-optimal policy of the Poisson-hit POMDP as alpha vectors
+  (``Perseus.solve``: point-based value iteration; ``save``/``load``, ``load_otto``).
 
 Policies of observations are callables ``obs (M, D) -> actions``; the belief searchers
-(``Infotaxis``, ``Greedy``) and ``Team`` decide with ``act(sim)`` on a ``Simulator`` or a
+(``Infotaxis``, ``Greedy``, ``Perseus``) and ``Team`` decide with ``act(sim)`` on a ``Simulator`` or a
 front-end that exposes one (``parallel_env``, ``multi_agent_vector_env``).
 """
 
 from .baselines import GradientClimber, RandomBoxPolicy, RandomPolicy
 from .greedy import Greedy
 from .infotaxis import Infotaxis
+from .perseus import Perseus
 from .surge_cast import SurgeCast
 from .team import Team
 
-__all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber", "SurgeCast", "Infotaxis", "Greedy", "Team"]
+__all__ = ["RandomPolicy", "RandomBoxPolicy", "GradientClimber", "SurgeCast", "Infotaxis", "Greedy", "Team", "Perseus"]
