@@ -272,7 +272,7 @@ class Simulator:
             label += " among walls"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
                         label=label, dims=dims, walls=walls, several_sources=sc.plume.source_count() > 1,
-                        records=A.records_of(self._args[0]))
+                        records=A.records_of(self._records_for(self.state)[0]))
 
     def _models(self) -> list:
         sc = self.scenario
@@ -291,6 +291,10 @@ class Simulator:
         return _findable_record(self._roles[role].state_tuple(arrays))
 
     def _args_for(self, state: WorldState) -> tuple:
+        """The last arguments of the driver's entry points for ``state`` (``engine/assemble.py``)."""
+        return A.entry_args(*self._records_for(state))
+
+    def _records_for(self, state: WorldState) -> tuple:
         """The driver's records for ``state``: ``(models, core)`` (``engine/assemble.py``)."""
         P = self._params
         sensors = []

@@ -339,6 +339,16 @@ COVERED = {
              "policies.Greedy", PLAIN3),
     **_cover("tests/policies/test_team.py::test_a_team_on_a_simulator_decides_as_the_reference_and_one_kind_as_that_"
              "policy", "policies.Greedy", ("teams", 2)),
+    **_cover("tests/policies/test_among_walls.py::test_infotaxis_among_walls_matches_the_reference", "policies.Infotaxis",
+             ("walls", 2), ("walls", 3)),
+    **_cover("tests/policies/test_among_walls.py::test_greedy_walks_around_walls_as_the_reference_does",
+             "policies.Greedy", ("walls", 2), ("walls", 3)),
+    **_cover("tests/policies/test_among_walls.py::test_first_beliefs_and_updates_put_no_mass_inside_walls",
+             "sensors.Belief", ("walls", 3)),
+    **_cover("tests/policies/test_among_walls.py::test_hits_among_walls_are_the_likelihood_s_draws_and_the_belief_their_"
+             "posterior", "plumes.PoissonHits sensors.Hits sensors.Belief", ("walls", 2)),
+    **_cover("tests/policies/test_among_walls.py::test_run_search_among_walls_in_3d_and_its_refusals",
+             "plumes.PoissonHits", ("walls", 3)),
     **_cover("tests/policies/test_perseus.py::test_decisions_equal_the_reference_for_agents_groups_and_inactive_ones",
              "policies.Perseus", PLAIN2, ("teams", 2)),
     **_cover("tests/policies/test_perseus.py::test_solver_matches_a_numpy_perseus_vector_for_vector", "policies.Perseus",
@@ -392,12 +402,12 @@ NOT_YET_COVERED = {
              "policies.RandomPolicy rewards.SparseGoal rewards.StepPenalty sensors.Belief sensors.Binary "
              "sensors.Concentration sensors.History sensors.Hits sensors.Neighbours sensors.Position sensors.Wind"),
     *_cells(('walls', 2),
-             "bodies.Continuous bodies.Oriented bodies.RunTumble plumes.Movie plumes.PoissonHits "
-             "plumes.WindyPoissonHits policies.GradientClimber policies.RandomBoxPolicy policies.RandomPolicy "
-             "policies.SurgeCast rewards.StepPenalty sensors.Antennae sensors.Binary sensors.Heading "
-             "sensors.History sensors.Hits sensors.Neighbours sensors.Wind"),
+             "bodies.Continuous bodies.Oriented bodies.RunTumble plumes.Movie plumes.WindyPoissonHits "
+             "policies.GradientClimber policies.RandomBoxPolicy policies.RandomPolicy policies.SurgeCast "
+             "rewards.StepPenalty sensors.Antennae sensors.Binary sensors.Heading sensors.History "
+             "sensors.Neighbours sensors.Wind"),
     *_cells(('walls', 3),
-             "bodies.Cardinal bodies.Moore plumes.Movie plumes.PoissonHits policies.GradientClimber "
+             "bodies.Cardinal bodies.Moore plumes.Movie policies.GradientClimber "
              "policies.RandomBoxPolicy policies.RandomPolicy rewards.StepPenalty sensors.Binary sensors.History "
              "sensors.Hits sensors.Wind"),
 

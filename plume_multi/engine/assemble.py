@@ -18,10 +18,10 @@ serves both.
 The driver's entry points take two records (``Simulator`` builds them): ``models``, a ``Models``
 (each model's parameters and state: ``ModelArgs`` for the plume and the body, the reward's
 parameters, a ``SensorArgs`` per sensor), and ``core``, a ``Core`` of the world's arrays
-(``CORE_FIELDS``). Numba's parallel loop refuses a record of records, and a named tuple it did not
-receive as an argument, so ``step_parallel`` takes ``models`` apart before its loop (each model's
-named tuples as plain tuples) and builds it again inside (``model_args``, and the named tuple classes
-of ``Layout.records``).
+(``CORE_FIELDS``). They arrive as plain tuples (``entry_args``: Numba types a named tuple
+argument in Python at every call, a plain one in C) and the entry points build the records again
+(``models_of``, ``core_of``, and the named tuple classes of ``Layout.records``); ``step_parallel``
+builds them inside its parallel loop, which refuses a record of records.
 
 The driver reads the records' members by name (``models.plume.state``), never by unpacking them
 (``PP, PS = models.plume``): Numba 0.68's alias analysis does not follow an unpacked tuple, and the
@@ -52,7 +52,7 @@ from ..errors import ValidationError
 from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, njit, prune, without_source_file
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "CORE_FIELDS", "Core", "Models", "ModelArgs",
-           "SensorArgs", "model_args", "sensor_args", "models_of", "records_of", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
+           "SensorArgs", "model_args", "sensor_args", "models_of", "core_of", "entry_args", "records_of", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
            "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "C_DEPTH", "C_Z0",
            "C_Z1", "CFG_SIZE",
            "F_GOAL_D2", "FCFG_SIZE", "AUTORESET_DISABLED", "AUTORESET_NEXT_STEP", "AUTORESET_SAME_STEP",
@@ -99,6 +99,12 @@ def sensor_args(params, state, inner):
 def models_of(plume, body, reward, sensors):
     """``Models(plume, body, reward, sensors)`` (as ``model_args``)."""
     return Models(plume, body, reward, sensors)
+
+
+@njit(inline="always")
+def core_of(arrays):
+    """``Core(*arrays)``: the entry points receive the core as a plain tuple (``entry_args``)."""
+    return Core(*arrays)
 
 
 @dataclass(frozen=True)
@@ -190,7 +196,7 @@ from numba import prange
 
 from plume_multi.engine.jit import njit
 from plume_multi.engine.api import AgentView, InnerSensor, {plume_view}, WorldView, no_sensor
-from plume_multi.engine.assemble import model_args, models_of, sensor_args
+from plume_multi.engine.assemble import core_of, model_args, models_of, sensor_args
 from plume_multi.engine.tuples import put_row, squared_distance
 {engine_imports}
 {imports}
@@ -373,15 +379,19 @@ def advance(b_start, b_stop, actions, observe_only, mask, models, core):
 
 
 @njit
-def run(mode, mask, seed, actions, models, core):
+def run(mode, mask, seed, actions, slots, core_arrays):
     """The serial entry point (one compiled function for the three, so one CPython wrapper).
 
     ``mode`` 0: check every action, then advance every world one step; returns -1, or the index
     of the first invalid action (then nothing changed). ``mode`` 1: reset the worlds where
     ``mask``: seeded ``seed + b`` (episode 0) when ``seed >= 0``, else each world's next episode.
     ``mode`` 2: write every agent's observation of the current state into ``obs`` (where ``mask``;
-    ``Simulator.validate`` runs it on copies of the state).
+    ``Simulator.validate`` runs it on copies of the state). ``slots`` and ``core_arrays``: plain
+    tuples (``entry_args``), the records built here.
     """
+{unpack_plain}
+    models = models_of(model_args({PP}, {PS}), model_args({AP}, {AS}), {RP}, ({sensor_records}))
+    core = core_of(core_arrays)
     n_worlds = core.world_t.shape[0]
     yes = seed == seed  # a run-time True (see ``advance``)
     no = not yes
@@ -406,20 +416,21 @@ def run(mode, mask, seed, actions, models, core):
 
 
 @njit(parallel=True)
-def step_parallel(actions, mask, models, core):
+def step_parallel(actions, mask, slots, core_arrays):
     """``step`` with chunks of worlds on threads; each world writes only its own rows, so the
-    result is identical to ``step``'s whatever the thread count. (The records are taken apart
-    before the parallel loop and built again in it: it refuses a record of records.)"""
+    result is identical to ``step``'s whatever the thread count. (The records are built in the
+    parallel loop: it refuses a record of records, and one it did not build.)"""
 {unpack_plain}
-    bad = body_first_invalid(models.body.params, actions)
+    bad = body_first_invalid({AP}, actions)
     if bad >= 0:
         return bad
-    n_worlds = core.world_t.shape[0]
+    n_worlds = core_arrays[{world_t}].shape[0]
     chunks = min(PARALLEL_CHUNKS, n_worlds)
     observe_only = n_worlds < 0  # a run-time False (see ``advance``)
     for c in prange(chunks):
         chunk = models_of(model_args({PP}, {PS}), model_args({AP}, {AS}), {RP}, ({sensor_records}))
-        advance(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, observe_only, mask, chunk, core)
+        advance(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, observe_only, mask, chunk,
+                core_of(core_arrays))
     return -1
 '''
 
@@ -482,8 +493,7 @@ def _dimension(dims: int) -> dict:
 
 
 _RECORD_SLOTS = ("PP", "PS", "AP", "AS", "RP")  # then SPk, SSk, IPk per sensor k
-_RECORD_PATHS = {"PP": "models.plume.params", "PS": "models.plume.state", "AP": "models.body.params",
-                 "AS": "models.body.state", "RP": "models.reward"}
+
 
 
 def _record_slots(n_sensors: int) -> list:
@@ -491,14 +501,28 @@ def _record_slots(n_sensors: int) -> list:
     return list(_RECORD_SLOTS) + [f"{kind}{k}" for k in range(n_sensors) for kind in ("SP", "SS", "IP")]
 
 
-def records_of(models) -> tuple:
-    """``Layout.records`` of ``models`` (a ``Models``): the class of each named tuple, as a
-    ``FunctionRef`` (where the driver imports it from), None for a plain tuple."""
+def _slot_values(models) -> list:
+    """The records of ``models`` (a ``Models``) in ``_record_slots``' order."""
     values = [models.plume.params, models.plume.state, models.body.params, models.body.state, models.reward]
     for sensor in models.sensors:
         values += [sensor.params, sensor.state, sensor.inner]
+    return values
+
+
+def entry_args(models, core) -> tuple:
+    """The last two arguments of the entry points ``run`` and ``step_parallel``: ``models``' records
+    (``_record_slots``' order) and ``core``'s arrays, as plain tuples; the driver builds the named
+    ones again. Numba types a plain tuple's arguments in C at every call, a named tuple's in
+    Python: passed as records, ``Models`` and ``Core`` made the default step at 64 agents 1.8x
+    slower (26 against 14 us a call)."""
+    return tuple(tuple(v) if hasattr(type(v), "_fields") else v for v in _slot_values(models)), tuple(core)
+
+
+def records_of(models) -> tuple:
+    """``Layout.records`` of ``models`` (a ``Models``): the class of each named tuple, as a
+    ``FunctionRef`` (where the driver imports it from), None for a plain tuple."""
     out = []
-    for value in values:
+    for value in _slot_values(models):
         cls = type(value)
         out.append(FunctionRef(cls.__module__, cls.__qualname__) if hasattr(cls, "_fields") else None)
     return tuple(out)
@@ -510,15 +534,13 @@ def _threaded(layout: Layout) -> dict:
     slots = _record_slots(len(layout.sensors))
     records = layout.records or (None,) * len(slots)
     unpack, rebuild, helpers, names = [], [], [], {}
-    for slot, ref in zip(slots, records):
-        path = _RECORD_PATHS.get(slot) or \
-            f"models.sensors[{slot[2:]}].{dict(SP='params', SS='state', IP='inner')[slot[:2]]}"
-        unpack.append(f"    {slot} = {path}" + ("[:]" if ref is not None else ""))
+    for index, (slot, ref) in enumerate(zip(slots, records)):
+        unpack.append(f"    {slot} = slots[{index}]")
         names[slot] = slot if ref is None else f"_as_{slot}({slot})"
         if ref is not None:
             rebuild.append(f"from {ref.module} import {ref.name} as _{slot}_record")
             helpers.append(f"\n\n@njit(inline=\"always\")\ndef _as_{slot}(t):\n    return _{slot}_record(*t)")
-    return dict(unpack_plain="\n".join(unpack), record_imports="\n".join(rebuild), record_helpers="".join(helpers),
+    return dict(unpack_plain="\n".join(unpack), world_t=CORE_FIELDS.index("world_t"), record_imports="\n".join(rebuild), record_helpers="".join(helpers),
                 sensor_records="".join(f"sensor_args({names[f'SP{k}']}, {names[f'SS{k}']}, {names[f'IP{k}']}), "
                                        for k in range(len(layout.sensors))),
                 **{slot: names[slot] for slot in _RECORD_SLOTS})

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, strategies as st
 from numba import njit
 
-from plume_multi import Scenario, Simulator, plumes, sensors
+from plume_multi import Scenario, Simulator, plumes, sensors, sources
 from plume_multi.engine import assemble, tuples
 from plume_multi.engine.api import grid_point, sample_at
 from plume_multi.errors import ValidationError
@@ -73,6 +73,16 @@ def test_3d_models_from_one_record_and_2d_ones_refused_by_name():
     assert sensors.Antennae.dimensions == (2,)
     with pytest.raises(ValidationError, match=r"Antennae is 2-D only; the scenario is 3-D \(grid_size=\(4, 3, 2\)\)"):
         Scenario(grid_size=(4, 3, 2), sensors=(sensors.Antennae(),))
+
+
+def test_static_sources_serve_3d_and_moving_ones_are_refused_there_by_name():
+    """``Static`` declares (2, 3): a 3-D plume given it is the plume of its default; a motion
+    (2-D only) is refused in 3-D before anything compiles."""
+    assert sources.Static.dimensions == (2, 3) and sources.Drift.dimensions == (2,)
+    given = Scenario(grid_size=(5, 4, 3), plume=plumes.Gaussian(source_motion=sources.Static()))
+    assert given.plume == Scenario(grid_size=(5, 4, 3)).plume
+    with pytest.raises(ValidationError, match=r"Gaussian.source_motion: .*one source that stays on the 3-D 5x4x3"):
+        Scenario(grid_size=(5, 4, 3), plume=plumes.Gaussian(source_motion=sources.Drift((0.5, 0.0))))
 
 
 # --------------------------------------------------------------------------- tuple helpers

@@ -21,3 +21,5 @@ class Static(SourceMotion):
 
     kernels: ClassVar = MotionKernels(move=stay)
     lattice_ok: ClassVar[bool] = True
+    # every plume's default, 3-D ones included: nothing moves, so nothing depends on the dimension
+    dimensions: ClassVar[tuple] = (2, 3)

@@ -31,7 +31,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from numba.extending import overload
 
 from ....checks import check_point, fail, is_int
 from ....engine import rng as _rng
@@ -41,7 +40,6 @@ from ....engine.tuples import cell_of, per_coordinate, put_row, row, take
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray
 from . import kernels as _kp
-from . import kernels_3d as _k3
 
 __all__ = ["PoissonHitPlume", "PoissonHitsParams", "KERNELS", "MOVES_1D", "MOVES_2D", "MOVES_3D", "SUM_TOL", "readonly",
            "centre", "check_source", "window", "log_where_positive"]
@@ -122,10 +120,11 @@ def reset_world(P, S, b, seed, episode, pos, base, n_agents):
     start = row(pos, base, P.mean_hits.shape)
     if P.source_x < 0:  # the protocol: a first hit, then the source drawn from its belief
         h0 = _kp.draw_first_hit(seed, episode, P.first_hit_cdf)
-        src = draw_source_after(seed, episode, P.likelihood, start, h0, take((P.width, P.height, P.depth), start))
+        src = _kp.draw_source_after(seed, episode, P.likelihood, start, h0,
+                                     take((P.width, P.height, P.depth), start)[::-1])
     else:  # a fixed source: the first hit given its offset from the first agent
         src = take((P.source_x, P.source_y, P.source_z), start)
-        h0 = draw_first_hit_at(seed, episode, P.likelihood, _offset(src, start))
+        h0 = _kp.draw_first_hit_at(seed, episode, P.likelihood, _offset(src, start))
     S[1][b] = h0
     put_row(S[0], b, src)
 
@@ -172,7 +171,7 @@ def hit(P, S, b, t, n, seed, episode, cell):
     if on_source:
         return 0
     key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
-    return draw_hit(key, t, n, P.likelihood, offset)
+    return _kp.draw_hit(key, t, n, P.likelihood, offset)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world)
@@ -186,73 +185,6 @@ def _offset(src, cell):
 @per_coordinate("cell[{k}] - np.int64(src[{k}]) + sides[{k}] - 1")
 def _centred(cell, src, sides):
     """The index into a table centred on the source of ``cell``'s offset from ``src`` (x first)."""
-
-
-# The Poisson draws and belief updates of 2-D and 3-D, by the length of a cell (``kernels.py``,
-# ``kernels_3d.py``).
-# picker: replaced by the generic kernel when the policies' dimension work lands
-def draw_source_after(seed, episode, lik, start, first_hit, sides):
-    """``kernels.draw_source_after`` of the agent at ``start`` on a grid of ``sides``: the source cell."""
-
-
-@overload(draw_source_after)
-def _draw_source_after(seed, episode, lik, start, first_hit, sides):
-    if len(start) == 2:
-        return lambda seed, episode, lik, start, first_hit, sides: _kp.draw_source_after(
-            seed, episode, lik, start[0], start[1], first_hit, sides[1], sides[0])
-    return lambda seed, episode, lik, start, first_hit, sides: _k3.draw_source_after3(
-        seed, episode, lik, start[0], start[1], start[2], first_hit, sides[2], sides[1], sides[0])
-
-
-# picker: replaced by the generic kernel when the policies' dimension work lands
-def draw_first_hit_at(seed, episode, lik, offset):
-    """``kernels.draw_first_hit_at`` of a source at ``offset`` from the first agent."""
-
-
-@overload(draw_first_hit_at)
-def _draw_first_hit_at(seed, episode, lik, offset):
-    if len(offset) == 2:
-        return lambda seed, episode, lik, offset: _kp.draw_first_hit_at(seed, episode, lik, offset[0], offset[1])
-    return lambda seed, episode, lik, offset: _k3.draw_first_hit_at3(seed, episode, lik, offset[0], offset[1],
-                                                                     offset[2])
-
-
-# picker: replaced by the generic kernel when the policies' dimension work lands
-def draw_hit(key, t, n, lik, offset):
-    """``kernels.draw_hit`` of an agent at ``offset`` from the source."""
-
-
-@overload(draw_hit)
-def _draw_hit(key, t, n, lik, offset):
-    if len(offset) == 2:
-        return lambda key, t, n, lik, offset: _kp.draw_hit(key, t, n, lik, offset[0], offset[1])
-    return lambda key, t, n, lik, offset: _k3.draw_hit3(key, t, n, lik, offset[0], offset[1], offset[2])
-
-
-# picker: replaced by the generic kernel when the policies' dimension work lands
-def update_belief(belief, lik, cell, hit):
-    """``kernels.update_belief`` of an agent at ``cell`` that received ``hit``."""
-
-
-@overload(update_belief)
-def _update_belief(belief, lik, cell, hit):
-    if len(cell) == 2:
-        return lambda belief, lik, cell, hit: _kp.update_belief(belief, lik, cell[0], cell[1], hit)
-    return lambda belief, lik, cell, hit: _k3.update_belief3(belief, lik, cell[0], cell[1], cell[2], hit)
-
-
-# picker: replaced by the generic kernel when the policies' dimension work lands
-def observe_beliefs(beliefs, lik, world, shared, first_hit, obs, col):
-    """``kernels.observe_beliefs`` of ``world`` (a ``WorldView``)."""
-
-
-@overload(observe_beliefs)
-def _observe_beliefs(beliefs, lik, world, shared, first_hit, obs, col):
-    if len(dict(zip(world.fields, world.types))["shape"]) == 2:
-        return lambda beliefs, lik, world, shared, first_hit, obs, col: _kp.observe_beliefs(
-            beliefs, lik, world.b, world.n_agents, shared, world.first, world.was_done, first_hit, world.pos, obs, col)
-    return lambda beliefs, lik, world, shared, first_hit, obs, col: _k3.observe_beliefs3(
-        beliefs, lik, world.b, world.n_agents, shared, world.first, world.was_done, first_hit, world.pos, obs, col)
 
 
 @dataclass(frozen=True)
@@ -349,8 +281,7 @@ class PoissonHitPlume(Plume):
                                   f"in 1..{self.n_hits - 1}")
         cell = tuple(int(c) for c in (self.start if start is None else start))
         p = np.empty(self.shape)
-        init = _k3.init_belief3 if self.dims == 3 else _kp.init_belief
-        total = init(p, self.centred_likelihood, *cell, int(first_hit))
+        total = _kp.init_belief(p, self.centred_likelihood, cell, int(first_hit), None)
         if total <= 0.0:
             raise ValidationError(f"{self.name}.initial_belief: a first hit {first_hit} is impossible at {cell}")
         return p
