@@ -294,7 +294,7 @@ class Scenario:
         if self.walls is not None:
             set_("walls", Walls.of(self.walls, size))
             self._check_walls()
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         for sensor in self.sensors:
             sensor.check(ctx)
         for model in (self.plume, self.action_model, self.reward):
@@ -395,13 +395,13 @@ class Scenario:
     def obs_dim(self) -> int:
         """Length of an agent's observation vector: the sensors' columns (counted, not named: a
         sensor of millions of columns is refused for its memory at once)."""
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         return sum(sensor.width(ctx) for sensor in self.sensors)
 
     @property
     def observation_layout(self) -> list:
         """The name of every observation column, in order (sensor by sensor)."""
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         names = []
         for sensor in self.sensors:
             names.extend(sensor.columns(ctx))
@@ -409,7 +409,7 @@ class Scenario:
 
     def observation_bounds(self) -> tuple:
         """``(low, high)`` float32 arrays of length ``obs_dim`` (infinite where unbounded)."""
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         lows, highs = zip(*(sensor.bounds(ctx) for sensor in self.sensors))
         return np.concatenate(lows).astype(np.float32), np.concatenate(highs).astype(np.float32)
 
@@ -616,8 +616,9 @@ def save_scenario(scenario: Scenario, path) -> Path:
                              "the path of the JSON file to write")
 
 
-class _Context:
-    """What a model needs to know about the scenario it is part of."""
+class ModelContext:
+    """What a model needs to know about the scenario it is part of (the ``ctx`` of a model's
+    ``check``, ``bind`` and ``state_spec``; built by ``Scenario`` and ``Simulator``)."""
 
     def __init__(self, scenario: Scenario):
         self.scenario = scenario

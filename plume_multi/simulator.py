@@ -22,7 +22,7 @@ from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
 from .engine.threads import PARALLEL_LOCK, threads_for
 from .models.base import StateArray, StateWorld
-from .scenario import Scenario, _Context
+from .scenario import Scenario, ModelContext
 from .walls import mask_indices
 from .world import WorldState
 
@@ -124,7 +124,7 @@ class Simulator:
         if B * N > 2**40:
             raise ValidationError(f"num_worlds: got {B} worlds of {N} agents ({B * N} agents); expected at most 2**40 agents")
 
-        ctx = _Context(sc)
+        ctx = ModelContext(sc)
         ctx.num_worlds = B
         ctx.field = self._make_field(sc, field)
         self._ctx = ctx
