@@ -9,6 +9,7 @@ import numpy as np
 
 # matplotlib on the Agg backend (or RenderingError naming the extra); a path with its suffix checked
 from ..checks import check_int
+from .. import files
 from ..evaluation import out_path, pyplot
 from .runs import log_binned_density
 
@@ -75,6 +76,7 @@ def plot_statistics(stats, path, title: str | None = None, dpi: int = 90) -> Pat
                  f"censored runs: {stats.censored}", fontsize="medium")
     # fixed margins: tight_layout would draw the figure twice (half the cost of a plot)
     fig.subplots_adjust(left=0.06, right=0.985, bottom=0.07, top=0.93, wspace=0.22, hspace=0.25)
-    fig.savefig(path, dpi=dpi)
+    with files.writing(path, "plot_statistics", "a .png file name", text=False) as f:  # whole or not at all
+        fig.savefig(f, dpi=dpi, format="png")
     plt.close(fig)
     return path

@@ -456,6 +456,7 @@ def performance_profile(rows, path, title: str | None = None) -> Path:
     ax.legend(fontsize="small", loc="upper right")
     ax.set_title(title or "Performance profiles over the tasks each policy ran", fontsize="medium")
     fig.tight_layout()
-    fig.savefig(p, dpi=100)
+    with writing(p, "performance_profile", "a .png file name", text=False) as f:  # whole or not at all
+        fig.savefig(f, dpi=100, format="png")
     plt.close(fig)
     return p

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import files
 from ..checks import is_int
 from ..errors import RenderingError, StateError, ValidationError
 from .captions import annotate_frame, caption_height
@@ -301,7 +302,8 @@ def save_trajectory_png(path, field, trajectory, *, source=None, active=None, ti
         fig.set_figheight(fig.get_figheight() + 0.25)
     fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False, fontsize="small")
     fig.tight_layout(rect=(0, legend_inches / fig.get_figheight(), 1, 1))
-    fig.savefig(path, format="png")
+    with files.writing(path, "save_trajectory_png", "a .png file name", text=False) as f:  # whole or not at all
+        fig.savefig(f, format="png")
     return path
 
 
