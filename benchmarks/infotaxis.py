@@ -93,7 +93,7 @@ def numpy_episode(plume: PoissonHitPlume, seed: int, space_aware: bool = False, 
         x, y = x + int(plume.moves[a, 0]), y + int(plume.moves[a, 1])
         if (x, y) == (sx, sy):
             return t, True
-        hit = kp.draw_hit(key, t, 0, lik, sx - x, sy - y)
+        hit = kp.draw_hit(key, t, 0, lik, (sx - x, sy - y))
         p = p * lik[hit, h - 1 - y:2 * h - 1 - y, w - 1 - x:2 * w - 1 - x]
         p /= p.sum()
     return max_steps, False
@@ -112,7 +112,7 @@ def sample_agents(plume: PoissonHitPlume, n: int, seed: int = 0):
         for _ in range(int(r.integers(0, 8))):
             dx, dy = plume.moves[r.integers(0, plume.n_actions)]
             x, y = int(np.clip(x + dx, 0, w - 1)), int(np.clip(y + dy, 0, h - 1))
-            kp.update_belief(p, lik, x, y, int(r.integers(0, 2)))
+            kp.update_belief(p, lik, (x, y), int(r.integers(0, 2)))
         beliefs[i], pos[i] = p, (x, y)
     return beliefs, pos
 
@@ -162,7 +162,7 @@ def decision_rows(n_agents: int, threads: int, numpy_agents: int, repeats: int, 
 @numba.njit(cache=False)
 def _updates(beliefs, pos, hits, lik):
     for i in range(beliefs.shape[0]):
-        kp.update_belief(beliefs[i], lik, pos[i, 0], pos[i, 1], hits[i])
+        kp.update_belief(beliefs[i], lik, (pos[i, 0], pos[i, 1]), hits[i])
 
 
 def numpy_update(plume: PoissonHitPlume, p_xy, x, y, hit):

@@ -83,7 +83,6 @@ def sample_beliefs(plume, n: int, space_aware: bool, seed: int = 0):
     step by step with the package's kernels): what a decision sees. Returns ``(beliefs (n, H, W),
     cells (n, 2) int32)``."""
     from plume_multi.models.plumes.poisson_hits import kernels as kp
-    from plume_multi.models.plumes.poisson_hits import kernels_3d as k3
     from plume_multi.models.plumes.poisson_hits.plume import window
     from plume_multi.policies.infotaxis import Infotaxis
 
@@ -91,7 +90,6 @@ def sample_beliefs(plume, n: int, space_aware: bool, seed: int = 0):
     r = np.random.default_rng(seed)
     beliefs, cells = [], []
     lik = plume.centred_likelihood
-    update = k3.update_belief3 if len(plume.shape) == 3 else kp.update_belief
     axes = tuple(range(1, len(plume.shape) + 1))
     while len(beliefs) < n:
         p = plume.initial_belief(int(r.choice(plume.n_hits, p=plume.first_hit_probabilities)))
@@ -107,7 +105,7 @@ def sample_beliefs(plume, n: int, space_aware: bool, seed: int = 0):
             if p_end > 1 - EPSILON:
                 break
             predictive = (window(lik, plume.shape, cell) * p).sum(axis=axes)
-            update(p, lik, *cell, int(r.choice(plume.n_hits, p=predictive / predictive.sum())))
+            kp.update_belief(p, lik, cell, int(r.choice(plume.n_hits, p=predictive / predictive.sum())))
     return np.array(beliefs), np.array(cells, dtype=np.int32)
 
 

@@ -567,7 +567,7 @@ def _track(motion, starts, steps=200, grid=(64, 48), seed=3):
         kernels.start.py_func(m, state, xy, 0, k, seed, 0, None)
     for t in range(1, steps + 1):
         for k in range(len(starts)):
-            kernels.move.py_func(m, state, xy, 0, k, t, grid[0], grid[1], seed, 0, None)
+            kernels.move.py_func(m, state, xy, 0, k, t, tuple(grid), seed, 0, None)
         out.append(xy[0].copy())
     return np.array(out)
 

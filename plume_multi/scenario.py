@@ -322,7 +322,7 @@ class Scenario:
                 _fail("walls", walls, f"masks with a free cell in the {where} {lo}..{hi} (start cells are drawn "
                                       f"there); mask {full[0]} has none")
         body = self.action_model
-        if body.continuous and body.kernels_for(dims).place in (_api.body_place, _api.body_place3):
+        if body.continuous and body.kernels_for(dims).place is _api.body_place:
             _fail("walls", walls, f"no walls with the continuous body {body.name}, whose kernels have no place role "
                                   "(how the step stops it at a wall's face)")
 
@@ -627,6 +627,7 @@ class _Context:
         self.plume = scenario.plume
         self.body = scenario.action_model
         self.continuous = scenario.action_model.continuous
-        self.oriented = scenario.action_model.oriented
+        # headings turn in the plane: no body has one in 3-D (Continuous moves by a velocity there)
+        self.oriented = scenario.action_model.oriented and scenario.dims == 2
         self.sensors = scenario.sensors
         self.walls = scenario.walls

@@ -169,9 +169,13 @@ class Simulator:
         self._cols = np.array(np.cumsum([0] + widths[:-1]) if widths else [], dtype=np.int64)
         # models whose data can change under the simulation (a memory-mapped movie) check it first
         self._guards = tuple(g for g in (model.guard() for model in self._models()) if g is not None)
+        # without walls the driver never reads the masks: empty arrays of their types stand in
+        no_masks = np.zeros((0,) * (sc.dims + 1), np.bool_)
+        no_masks.flags.writeable = False
+        self._no_walls = (no_masks, np.zeros(0, np.int64))
+        self._args = self._args_for(self.state)
         self._layout = self._make_layout()
         self._driver = A.assemble(self._layout)
-        self._args = self._args_for(self.state)
 
         self._action_shape = (B * N, len(sc.action_bounds()[0])) if sc.continuous else (B * N,)
         self._all_worlds = np.ones(B, dtype=np.bool_)
@@ -225,7 +229,6 @@ class Simulator:
     def _make_layout(self) -> A.Layout:
         sc = self.scenario
         dims = sc.dims
-        record = "kernels" if dims == 2 else "kernels_3d"
         walls = "" if sc.walls is None else ("faces" if sc.continuous else "cells")
         roles = []
         for prefix, model, kinds in (("plume", sc.plume, ("source", "sample_cell", "sample_at", "reset_world",
@@ -237,7 +240,7 @@ class Simulator:
             kernels = model.kernels_for(dims)
             owner = f"{type(model).__name__} ({model.family} model)"
             if kernels is None or any(getattr(kernels, k, None) is None for k in kinds):
-                raise ValidationError(f"{owner}: {record}: got {kernels!r}; expected its family's Kernels record "
+                raise ValidationError(f"{owner}: kernels: got {kernels!r}; expected its family's Kernels record "
                                       f"with every compiled function ({', '.join(kinds)})")
             roles.append(tuple((k, A.function_ref(getattr(kernels, k), owner, k)) for k in kinds))
         sensors = []
@@ -245,7 +248,7 @@ class Simulator:
             owner = f"{type(sensor).__name__} (sensor model)"
             kernels = sensor.kernels_for(dims)
             if kernels is None:
-                raise ValidationError(f"{owner}: {record}: got None; expected a SensorKernels record")
+                raise ValidationError(f"{owner}: kernels: got None; expected a SensorKernels record")
             agent = None if kernels.observe_agent is api.no_sensor else \
                 A.function_ref(kernels.observe_agent, owner, "observe_agent")
             world = None if kernels.observe_world is api.no_sensor else \
@@ -255,8 +258,7 @@ class Simulator:
                 inner = A.function_ref(sensor.wraps.kernels_for(dims).observe_agent,
                                        f"{type(sensor.wraps).__name__} (sensor model)", "observe_agent")
             sensors.append((agent, world, inner))
-        api.register_plume(self._params["plume"], sc.plume.kernels_for(dims), f"{type(sc.plume).__name__} (plume model)",
-                           dims)
+        api.register_plume(self._params["plume"], sc.plume.kernels_for(dims), f"{type(sc.plume).__name__} (plume model)")
         for model in self._models():
             kernels = model.kernels_for(dims)
             for role in kernels.__dataclass_fields__:
@@ -267,8 +269,8 @@ class Simulator:
         if walls:
             label += " among walls"
         return A.Layout(plume=roles[0], body=roles[1], reward=roles[2], sensors=tuple(sensors),
-                        label=label, dims=dims, walls=walls,
-                        several_sources=sc.plume.source_count() > 1)
+                        label=label, dims=dims, walls=walls, several_sources=sc.plume.source_count() > 1,
+                        records=A.records_of(self._records_for(self.state)[0]))
 
     def _models(self) -> list:
         sc = self.scenario
@@ -287,19 +289,26 @@ class Simulator:
         return _findable_record(self._roles[role].state_tuple(arrays))
 
     def _args_for(self, state: WorldState) -> tuple:
+        """The last arguments of the driver's entry points for ``state`` (``engine/assemble.py``)."""
+        return A.entry_args(*self._records_for(state))
+
+    def _records_for(self, state: WorldState) -> tuple:
+        """The driver's records for ``state``: ``(models, core)`` (``engine/assemble.py``)."""
         P = self._params
-        args = [P["plume"], self._model_state(state, "plume"), P["body"], self._model_state(state, "body"),
-                P["reward"]]
-        if self.scenario.walls is not None:
-            args += [self.scenario.walls.masks, state.models[WALL_INDEX]]
+        sensors = []
         for k, sensor in enumerate(self.scenario.sensors):
             inner = _findable_record(sensor.wraps.params(self._ctx)) if sensor.wraps is not None else ()
-            args += [P[f"sensor{k}"], self._model_state(state, f"sensor{k}"), inner]
-        args += [self._cols, self._cfg, self._fcfg, self._starts, state.pos, state.active, state.terminated,
-                 state.truncated, state.obs, state.reward, state.ep_length, state.world_t,
-                 state.world_done, state.world_episode, state.world_seed, state.final_obs,
-                 state.final_length]
-        return tuple(args)
+            sensors.append(A.SensorArgs(P[f"sensor{k}"], self._model_state(state, f"sensor{k}"), inner))
+        models = A.Models(A.ModelArgs(P["plume"], self._model_state(state, "plume")),
+                          A.ModelArgs(P["body"], self._model_state(state, "body")), P["reward"], tuple(sensors))
+        if self.scenario.walls is not None:
+            walls, wall_index = self.scenario.walls.masks, state.models[WALL_INDEX]
+        else:
+            walls, wall_index = self._no_walls
+        core = A.Core(self._cols, self._cfg, self._fcfg, self._starts, state.pos, state.active, state.terminated,
+                      state.truncated, state.obs, state.reward, state.ep_length, state.world_t, state.world_done,
+                      state.world_episode, state.world_seed, state.final_obs, state.final_length, walls, wall_index)
+        return models, core
 
     def _check_work(self, num_worlds: int) -> None:
         """Refuse a step no run could finish: its operations beyond the per-agent work (every pair

@@ -127,6 +127,8 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
     ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_numpy_sum.py")),
+    # the Poisson search among walls, and its decisions' walled variants
+    ("belief_walls", ("test_among_walls.py", "test_walls_search_table.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
 _RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}

@@ -1,11 +1,15 @@
 """What a model's compiled functions receive from the step driver, and the defaults of optional ones.
 
+Coordinates are fixed-length tuples (``engine/tuples.py``): a float position ``point`` ``(x, y)``
+or ``(x, y, z)``, an integer ``cell``, the grid's ``shape`` ``(W, H)`` or ``(W, H, D)``. One
+function serves every dimension: Numba compiles it for the length of the tuples it is given.
+
 The driver (``assemble.py``) passes every sensor the same three records, built once per world or
 per agent (Numba keeps them in registers: they cost nothing):
 
 ``PlumeView(params, state, world)``
-    the plume of the world being stepped. Read it with ``sample_cell(plume, ix, iy)``,
-    ``sample_at(plume, x, y)`` and ``wind_at(plume, x, y)`` below: they call the plume's own
+    the plume of the world being stepped. Read it with ``sample_cell(plume, cell)``,
+    ``sample_at(plume, point)`` and ``wind_at(plume, point)`` below: they call the plume's own
     compiled functions, found when the step compiles from the class of ``params`` (every plume's
     ``params()`` is a named tuple of its own class, ``register_plume``). A sensor written for one
     plume (``sensors.Hits`` for ``plumes.PoissonHits``) may call that plume's functions directly
@@ -14,33 +18,31 @@ per agent (Numba keeps them in registers: they cost nothing):
 ``AgentView`` (per agent, after it moved)
     ``i`` row of the agent in every per-agent array, ``b`` its world, ``n`` its index in its world,
     ``t`` step of the episode (0 after a reset), ``first`` (True right after a reset), ``active``
-    (still searching), ``seed``, ``episode`` (for counter-based draws), ``x, y`` float position
-    (the cell for grid bodies), ``cx, cy`` the cell (ints), ``heading`` (degrees, 0 = +x,
-    90 = +y; 0 for bodies without one), ``width``, ``height``, ``n_agents`` (per world),
-    ``heading_index``: ``k >= 0`` when the heading is exactly ``heading_table[k]`` of the body's
-    parameters (a body on a lattice of headings, ``Oriented``), else -1 (always -1 for bodies
-    without ``BodyKernels.heading_index``: a constant, so the branch it guards compiles away). A
-    sensor reads ``body_heading_table(ctx)`` when it builds its parameters and keeps tables of what
-    it computes from the heading, indexed by ``k``: exactly today's values, without their sines.
+    (still searching), ``seed``, ``episode`` (for counter-based draws), ``point`` float position
+    (the cell for grid bodies), ``cell`` (ints), ``shape`` the grid's, ``heading`` (degrees, 0 = +x,
+    90 = +y; 0 for bodies without one), ``n_agents`` (per world), ``heading_index``: ``k >= 0``
+    when the heading is exactly ``heading_table[k]`` of the body's parameters (a body on a lattice
+    of headings, ``Oriented``), else -1 (always -1 for bodies without ``BodyKernels.heading_index``:
+    a constant, so the branch it guards compiles away). A sensor reads ``body_heading_table(ctx)``
+    when it builds its parameters and keeps tables of what it computes from the heading, indexed
+    by ``k``: exactly today's values, without their sines.
+    The 2-D names stay for sensors written before tuples: ``x, y`` (``point[0], point[1]``),
+    ``cx, cy`` (the cell's) and ``width, height`` (the shape's); a model that reads them declares
+    ``dimensions = (2,)`` (the default), so a 3-D scenario refuses it.
 
 ``WorldView`` (per world, after all its agents moved)
     ``b``, ``t``, ``first``, ``was_done`` (the episode was already over before this step: stepping on
-    with autoreset off), ``seed``, ``episode``,
-    ``n_agents``, ``base`` (row of the world's first agent), ``width``, ``height``, ``pos``
-    ((B*N, 2) int32 cells of every agent), ``active`` ((B*N,) bool).
+    with autoreset off), ``seed``, ``episode``, ``n_agents``, ``base`` (row of the world's first
+    agent), ``shape``, ``pos`` ((B*N, D) int32 cells of every agent), ``active`` ((B*N,) bool), and
+    ``width``, ``height`` (the shape's first two sides).
 
 In a scenario with walls (``Scenario(walls=...)``) the sensors receive a ``WalledPlumeView(params,
 state, world, walls, wall)`` instead: ``walls`` the scenario's ``(K, H, W)`` (``(K, D, H, W)``) bool
 masks, True where solid, ``wall`` the index of the world's mask (its cells are
-``walls[wall, y, x]``): the readers below return 0 (a wind ``(0, 0)``) for a point inside a solid
-cell (the cell ``floor(c + 0.5)`` of each coordinate), before asking the plume. The view's type says whether it
-has walls, so the readers of a scenario without walls compile to what they were, with no test.
-
-In a 3-D scenario (``Scenario(grid_size=(W, H, D))``) the driver passes ``AgentView3`` and
-``WorldView3`` instead: the same fields, plus ``z`` (float), ``cz`` (the cell's z) and ``depth``
-in ``AgentView3`` and ``depth`` in ``WorldView3``, whose ``pos`` is ``(B*N, 3)``. Sensors read
-the plume with ``sample_cell3(plume, ix, iy, iz)``, ``sample_at3(plume, x, y, z)`` and
-``wind_at3(plume, x, y, z) -> (u, v, w)``, which call the plume's ``kernels_3d`` functions.
+``walls[(wall,) + cell[::-1]]``): the readers below return 0 (a calm wind) for a point inside a
+solid cell (the cell ``floor(c + 0.5)`` of each coordinate), before asking the plume. The view's
+type says whether it has walls, so the readers of a scenario without walls compile to what they
+were, with no test.
 
 Compile-time flags: ``static_flag(value)`` is ``True`` or ``None``; in compiled code ``is_on(flag)``
 is a constant decided by the flag's type, so the branch it guards costs nothing when off (a
@@ -49,6 +51,13 @@ as a flag cost 20 % in reference counting).
 
 Records passed to the driver (a model's ``params()`` and ``state_tuple()``) must be flat: numbers,
 arrays and flags, no tuple inside (Numba's parallel loop refuses nested tuples).
+
+Deprecated: the readers' 2-D spelling ``sample_cell(plume, ix, iy)``, ``sample_at(plume, x, y)``,
+``wind_at(plume, x, y)`` (a model that uses it declares ``dimensions = (2,)``, the default);
+``AgentView3``, ``WorldView3`` (now ``AgentView``, ``WorldView``), ``calm3``,
+``body_location3``, ``body_place3`` (the functions without ``3``, which serve every dimension) and
+the readers ``sample_cell3(plume, ix, iy, iz)``, ``sample_at3(plume, x, y, z)``,
+``wind_at3(plume, x, y, z)`` (the readers above, given the tuple).
 """
 
 from __future__ import annotations
@@ -61,6 +70,7 @@ from numba import types
 from numba.extending import overload
 
 from .jit import njit
+from .tuples import as_float, clamp_point, take
 
 __all__ = ["PlumeView", "WalledPlumeView", "InnerSensor", "AgentView", "WorldView", "AgentView3", "WorldView3", "sample_cell", "sample_at",
            "wind_at", "sample_cell3", "sample_at3", "wind_at3", "observe_inner", "register_plume", "static_flag",
@@ -75,16 +85,13 @@ WalledPlumeView = namedtuple("WalledPlumeView", "params state world walls wall")
 W)``) bool, ``wall`` the index of the world's."""
 InnerSensor = namedtuple("InnerSensor", "observe_agent params")
 """What a wrapper sensor (``History``) receives as ``inner``: the wrapped sensor's function and parameters."""
-AgentView = namedtuple("AgentView", "i b n t first active seed episode x y cx cy heading width height n_agents "
-                                   "heading_index")
+AgentView = namedtuple("AgentView", "i b n t first active seed episode point cell shape heading n_agents heading_index "
+                                   "x y cx cy width height")
 """One agent after it moved, as ``observe_agent`` receives it (the fields: the module's documentation)."""
-WorldView = namedtuple("WorldView", "b t first was_done seed episode n_agents base width height pos active")
+WorldView = namedtuple("WorldView", "b t first was_done seed episode n_agents base shape pos active width height")
 """One world after all its agents moved, as ``observe_world`` receives it (the fields: the module's documentation)."""
-AgentView3 = namedtuple("AgentView3", "i b n t first active seed episode x y z cx cy cz heading width height depth "
-                                      "n_agents heading_index")
-"""``AgentView`` in a 3-D scenario: its fields and ``z`` (float), ``cz`` (the cell's z), ``depth``."""
-WorldView3 = namedtuple("WorldView3", "b t first was_done seed episode n_agents base width height depth pos active")
-"""``WorldView`` in a 3-D scenario: its fields and ``depth``; ``pos`` is ``(B*N, 3)``."""
+AgentView3 = AgentView  # deprecated: one view for every dimension
+WorldView3 = WorldView  # deprecated: one view for every dimension
 
 
 def static_flag(value: bool):
@@ -108,58 +115,45 @@ def _is_on(flag):
 # These helpers find the plume's function from the type of ``plume.params`` when they compile (an
 # overload), so the call is resolved and inlined as if the sensor had named it. Values that hold
 # functions would cost a step 20 % at one agent per world.
-# One table per dimension: a plume may return the same parameter class in 2-D and 3-D, with its
-# ``kernels`` in one and its ``kernels_3d`` in the other.
 _PLUMES: dict = {}
-_PLUMES_3D: dict = {}
 
 
-def register_plume(params, kernels, owner: str, dims: int = 2) -> None:
-    """Make ``sample_cell(plume, ...)`` and the others (``sample_cell3`` and the others when ``dims``
-    is 3) find ``kernels`` for plumes whose parameters are of ``type(params)``: a named tuple class
-    of the plume's own."""
+def register_plume(params, kernels, owner: str, dims: int | None = None) -> None:
+    """Make ``sample_cell(plume, ...)`` and the others find ``kernels`` for plumes whose parameters
+    are of ``type(params)``: a named tuple class of the plume's own. (``dims`` is not used: the
+    same functions serve every dimension.)"""
     from ..errors import ValidationError
 
     cls = type(params)
     if not (isinstance(params, tuple) and hasattr(cls, "_fields")):
         raise ValidationError(f"{owner}: params() returned {cls.__name__}; expected a named tuple "
                               "(collections.namedtuple) of the plume's own class")
-    table = _PLUMES_3D if dims == 3 else _PLUMES
-    known = table.get(cls)
+    known = _PLUMES.get(cls)
     if known is not None and known is not kernels:
         raise ValidationError(f"{owner}: params() returns {cls.__qualname__}, which another plume with other "
                               "compiled functions returns too; give this plume a named tuple class of its own")
-    table[cls] = kernels
+    _PLUMES[cls] = kernels
 
 
-def _plume_function(plume_type, role: str, table: dict):
+def _plume_function(plume_type, role: str):
     cls = getattr(plume_type.types[0], "instance_class", None)
-    return getattr(table[cls], role)
+    return getattr(_PLUMES[cls], role)
 
 
-def sample_cell(plume, ix, iy):
-    """Concentration at integer cell ``(ix, iy)`` (inside the grid), float32."""
+def sample_cell(plume, cell, iy=None):
+    """Concentration at the integer cell ``cell`` (inside the grid), float32. (Deprecated 2-D
+    spelling: ``sample_cell(plume, ix, iy)``.)"""
 
 
-def sample_at(plume, x, y):
-    """Concentration at a float position in cells, float32: within half a cell of the grid, the
-    value at the nearest point of ``[0, W-1] x [0, H-1]`` (``grid_point``); 0 farther out."""
+def sample_at(plume, point, y=None):
+    """Concentration at a float position in cells, float32: within half a cell of a 2-D grid, the
+    value at the nearest point of ``[0, W-1] x [0, H-1]`` (``grid_point``); 0 farther out.
+    (Deprecated 2-D spelling: ``sample_at(plume, x, y)``.)"""
 
 
-def wind_at(plume, x, y):
-    """Wind ``(u, v)`` in cells per step at a float position."""
-
-
-def sample_cell3(plume, ix, iy, iz):
-    """3-D: concentration at integer cell ``(ix, iy, iz)`` (inside the grid), float32."""
-
-
-def sample_at3(plume, x, y, z):
-    """3-D: concentration at a float position in cells, float32; 0 off the grid."""
-
-
-def wind_at3(plume, x, y, z):
-    """3-D: wind ``(u, v, w)`` in cells per step at a float position."""
+def wind_at(plume, point, y=None):
+    """Wind in cells per step at a float position: a tuple as long as ``point``. (Deprecated 2-D
+    spelling: ``wind_at(plume, x, y)``.)"""
 
 
 def observe_inner(inner, S, obs, col, plume, agent):
@@ -175,68 +169,59 @@ def _walled(plume_type) -> bool:
     return getattr(plume_type, "instance_class", None) is WalledPlumeView
 
 
-def _forward_to_the_plume(stub, role: str) -> None:
-    """Compile ``stub(plume, a, b)`` as a call of the plume's own ``role`` function (and, in a
-    ``WalledPlumeView``, 0 inside a solid cell)."""
+def _pair(second) -> bool:
+    """A reader called with two coordinates (the 2-D spelling before tuples), not a tuple."""
+    return second is not None and not isinstance(second, (types.Omitted, types.NoneType))
+
+
+@overload(sample_cell, inline="always")
+def _sample_cell(plume, cell, iy=None):
+    if _pair(iy):
+        return lambda plume, cell, iy=None: sample_cell(plume, (cell, iy))
+    fn = _plume_function(plume, "sample_cell")
+    if not _walled(plume):
+        return lambda plume, cell, iy=None: fn(plume.params, plume.state, plume.world, cell)
+
+    def impl(plume, cell, iy=None):
+        # read, then select: a branch around the read made the default scenario's step among
+        # walls 0.3x of the step without (a select: 0.55x; benchmarks/walls.py)
+        v = fn(plume.params, plume.state, plume.world, cell)
+        return np.float32(0.0) if plume.walls[(plume.wall,) + cell[::-1]] else v
+    return impl
+
+
+def _at_point(stub, role: str, inside_a_wall) -> None:
+    """Compile ``stub(plume, point)`` as a call of the plume's own ``role`` function; in a
+    ``WalledPlumeView``, ``inside_a_wall(point)`` for a point inside a solid cell instead."""
     from .walls import solid_at
 
     @overload(stub, inline="always")
-    def _typed(plume, a, b):
-        fn = _plume_function(plume, role, _PLUMES)
+    def _typed(plume, point, y=None):
+        if _pair(y):
+            return lambda plume, point, y=None: stub(plume, (point, y))
+        fn = _plume_function(plume, role)
         if not _walled(plume):
-            def impl(plume, a, b):
-                return fn(plume.params, plume.state, plume.world, a, b)
-        elif role == "sample_cell":
-            def impl(plume, a, b):
-                # read, then select: a branch around the read made the default scenario's step
-                # among walls 0.3x of the step without (a select: 0.55x; benchmarks/walls.py)
-                v = fn(plume.params, plume.state, plume.world, a, b)
-                return np.float32(0.0) if plume.walls[plume.wall, b, a] else v
-        elif role == "sample_at":
-            def impl(plume, a, b):
-                if solid_at(plume.walls, plume.wall, a, b):
-                    return np.float32(0.0)
-                return fn(plume.params, plume.state, plume.world, a, b)
-        else:
-            def impl(plume, a, b):
-                if solid_at(plume.walls, plume.wall, a, b):
-                    return 0.0, 0.0
-                return fn(plume.params, plume.state, plume.world, a, b)
+            return lambda plume, point, y=None: fn(plume.params, plume.state, plume.world, point)
+
+        def impl(plume, point, y=None):
+            if solid_at(plume.walls, plume.wall, point):
+                return inside_a_wall(point)
+            return fn(plume.params, plume.state, plume.world, point)
         return impl
 
 
-def _forward_to_the_plume3(stub, role: str) -> None:
-    """Compile ``stub(plume, a, b, c)`` as a call of the plume's own 3-D ``role`` function (and, in
-    a ``WalledPlumeView``, 0 inside a solid cell)."""
-    from .walls import solid_at3
-
-    @overload(stub, inline="always")
-    def _typed(plume, a, b, c):
-        fn = _plume_function(plume, role, _PLUMES_3D)
-        if not _walled(plume):
-            def impl(plume, a, b, c):
-                return fn(plume.params, plume.state, plume.world, a, b, c)
-        elif role == "sample_cell":
-            def impl(plume, a, b, c):
-                v = fn(plume.params, plume.state, plume.world, a, b, c)
-                return np.float32(0.0) if plume.walls[plume.wall, c, b, a] else v
-        elif role == "sample_at":
-            def impl(plume, a, b, c):
-                if solid_at3(plume.walls, plume.wall, a, b, c):
-                    return np.float32(0.0)
-                return fn(plume.params, plume.state, plume.world, a, b, c)
-        else:
-            def impl(plume, a, b, c):
-                if solid_at3(plume.walls, plume.wall, a, b, c):
-                    return 0.0, 0.0, 0.0
-                return fn(plume.params, plume.state, plume.world, a, b, c)
-        return impl
+@njit(inline="always")
+def _no_concentration(point):
+    return np.float32(0.0)
 
 
-for _stub in (sample_cell, sample_at, wind_at):
-    _forward_to_the_plume(_stub, _stub.__name__)
-for _stub in (sample_cell3, sample_at3, wind_at3):
-    _forward_to_the_plume3(_stub, _stub.__name__[:-1])
+@njit(inline="always")
+def _no_wind(point):
+    return take((0.0, 0.0, 0.0), point)
+
+
+_at_point(sample_at, "sample_at", _no_concentration)
+_at_point(wind_at, "wind_at", _no_wind)
 
 
 @overload(observe_inner, inline="always")
@@ -246,6 +231,24 @@ def _observe_inner(inner, S, obs, col, plume, agent):
     def impl(inner, S, obs, col, plume, agent):
         fn(inner.params, S, obs, col, plume, agent, InnerSensor(no_sensor, ()))
     return impl
+
+
+@njit(inline="always")
+def sample_cell3(plume, ix, iy, iz):
+    """Deprecated: ``sample_cell(plume, (ix, iy, iz))``."""
+    return sample_cell(plume, (ix, iy, iz))
+
+
+@njit(inline="always")
+def sample_at3(plume, x, y, z):
+    """Deprecated: ``sample_at(plume, (x, y, z))``."""
+    return sample_at(plume, (x, y, z))
+
+
+@njit(inline="always")
+def wind_at3(plume, x, y, z):
+    """Deprecated: ``wind_at(plume, (x, y, z))``."""
+    return wind_at(plume, (x, y, z))
 
 
 # ------------------------------------------------------------------------ defaults of optional members
@@ -266,19 +269,16 @@ def plume_view(P, S, b, t):
 
 
 @njit(inline="always")
-def calm(P, S, pw, x, y):
-    """No wind."""
-    return 0.0, 0.0
+def calm(P, S, pw, point):
+    """No wind: zeros, as many as the point's coordinates."""
+    return take((0.0, 0.0, 0.0), point)
+
+
+calm3 = calm  # deprecated: ``calm`` serves every dimension
 
 
 @njit(inline="always")
-def calm3(P, S, pw, x, y, z):
-    """No wind (3-D)."""
-    return 0.0, 0.0, 0.0
-
-
-@njit(inline="always")
-def plume_reach(P, S, b, x, y, goal_d2, team):
+def plume_reach(P, S, b, point, goal_d2, team):
     """A plume of one source: the step compares the agent's distance to ``source`` itself and
     never calls this."""
     return False, False
@@ -290,25 +290,20 @@ def body_reset_agent(P, S, i, n, pos, seed, episode):
 
 
 @njit(inline="always")
-def body_location(P, S, i, pos):
+def body_location(P, S, i, cell):
     """A grid body's float position: its cell."""
-    return np.float64(pos[i, 0]), np.float64(pos[i, 1])
+    return as_float(cell)
+
+
+body_location3 = body_location  # deprecated: ``body_location`` serves every dimension
 
 
 @njit(inline="always")
-def body_location3(P, S, i, pos):
-    """A grid body's float position in 3-D: its cell."""
-    return np.float64(pos[i, 0]), np.float64(pos[i, 1]), np.float64(pos[i, 2])
-
-
-@njit(inline="always")
-def body_place(P, S, i, pos, x, y):
+def body_place(P, S, i, pos, point):
     """A grid body is never placed between cells: among walls its refused move puts its cell back."""
 
 
-@njit(inline="always")
-def body_place3(P, S, i, pos, x, y, z):
-    """``body_place`` in 3-D."""
+body_place3 = body_place  # deprecated: ``body_place`` serves every dimension
 
 
 @njit(inline="always")
@@ -342,17 +337,22 @@ def no_sensor(P, S, obs, col, plume, view, inner):
     """A sensor role with nothing to do (the default of ``observe_agent`` and ``observe_world``)."""
 
 
-
 @njit(inline="always")
-def grid_point(x, y, width, height):
-    """Where a plume's ``sample_at`` reads a float point ``(x, y)`` (cells) of a ``width x height``
-    grid: ``(inside, xr, yr)``.
+def grid_point(point, shape):
+    """Where a plume's ``sample_at`` reads a float ``point`` (cells) of a grid of ``shape``:
+    ``(inside, clamped)``.
 
-    Cell ``(i, j)`` covers ``[i - 1/2, i + 1/2] x [j - 1/2, j + 1/2]``, so the grid covers
-    ``[-1/2, W - 1/2] x [-1/2, H - 1/2]``: a point there is ``inside`` and reads at ``(xr, yr)``,
-    the point clamped into ``[0, W-1] x [0, H-1]`` (a point within half a cell of the edge reads
-    the edge, as its cell does; ``x = -5.5e-16`` from an antenna's rounding reads cell 0). A point
-    outside, or NaN, is not ``inside`` and reads 0.
+    Cell ``k`` covers ``[k - 1/2, k + 1/2]`` along each axis, so a 2-D grid covers ``[-1/2, W - 1/2]
+    x [-1/2, H - 1/2]``: a point there is ``inside`` and reads at ``clamped``, the point clamped
+    into ``[0, W-1] x [0, H-1]`` (a point within half a cell of the edge reads the edge, as its cell
+    does; ``x = -5.5e-16`` from an antenna's rounding reads cell 0). In 3-D a point is ``inside``
+    within ``[0, W-1] x [0, H-1] x [0, D-1]`` only (the 3-D plumes' rule since they were written;
+    no 3-D sensor reads off its agent's own position). A point outside, or NaN, is not ``inside``
+    and reads 0.
     """
-    inside = x >= -0.5 and y >= -0.5 and x <= width - 0.5 and y <= height - 0.5
-    return inside, min(max(x, 0.0), width - 1.0), min(max(y, 0.0), height - 1.0)
+    margin = 0.5 if len(point) == 2 else 0.0
+    inside = True
+    for c in range(len(point)):
+        inside = inside and point[c] >= -margin and point[c] <= shape[c] - 1 + margin
+    return inside, clamp_point(point, shape)
+

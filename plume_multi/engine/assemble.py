@@ -10,12 +10,23 @@ text names functions only: no model hands it source code.
 
 Numbers (grid size, agents, parameters, column offsets) are arguments, so they never change the
 driver and never recompile it (one agent per world included: a driver specialized to it was
-measured no faster); a structural property is the dimension (``Layout.dims``: a 3-D driver
-carries the third coordinate everywhere, with the models' ``kernels_3d``; the 2-D driver has no
-trace of it). The driver's arguments are, in order: ``PP, PS`` (plume parameters and
-state), ``AP, AS`` (body), ``RP`` (reward), then ``SP0, SS0, IP0, SP1, SS1, IP1, ...`` (sensors:
-parameters, state, and the wrapped sensor's parameters for a wrapper, else ``()``), then the core
-arrays (``CORE_ARGS``).
+measured no faster). The dimension is a structural property (``Layout.dims``): the driver's text
+builds the grid's ``shape`` and each agent's ``cell`` as tuples of that length, and the models'
+functions, the same for every dimension, compile for it (``engine/tuples.py``). One template
+serves both.
+
+The driver's entry points take two records (``Simulator`` builds them): ``models``, a ``Models``
+(each model's parameters and state: ``ModelArgs`` for the plume and the body, the reward's
+parameters, a ``SensorArgs`` per sensor), and ``core``, a ``Core`` of the world's arrays
+(``CORE_FIELDS``). They arrive as plain tuples (``entry_args``: Numba types a named tuple
+argument in Python at every call, a plain one in C) and the entry points build the records again
+(``models_of``, ``core_of``, and the named tuple classes of ``Layout.records``); ``step_parallel``
+builds them inside its parallel loop, which refuses a record of records.
+
+The driver reads the records' members by name (``models.plume.state``), never by unpacking them
+(``PP, PS = models.plume``): Numba 0.68's alias analysis does not follow an unpacked tuple, and the
+dead-code elimination that runs after an overload is inlined (``is_on``) then dropped a model's
+stores into its state (a movie's start frames were never written).
 
 Its compiled code is cached keyed on the source of every module it reaches (``jit.py``): editing
 a model recompiles exactly the drivers that use it.
@@ -32,14 +43,16 @@ import sys
 import textwrap
 import types
 import uuid
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ValidationError
-from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, prune, without_source_file
+from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, njit, prune, without_source_file
 
-__all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
+__all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "CORE_FIELDS", "Core", "Models", "ModelArgs",
+           "SensorArgs", "model_args", "sensor_args", "models_of", "core_of", "entry_args", "records_of", "C_N_AGENTS", "C_WIDTH", "C_HEIGHT",
            "C_MAX_STEPS", "C_START_MODE", "C_X0", "C_Y0", "C_X1", "C_Y1", "C_AUTORESET", "C_TEAM", "C_DEPTH", "C_Z0",
            "C_Z1", "CFG_SIZE",
            "F_GOAL_D2", "FCFG_SIZE", "AUTORESET_DISABLED", "AUTORESET_NEXT_STEP", "AUTORESET_SAME_STEP",
@@ -55,6 +68,43 @@ AUTORESET_DISABLED, AUTORESET_NEXT_STEP, AUTORESET_SAME_STEP = 0, 1, 2
 
 CORE_ARGS = ("cols", "cfg", "fcfg", "starts", "pos", "active", "terminated", "truncated", "obs", "reward",
              "ep_length", "world_t", "world_done", "world_episode", "world_seed", "final_obs", "final_length")
+# the core arrays, then the scenario's wall masks (K, [D,] H, W) bool and each world's mask (B,)
+# int64 (empty arrays without walls: a driver without walls never reads them)
+CORE_FIELDS = CORE_ARGS + ("walls", "wall_index")
+
+Core = namedtuple("Core", CORE_FIELDS)
+"""The world's arrays as the driver receives them (``CORE_FIELDS``; ``Simulator._core``)."""
+ModelArgs = namedtuple("ModelArgs", "params state")
+"""A model's parameters (``params()``) and state (``state_tuple()``), as the driver receives them."""
+SensorArgs = namedtuple("SensorArgs", "params state inner")
+"""A sensor's parameters and state, and the wrapped sensor's parameters (a wrapper's; else ``()``)."""
+Models = namedtuple("Models", "plume body reward sensors")
+"""Every model of a driver: ``plume``, ``body`` (``ModelArgs``), ``reward`` (its parameters),
+``sensors`` (a tuple of ``SensorArgs``)."""
+
+
+@njit(inline="always")
+def model_args(params, state):
+    """``ModelArgs(params, state)`` (inside a parallel loop, which cannot build a record itself)."""
+    return ModelArgs(params, state)
+
+
+@njit(inline="always")
+def sensor_args(params, state, inner):
+    """``SensorArgs(params, state, inner)`` (as ``model_args``)."""
+    return SensorArgs(params, state, inner)
+
+
+@njit(inline="always")
+def models_of(plume, body, reward, sensors):
+    """``Models(plume, body, reward, sensors)`` (as ``model_args``)."""
+    return Models(plume, body, reward, sensors)
+
+
+@njit(inline="always")
+def core_of(arrays):
+    """``Core(*arrays)``: the entry points receive the core as a plain tuple (``entry_args``)."""
+    return Core(*arrays)
 
 
 @dataclass(frozen=True)
@@ -68,13 +118,30 @@ class FunctionRef:
         return getattr(sys.modules[self.module], self.name)
 
 
+# The roles whose signature took separate coordinates before they were tuples: a model written
+# for those is refused by name before anything compiles.
+SIGNATURES = {
+    "source": "source(P, S, b, shape)", "sample_cell": "sample_cell(P, S, pw, cell)",
+    "sample_at": "sample_at(P, S, pw, point)", "wind_at": "wind_at(P, S, pw, point)",
+    "reach": "reach(P, S, b, point, goal_d2, team)", "move": "move(P, S, i, actions, pos, shape, seed, episode, t)",
+    "place": "place(P, S, i, pos, point)",
+}
+
+
 def function_ref(fn, owner: str, role: str) -> FunctionRef:
     """Where ``fn`` (a model's compiled function for ``role``) can be imported from; a
-    ``ValidationError`` naming ``owner`` when it is not a module-level Numba function."""
+    ``ValidationError`` naming ``owner`` when it is not a module-level Numba function, or takes
+    another number of arguments than its role's signature (``SIGNATURES``)."""
     py_func = getattr(fn, "py_func", None)
     if py_func is None:
         raise ValidationError(f"{owner}: kernels.{role} is {fn!r}; expected a function compiled with "
                               "plume_multi.engine.jit.njit (or numba.njit), inline='always'")
+    wanted = SIGNATURES.get(role)
+    code = py_func.__code__
+    if wanted is not None and code.co_argcount != wanted.count(",") + 1:
+        got = ", ".join(code.co_varnames[:code.co_argcount])
+        raise ValidationError(f"{owner}: kernels.{role} takes ({got}); expected {wanted}, coordinates as tuples "
+                              "(docs/developing-models.md)")
     module, name = py_func.__module__, py_func.__qualname__
     if sys.modules.get(module) is None or getattr(sys.modules[module], name, None) is not fn:
         raise ValidationError(f"{owner}: kernels.{role} is {name} of {module}; expected a function defined at the "
@@ -88,11 +155,13 @@ class Layout:
 
     ``plume``, ``body``, ``reward``: ``((role, FunctionRef), ...)``. ``sensors``: per sensor
     ``(agent, world, inner)``, each a ``FunctionRef`` or None (nothing to call). ``dims``: 2, or
-    3 (then the functions are the models' ``kernels_3d`` and the driver passes the third
-    coordinate). ``walls``: ``""`` (none: the driver has no trace
-    of them), ``"cells"`` (a grid body's move into a solid cell is refused) or ``"faces"`` (a
-    continuous body stops at a solid cell's face: its ``place`` role); with walls the driver takes
-    ``WM, WI`` (the masks, each world's mask) after ``RP``. ``several_sources``: the plume has
+    3 (the length of the driver's ``shape``, cells and points; the models' functions are the
+    same). ``walls``: ``""`` (none: the driver has no trace of them), ``"cells"`` (a grid body's
+    move into a solid cell is refused) or ``"faces"`` (a continuous body stops at a solid cell's
+    face: its ``place`` role); with walls the driver reads ``core.walls`` and
+    ``core.wall_index``. ``records``: per slot of ``_RECORD_SLOTS`` (the plume's parameters and state,
+    the body's, the reward's parameters, then each sensor's parameters, state and inner parameters),
+    the ``FunctionRef`` of its named tuple class, or None for a plain tuple. ``several_sources``: the plume has
     several sources per world (2-D), so an arrival is its ``reach`` role's answer (else the distance
     to its ``source``, and ``reach`` is not imported: such a driver is the one-source driver, byte
     for byte). ``label``: the models' names, for messages.
@@ -106,15 +175,11 @@ class Layout:
     dims: int = 2
     walls: str = ""
     several_sources: bool = False
+    records: tuple = ()
 
     def __post_init__(self):
         if not self.several_sources:  # reach is never called: not part of the driver
             object.__setattr__(self, "plume", tuple((r, ref) for r, ref in self.plume if r != "reach"))
-
-    def args(self) -> str:
-        sensor_args = "".join(f"SP{k}, SS{k}, IP{k}, " for k in range(len(self.sensors)))
-        walls = "WM, WI, " if self.walls else ""
-        return "PP, PS, AP, AS, RP, " + walls + sensor_args + ", ".join(CORE_ARGS)
 
     def refs(self) -> list:
         refs = [r for _, r in self.plume + self.body + self.reward]
@@ -130,40 +195,66 @@ import numpy as np
 from numba import prange
 
 from plume_multi.engine.jit import njit
+from plume_multi.engine.api import AgentView, InnerSensor, {plume_view}, WorldView, no_sensor
+from plume_multi.engine.assemble import core_of, model_args, models_of, sensor_args
+from plume_multi.engine.tuples import put_row, squared_distance
 {engine_imports}
 {imports}
+{record_imports}
 
 HAS_WORLD_CODE = {has_world_code}
 NEXT_STEP = {next_step}
 SAME_STEP = {same_step}
 PARALLEL_CHUNKS = 64
-COUNT_MAX = 2147483647
+COUNT_MAX = 2147483647{record_helpers}
 
 
 @njit(no_cpython_wrapper=True)
-def observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args}):
+def observe_world(b, t, first, pv, models, core):
+    """The per-world sensors of world ``b`` (after all its agents moved)."""
+{unpack_sensors}
+    cols = core.cols
+    cfg = core.cfg
+    obs = core.obs
+    pos = core.pos
+    n_agents = cfg[{C_N_AGENTS}]
+    shape = {shape}
 {columns}
-    world = WorldView(b, t, first, world_done[b], seed, episode, n_agents, b * n_agents, {sizes}, pos, active)
+    world = WorldView(b, t, first, core.world_done[b], core.world_seed[b], core.world_episode[b], n_agents,
+                      b * n_agents, shape, pos, core.active, shape[0], shape[1])
 {world_calls}
 
 
 @njit(no_cpython_wrapper=True)
-def reset_world(b, seeded, clear_outputs, {args}):
+def reset_world(b, seeded, clear_outputs, models, core):
     """World ``b``'s new episode: start cells, the plume's and the bodies' draws. Its agents are
     observed afterwards by ``advance`` (the one place the sensors' code is compiled)."""
+    PP = models.plume.params
+    PS = models.plume.state
+    AP = models.body.params
+    AS = models.body.state
+    cfg = core.cfg
+    pos = core.pos
+    world_episode = core.world_episode
     n_agents = cfg[{C_N_AGENTS}]
+    shape = {shape}
     base = b * n_agents
     if seeded:
         world_episode[b] = 0
     else:
         world_episode[b] += 1
-    seed = world_seed[b]
+    seed = core.world_seed[b]
     episode = world_episode[b]
-{draw_wall}    place_starts(b, n_agents, cfg, starts, pos, seed, episode{wall_arg})
-    world_t[b] = 0
+{draw_wall}    place_starts(b, cfg, core.starts, pos, shape, seed, episode{start_wall_arg})
+    core.world_t[b] = 0
     if clear_outputs:
-        world_done[b] = False
+        core.world_done[b] = False
     plume_reset_world(PP, PS, b, seed, episode, pos, base, n_agents)
+    active = core.active
+    ep_length = core.ep_length
+    terminated = core.terminated
+    truncated = core.truncated
+    reward = core.reward
     for n in range(n_agents):
         i = base + n
         active[i] = True
@@ -176,16 +267,37 @@ def reset_world(b, seeded, clear_outputs, {args}):
 
 
 @njit(no_cpython_wrapper=True)
-def advance(b_start, b_stop, actions, observe_only, mask, {args}):
+def advance(b_start, b_stop, actions, observe_only, mask, models, core):
     """Step the worlds ``b_start .. b_stop`` (each one step, or a reset where autoreset says so),
     then observe them; with ``observe_only``, only observe the worlds where ``mask`` (after a
     reset, or for ``validate``). Observations are written only here, so the sensors' code is
     compiled once per driver (pasted, not called: the step's speed)."""
-    n_agents = cfg[{C_N_AGENTS}]
-{load_sizes}
+    PP = models.plume.params
+    PS = models.plume.state
+    AP = models.body.params
+    AS = models.body.state
+    RP = models.reward
+{unpack_sensors}
+    cols = core.cols
+    cfg = core.cfg
+    pos = core.pos
+    active = core.active
+    terminated = core.terminated
+    truncated = core.truncated
+    obs = core.obs
+    reward = core.reward
+    ep_length = core.ep_length
+    world_t = core.world_t
+    world_done = core.world_done
+    world_episode = core.world_episode
+    world_seed = core.world_seed
+    final_obs = core.final_obs
+    final_length = core.final_length
+{load_walls}    n_agents = cfg[{C_N_AGENTS}]
+    shape = {shape}
 {columns}
     max_steps = cfg[{C_MAX_STEPS}]
-    goal_d2 = fcfg[{F_GOAL_D2}]
+    goal_d2 = core.fcfg[{F_GOAL_D2}]
     mode = cfg[{C_AUTORESET}]
     team = cfg[{C_TEAM}] != 0
     # run-time booleans: a literal True or False in a call would type it anew (Literal[bool]),
@@ -198,7 +310,7 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
                 continue
             stepping = no
         elif mode == NEXT_STEP and world_done[b]:
-            reset_world(b, no, yes, {args})
+            reset_world(b, no, yes, models, core)
             stepping = no
         else:
             stepping = yes
@@ -219,16 +331,16 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
             arrived = False
             n_active = 0
             if stepping:
-                {source_names} = plume_source(PP, PS, b)
+                src = plume_source(PP, PS, b, shape)
             else:
-                {source_names} = {source_zeros}
+                src = {source_zeros}
             for i in range(base, base + n_agents):
                 if stepping:
                     if active[i]:
 {move}
                         ep_length[i] = min(ep_length[i] + 1, COUNT_MAX)
-{distance}
-                        if {arrival}:
+                        point = body_location(AP, AS, i, {cell})
+{arrival_test}
                             reward[i] = reward_goal(RP)
                             active[i] = False
                             terminated[i] = True
@@ -251,7 +363,7 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
                         reward[i] = reward_goal(RP)
                 n_active = 0
             if HAS_WORLD_CODE:  # a compile-time constant: the call is gone when no sensor needs it
-                observe_world(b, t, seed, episode, pv, first, n_agents, {sizes}, {args})
+                observe_world(b, t, first, pv, models, core)
             if not stepping:
                 break
             done = trunc or n_active == 0
@@ -262,54 +374,63 @@ def advance(b_start, b_stop, actions, observe_only, mask, {args}):
                 for d in range(obs.shape[1]):
                     final_obs[i, d] = obs[i, d]
                 final_length[i] = ep_length[i]
-            reset_world(b, no, no, {args})
+            reset_world(b, no, no, models, core)
             stepping = no  # observe the new episode
 
 
 @njit
-def run(mode, mask, seed, actions, {args}):
+def run(mode, mask, seed, actions, slots, core_arrays):
     """The serial entry point (one compiled function for the three, so one CPython wrapper).
 
     ``mode`` 0: check every action, then advance every world one step; returns -1, or the index
     of the first invalid action (then nothing changed). ``mode`` 1: reset the worlds where
     ``mask``: seeded ``seed + b`` (episode 0) when ``seed >= 0``, else each world's next episode.
     ``mode`` 2: write every agent's observation of the current state into ``obs`` (where ``mask``;
-    ``Simulator.validate`` runs it on copies of the state).
+    ``Simulator.validate`` runs it on copies of the state). ``slots`` and ``core_arrays``: plain
+    tuples (``entry_args``), the records built here.
     """
-    n_worlds = world_t.shape[0]
+{unpack_plain}
+    models = models_of(model_args({PP}, {PS}), model_args({AP}, {AS}), {RP}, ({sensor_records}))
+    core = core_of(core_arrays)
+    n_worlds = core.world_t.shape[0]
     yes = seed == seed  # a run-time True (see ``advance``)
     no = not yes
     # a run-time 0: a literal 0 types ``advance`` apart from ``step_parallel``'s call, which then
     # compiled all of it a second time
     first = n_worlds - n_worlds
     if mode == 0:
-        bad = body_first_invalid(AP, actions)
+        bad = body_first_invalid(models.body.params, actions)
         if bad >= 0:
             return bad
-        advance(first, n_worlds, actions, no, mask, {args})
+        advance(first, n_worlds, actions, no, mask, models, core)
         return -1
     if mode == 1:
+        world_seed = core.world_seed
         for b in range(n_worlds):
             if mask[b]:
                 if seed >= 0:
                     world_seed[b] = seed + b
-                reset_world(b, seed >= 0, yes, {args})
-    advance(first, n_worlds, actions, yes, mask, {args})
+                reset_world(b, seed >= 0, yes, models, core)
+    advance(first, n_worlds, actions, yes, mask, models, core)
     return -1
 
 
 @njit(parallel=True)
-def step_parallel(actions, mask, {args}):
+def step_parallel(actions, mask, slots, core_arrays):
     """``step`` with chunks of worlds on threads; each world writes only its own rows, so the
-    result is identical to ``step``'s whatever the thread count."""
-    bad = body_first_invalid(AP, actions)
+    result is identical to ``step``'s whatever the thread count. (The records are built in the
+    parallel loop: it refuses a record of records, and one it did not build.)"""
+{unpack_plain}
+    bad = body_first_invalid({AP}, actions)
     if bad >= 0:
         return bad
-    n_worlds = world_t.shape[0]
+    n_worlds = core_arrays[{world_t}].shape[0]
     chunks = min(PARALLEL_CHUNKS, n_worlds)
     observe_only = n_worlds < 0  # a run-time False (see ``advance``)
     for c in prange(chunks):
-        advance(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, observe_only, mask, {args})
+        chunk = models_of(model_args({PP}, {PS}), model_args({AP}, {AS}), {RP}, ({sensor_records}))
+        advance(c * n_worlds // chunks, (c + 1) * n_worlds // chunks, actions, observe_only, mask, chunk,
+                core_of(core_arrays))
     return -1
 '''
 
@@ -318,15 +439,11 @@ _loaded: dict = {}
 # The agent loops' sensor block (pasted where the template says: a call of an inlined function with
 # more than 30 arguments is one Numba cannot inline), then one line per sensor.
 _AGENT_VIEW = [
-    "ax, ay = body_location(AP, AS, i, pos)",
-    "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, ax, ay, pos[i, 0], pos[i, 1],",
-    "                  body_heading(AP, AS, i), width, height, n_agents, body_heading_index(AP, AS, i))",
-]
-_AGENT_VIEW_3D = [
-    "ax, ay, az = body_location(AP, AS, i, pos)",
-    "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, ax, ay, az, pos[i, 0], pos[i, 1],",
-    "                  pos[i, 2], body_heading(AP, AS, i), width, height, depth, n_agents,",
-    "                  body_heading_index(AP, AS, i))",
+    "cell = {cell}",
+    "point = body_location(AP, AS, i, cell)",
+    "agent = AgentView(i, b, i - base, t, first, active[i], seed, episode, point, cell, shape,",
+    "                  body_heading(AP, AS, i), n_agents, body_heading_index(AP, AS, i), point[0], point[1],",
+    "                  cell[0], cell[1], shape[0], shape[1])",
 ]
 
 
@@ -335,96 +452,110 @@ _AGENT_VIEW_3D = [
 # on its straight path (engine/walls.py) and placed there by its ``place`` role. ``wall`` is the
 # index of the world's mask in ``WM``: a view ``WM[wall]`` would be reference-counted wherever it
 # goes (3x slower).
-_MOVE = "body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)"
-_MOVE_CELLS = {2: """\
-ox = pos[i, 0]
-oy = pos[i, 1]
-body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
-if WM[wall, pos[i, 1], pos[i, 0]]:
-    pos[i, 0] = ox
-    pos[i, 1] = oy""", 3: """\
-ox = pos[i, 0]
-oy = pos[i, 1]
-oz = pos[i, 2]
-body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
-if WM[wall, pos[i, 2], pos[i, 1], pos[i, 0]]:
-    pos[i, 0] = ox
-    pos[i, 1] = oy
-    pos[i, 2] = oz"""}
-_MOVE_FACES = {2: """\
-wx0, wy0 = body_location(AP, AS, i, pos)
-body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
-wx1, wy1 = body_location(AP, AS, i, pos)
-wx, wy, hit = stop_at_walls(WM, wall, wx0, wy0, wx1, wy1)
+_MOVE = "body_move(AP, AS, i, actions, pos, shape, seed, episode, t)"
+_MOVE_CELLS = """\
+old = {cell}
+body_move(AP, AS, i, actions, pos, shape, seed, episode, t)
+if solid_cell(WM, wall, {cell}):
+    put_row(pos, i, old)"""
+_MOVE_FACES = """\
+start = body_location(AP, AS, i, {cell})
+body_move(AP, AS, i, actions, pos, shape, seed, episode, t)
+stop, hit = stop_at_walls(WM, wall, start, body_location(AP, AS, i, {cell}))
 if hit:
-    body_place(AP, AS, i, pos, wx, wy)""", 3: """\
-wx0, wy0, wz0 = body_location(AP, AS, i, pos)
-body_move(AP, AS, i, actions, pos, {sizes}, seed, episode, t)
-wx1, wy1, wz1 = body_location(AP, AS, i, pos)
-wx, wy, wz, hit = stop_at_walls3(WM, wall, wx0, wy0, wz0, wx1, wy1, wz1)
-if hit:
-    body_place(AP, AS, i, pos, wx, wy, wz)"""}
+    body_place(AP, AS, i, pos, stop)"""
 
 
-def _walls(walls: str, dims: int, sizes: str) -> dict:
+def _walls(walls: str, cell: str) -> dict:
     """The parts of the driver's text that walls change (nothing without walls)."""
     if not walls:
-        return dict(draw_wall="", load_wall="", wall_arg="", move=" " * 24 + _MOVE.format(sizes=sizes),
-                    walls_imports="")
-    move = (_MOVE_CELLS if walls == "cells" else _MOVE_FACES)[dims].format(sizes=sizes)
-    suffix = "3" if dims == 3 else ""
+        return dict(draw_wall="", load_wall="", load_walls="", wall_arg="", start_wall_arg="", move=" " * 24 + _MOVE,
+                    plume_view="PlumeView", engine_imports="from plume_multi.engine.shared import place_starts")
+    move = (_MOVE_CELLS if walls == "cells" else _MOVE_FACES).format(cell=cell)
     return dict(
-        draw_wall="    WI[b] = wall_mask_index(seed, episode, WM.shape[0])\n    wall = WI[b]\n",
-        load_wall="            wall = WI[b]\n", wall_arg=", WM, wall", move=textwrap.indent(move, " " * 24),
-        walls_imports=(f"from plume_multi.engine.walls import mask_index as wall_mask_index, "
-                       f"place_starts_in_walls{suffix} as place_starts, stop_at_walls{suffix}\n"),
+        draw_wall="    WM = core.walls\n    WI = core.wall_index\n"
+                  "    WI[b] = wall_mask_index(seed, episode, WM.shape[0])\n    wall = WI[b]\n",
+        load_walls="    WM = core.walls\n    WI = core.wall_index\n",
+        load_wall="            wall = WI[b]\n", wall_arg=", WM, wall", start_wall_arg=", (WM, wall)",
+        move=textwrap.indent(move, " " * 24), plume_view="WalledPlumeView as PlumeView",
+        engine_imports="from plume_multi.engine.walls import mask_index as wall_mask_index, "
+                       "place_starts_in_walls as place_starts, solid_cell, stop_at_walls",
     )
 
 
 def _dimension(dims: int) -> dict:
-    """The parts of the driver's text that name coordinates: 2-D's as they always were, 3-D's with
-    the third coordinate (the 3-D records imported under the 2-D names, so the rest is shared)."""
-    if dims == 2:
-        return dict(
-            engine_imports="from plume_multi.engine.api import AgentView, InnerSensor, PlumeView, WorldView, no_sensor\n"
-                           "from plume_multi.engine.shared import place_starts",
-            sizes="width, height",
-            load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]",
-            source_names="sx, sy",
-            source_zeros="0.0, 0.0",
-            distance="\n".join(" " * 16 + line for line in ("ax, ay = body_location(AP, AS, i, pos)",
-                                                            "dx = ax - sx", "dy = ay - sy")),
-            d2="dx * dx + dy * dy",
-            agent_view=_AGENT_VIEW,
-        )
-    return dict(
-        engine_imports="from plume_multi.engine.api import AgentView3 as AgentView, InnerSensor, PlumeView, "
-                       "WorldView3 as WorldView, no_sensor\n"
-                       "from plume_multi.engine.shared import place_starts3 as place_starts",
-        sizes="width, height, depth",
-        load_sizes=f"    width = cfg[{C_WIDTH}]\n    height = cfg[{C_HEIGHT}]\n    depth = cfg[{C_DEPTH}]",
-        source_names="sx, sy, sz",
-        source_zeros="0.0, 0.0, 0.0",
-        distance="\n".join(" " * 16 + line for line in ("ax, ay, az = body_location(AP, AS, i, pos)",
-                                                        "dx = ax - sx", "dy = ay - sy", "dz = az - sz")),
-        d2="dx * dx + dy * dy + dz * dz",
-        agent_view=_AGENT_VIEW_3D,
-    )
+    """The parts of the driver's text that are as long as the dimension: the grid's shape, an
+    agent's cell, a source before the first step."""
+    sides = (f"cfg[{C_WIDTH}]", f"cfg[{C_HEIGHT}]", f"cfg[{C_DEPTH}]")[:dims]
+    return dict(shape="(" + ", ".join(sides) + ")",
+                cell="(" + ", ".join(f"pos[i, {c}]" for c in range(dims)) + ")",
+                source_zeros="(" + ", ".join("0.0" for _ in range(dims)) + ")")
 
 
-def _arrival(layout: Layout, dimension: dict) -> dict:
+_RECORD_SLOTS = ("PP", "PS", "AP", "AS", "RP")  # then SPk, SSk, IPk per sensor k
+
+
+
+def _record_slots(n_sensors: int) -> list:
+    """The names of the records of a driver of ``n_sensors`` sensors, in ``Layout.records``' order."""
+    return list(_RECORD_SLOTS) + [f"{kind}{k}" for k in range(n_sensors) for kind in ("SP", "SS", "IP")]
+
+
+def _slot_values(models) -> list:
+    """The records of ``models`` (a ``Models``) in ``_record_slots``' order."""
+    values = [models.plume.params, models.plume.state, models.body.params, models.body.state, models.reward]
+    for sensor in models.sensors:
+        values += [sensor.params, sensor.state, sensor.inner]
+    return values
+
+
+def entry_args(models, core) -> tuple:
+    """The last two arguments of the entry points ``run`` and ``step_parallel``: ``models``' records
+    (``_record_slots``' order) and ``core``'s arrays, as plain tuples; the driver builds the named
+    ones again. Numba types a plain tuple's arguments in C at every call, a named tuple's in
+    Python: passed as records, ``Models`` and ``Core`` made the default step at 64 agents 1.8x
+    slower (26 against 14 us a call)."""
+    return tuple(tuple(v) if hasattr(type(v), "_fields") else v for v in _slot_values(models)), tuple(core)
+
+
+def records_of(models) -> tuple:
+    """``Layout.records`` of ``models`` (a ``Models``): the class of each named tuple, as a
+    ``FunctionRef`` (where the driver imports it from), None for a plain tuple."""
+    out = []
+    for value in _slot_values(models):
+        cls = type(value)
+        out.append(FunctionRef(cls.__module__, cls.__qualname__) if hasattr(cls, "_fields") else None)
+    return tuple(out)
+
+
+def _threaded(layout: Layout) -> dict:
+    """``step_parallel``'s parts: every record read as a plain tuple before the parallel loop, and
+    the named ones built again in it (``_as_<slot>``, one per named tuple class)."""
+    slots = _record_slots(len(layout.sensors))
+    records = layout.records or (None,) * len(slots)
+    unpack, rebuild, helpers, names = [], [], [], {}
+    for index, (slot, ref) in enumerate(zip(slots, records)):
+        unpack.append(f"    {slot} = slots[{index}]")
+        names[slot] = slot if ref is None else f"_as_{slot}({slot})"
+        if ref is not None:
+            rebuild.append(f"from {ref.module} import {ref.name} as _{slot}_record")
+            helpers.append(f"\n\n@njit(inline=\"always\")\ndef _as_{slot}(t):\n    return _{slot}_record(*t)")
+    return dict(unpack_plain="\n".join(unpack), world_t=CORE_FIELDS.index("world_t"), record_imports="\n".join(rebuild), record_helpers="".join(helpers),
+                sensor_records="".join(f"sensor_args({names[f'SP{k}']}, {names[f'SS{k}']}, {names[f'IP{k}']}), "
+                                       for k in range(len(layout.sensors))),
+                **{slot: names[slot] for slot in _RECORD_SLOTS})
+
+
+def _arrival(layout: Layout) -> dict:
     """How an agent that moved arrives. One source: its distance to the world's source; the first
     arrival is the one that counts for a team. Several (2-D): the plume's ``reach`` says whether it
     reached one (and marks it found), and a team's search ends when every source is found."""
-    d2 = dimension.pop("d2")
     if not layout.several_sources:
-        return dict(arrival=f"{d2} <= goal_d2", arrived="True")
+        return dict(arrival_test=" " * 24 + "if squared_distance(point, src) <= goal_d2:", arrived="True")
     if layout.dims != 2:
         raise ValidationError(f"{layout.label}: several sources per world are 2-D; the scenario is {layout.dims}-D")
-    lines = ("ax, ay = body_location(AP, AS, i, pos)",
-             "reached, everything = plume_reach(PP, PS, b, ax, ay, goal_d2, team)")
-    return dict(distance="\n".join(" " * 16 + line for line in lines), arrival="reached",
-                arrived="arrived or everything")
+    lines = ("reached, everything = plume_reach(PP, PS, b, point, goal_d2, team)", "if reached:")
+    return dict(arrival_test="\n".join(" " * 24 + line for line in lines), arrived="arrived or everything")
 
 
 def source(layout: Layout) -> str:
@@ -445,28 +576,24 @@ def source(layout: Layout) -> str:
             imports.append(f"from {world.module} import {world.name} as s{k}_world")
             world_calls.append(f"    s{k}_world(SP{k}, SS{k}, obs, col{k}, pv, world, {inner_name})")
     dimension = _dimension(layout.dims)
-    walls = _walls(layout.walls, layout.dims, dimension["sizes"])
-    walls_imports = walls.pop("walls_imports")
-    if layout.walls:  # the walled view under the plain one's name, and the start cells among walls
-        head, _ = dimension["engine_imports"].split("\nfrom plume_multi.engine.shared")
-        dimension["engine_imports"] = head.replace("PlumeView,", "WalledPlumeView as PlumeView,") + "\n" + \
-            walls_imports.rstrip("\n")
-    dimension.update(_arrival(layout, dimension))
-    # the step's per-agent lines sit in ``advance`` under ``if stepping:`` and ``if active[i]:``
-    dimension["distance"] = textwrap.indent(dimension["distance"], " " * 8)
-    agent_block = "\n".join(dimension.pop("agent_view") + agent_calls) if agent_calls else "pass"
+    walls = _walls(layout.walls, dimension["cell"])
+    agent_block = "\n".join([line.format(cell=dimension["cell"]) for line in _AGENT_VIEW] + agent_calls) \
+        if agent_calls else "pass"
+    n_sensors = len(layout.sensors)
     modules = [sys.modules[ref.module] for ref in layout.refs()]
     files = sorted(set(module_files(modules).values()))
     source_lines = [f"# source: {f}" for f in files] + [f"# code: {_fingerprint(ref.resolve())}"
                                                           for ref in layout.refs() if _fileless(ref)]
     return _TEMPLATE.format(
         source_lines="\n".join(source_lines), imports="\n".join(imports),
-        next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP, args=layout.args(),
-        columns="\n".join(f"    col{k} = cols[{k}]" for k in range(len(layout.sensors))),
+        next_step=AUTORESET_NEXT_STEP, same_step=AUTORESET_SAME_STEP,
+        unpack_sensors="\n".join(f"    SP{k} = models.sensors[{k}].params\n    SS{k} = models.sensors[{k}].state\n"
+                                 f"    IP{k} = models.sensors[{k}].inner" for k in range(n_sensors)),
+        columns="\n".join(f"    col{k} = cols[{k}]" for k in range(n_sensors)),
         observe_agent=textwrap.indent(agent_block, " " * 16),
         world_calls="\n".join(world_calls) or "    pass",
         has_world_code=bool(world_calls), C_N_AGENTS=C_N_AGENTS, C_AUTORESET=C_AUTORESET, C_TEAM=C_TEAM,
-        C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2, **dimension, **walls,
+        C_MAX_STEPS=C_MAX_STEPS, F_GOAL_D2=F_GOAL_D2, **dimension, **walls, **_arrival(layout), **_threaded(layout),
     )
 
 
@@ -563,7 +690,7 @@ def assemble(layout: Layout):
     """
     # the functions themselves are part of the key: a model redefined in a running session (a
     # notebook cell run again) is a new function, and gets a new driver
-    key = (layout, tuple(id(ref.resolve()) for ref in layout.refs()))
+    key = (layout, tuple(id(ref.resolve()) for ref in layout.refs() + [r for r in layout.records if r is not None]))
     module = _loaded.get(key)
     if module is not None:
         return module

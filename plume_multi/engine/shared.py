@@ -4,64 +4,49 @@ from __future__ import annotations
 
 import numpy as np
 
-from .assemble import C_START_MODE, C_X0, C_X1, C_Y0, C_Y1, C_Z0, C_Z1, START_FIXED
+from .assemble import C_N_AGENTS, C_START_MODE, C_X0, C_X1, C_Y0, C_Y1, C_Z0, C_Z1, START_FIXED
 from .jit import njit
-from .rng import counter_cells, counter_starts, pcg64_cells, pcg64_starts
+from .rng import counter_cells, pcg64_cells
+from .tuples import take
 
 
 @njit(inline="always")
-def place_starts(b, n_agents, cfg, starts, pos, seed, episode):
-    """Start cells of world ``b``'s agents (rows ``b * n_agents ...``).
+def start_box(cfg, shape):
+    """``(origin, sizes)`` of the start region as tuples as long as ``shape``: its lowest corner
+    and its number of cells along each axis (the whole grid by default)."""
+    origin = take((cfg[C_X0], cfg[C_Y0], cfg[C_Z0]), shape)
+    sizes = take((cfg[C_X1] - cfg[C_X0] + 1, cfg[C_Y1] - cfg[C_Y0] + 1, cfg[C_Z1] - cfg[C_Z0] + 1), shape)
+    return origin, sizes
 
-    Fixed starts are copied. Otherwise each agent draws ``(x, y)`` uniformly in the start region
-    ``[x0, x1] x [y0, y1]`` (the whole grid by default): episode 0 exactly as
-    ``numpy.random.default_rng(seed)`` draws ``integers(0, w)`` then ``integers(0, h)``, agent by
-    agent; later episodes from the counter-based stream of ``(seed, episode)``.
+
+@njit(inline="always")
+def place_starts(b, cfg, starts, pos, shape, seed, episode):
+    """Start cells of world ``b``'s agents (rows ``b * n_agents ...``), on a grid of ``shape``.
+
+    Fixed starts are copied. Otherwise each agent draws its cell uniformly in the start box
+    ``[x0, x1] x [y0, y1]`` (``x [z0, z1]`` in 3-D; the whole grid by default): episode 0 exactly
+    as ``numpy.random.default_rng(seed)`` draws ``integers(0, w)``, ``integers(0, h)`` (then
+    ``integers(0, d)``), agent by agent; later episodes from the counter-based stream of
+    ``(seed, episode)``.
     """
+    n_agents = cfg[C_N_AGENTS]
     base = b * n_agents
     if cfg[C_START_MODE] == START_FIXED:
         for n in range(n_agents):
-            pos[base + n, 0] = starts[n, 0]
-            pos[base + n, 1] = starts[n, 1]
-        return
-    x0 = cfg[C_X0]
-    y0 = cfg[C_Y0]
-    w = cfg[C_X1] - x0 + 1
-    h = cfg[C_Y1] - y0 + 1
-    if episode == 0:
-        pcg64_starts(seed, n_agents, w, h, pos, base)
-    else:
-        counter_starts(seed, episode, n_agents, w, h, pos, base)
-    if x0 != 0 or y0 != 0:
-        for n in range(n_agents):
-            pos[base + n, 0] += x0
-            pos[base + n, 1] += y0
-
-
-@njit(inline="always")
-def place_starts3(b, n_agents, cfg, starts, pos, seed, episode):
-    """``place_starts`` in 3-D: each agent draws ``(x, y, z)`` in the start box ``[x0, x1] x
-    [y0, y1] x [z0, z1]``: episode 0 exactly as ``numpy.random.default_rng(seed)`` draws
-    ``integers(0, w)``, ``integers(0, h)``, ``integers(0, d)``, agent by agent; later episodes
-    from the counter-based stream of ``(seed, episode)``."""
-    base = b * n_agents
-    if cfg[C_START_MODE] == START_FIXED:
-        for n in range(n_agents):
-            for c in range(3):
+            for c in range(len(shape)):
                 pos[base + n, c] = starts[n, c]
         return
-    x0 = cfg[C_X0]
-    y0 = cfg[C_Y0]
-    z0 = cfg[C_Z0]
-    sizes = (cfg[C_X1] - x0 + 1, cfg[C_Y1] - y0 + 1, cfg[C_Z1] - z0 + 1)
+    origin, sizes = start_box(cfg, shape)
     if episode == 0:
         pcg64_cells(seed, n_agents, sizes, pos, base)
     else:
         counter_cells(seed, episode, n_agents, sizes, pos, base)
     for n in range(n_agents):
-        pos[base + n, 0] += x0
-        pos[base + n, 1] += y0
-        pos[base + n, 2] += z0
+        for c in range(len(shape)):
+            pos[base + n, c] += origin[c]
+
+
+place_starts3 = place_starts  # deprecated: one function for every dimension
 
 
 @njit

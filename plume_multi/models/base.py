@@ -9,11 +9,12 @@ functions by name and calls them; Numba inlines them, so the step runs as fast a
 loop. In every signature ``P`` is the model's parameters (``params()``: a named tuple, or a plain
 tuple) and ``S`` its state (``state_tuple()``: the arrays of ``state_spec()``).
 
-A model that also runs in 3-D scenarios (``Scenario(grid_size=(W, H, D))``) declares a second
-record, ``kernels_3d``, whose functions take the third coordinate (``PlumeKernels3D``,
-``BodyKernels3D``; sensors a ``SensorKernels`` whose functions read ``AgentView3``/``WorldView3``).
-Without it the model is 2-D only, and a 3-D scenario refuses it by name. Rewards do not depend on
-the dimension: their ``kernels`` serve both.
+Coordinates are fixed-length tuples (``plume_multi.engine.tuples``): a ``point`` ``(x, y)`` or
+``(x, y, z)`` of floats, a ``cell`` of integers, the grid's ``shape`` ``(W, H)`` or ``(W, H, D)``.
+One function per role serves every dimension: Numba compiles it for the tuples' length. A model
+declares the dimensions its functions serve in ``dimensions`` (a class attribute, ``(2,)`` by
+default, ``(2, 3)`` for most built-in models); a scenario of another dimension refuses it by name
+before anything compiles (``Model.check_dims``).
 
 Python members (shapes, bounds, pictures) have defaults here; a model overrides what it needs.
 How to write one: docs/developing-models.md.
@@ -114,22 +115,28 @@ def field_value(value):
 # ----------------------------------------------------------------------------- compiled roles
 @dataclass(frozen=True)
 class PlumeKernels:
-    """A plume's compiled functions (``pw`` is the world view ``view`` returns).
+    """A plume's compiled functions (``pw`` is the world view ``view`` returns; ``point`` a float
+    position ``(x, y[, z])`` in cells, ``cell`` an integer one, ``shape`` the grid's ``(W, H[, D])``:
+    tuples, one function for every dimension the plume declares).
 
     Required:
-        source(P, S, b) -> (x, y): world ``b``'s source, float cells.
-        sample_cell(P, S, pw, ix, iy) -> float32: concentration at an integer cell inside the grid.
-        sample_at(P, S, pw, x, y) -> float32: concentration at a float position; 0 off the grid.
+        source(P, S, b, shape) -> point: world ``b``'s source, float cells, a tuple as long as
+            ``shape``.
+        sample_cell(P, S, pw, cell) -> float32: concentration at an integer cell inside the grid.
+        sample_at(P, S, pw, point) -> float32: concentration at a float position; 0 off the grid
+            (``engine.api.grid_point`` says where).
     Optional (default):
         reset_world(P, S, b, seed, episode, pos, base, n_agents): draw world ``b``'s new episode
-            (agents are placed already, rows ``base .. base + n_agents``). Default: nothing.
+            (agents are placed already, rows ``base .. base + n_agents`` of ``pos`` ``(B*N, D)``).
+            Default: nothing.
         advance(P, S, b, t, seed, episode): move world ``b`` to step ``t``. Default: nothing.
         view(P, S, b, t) -> pw: what the samplers need to find world ``b`` at step ``t`` (a frame
             index, ...). Default: ``b``.
-        wind_at(P, S, pw, x, y) -> (u, v): wind in cells per step. Default: calm.
-        reach(P, S, b, x, y, goal_d2, team) -> (reached, all_found): for a plume of several
+        wind_at(P, S, pw, point) -> tuple: wind in cells per step, as many components as
+            ``point``. Default: calm.
+        reach(P, S, b, point, goal_d2, team) -> (reached, all_found): for a plume of several
             sources (``Plume.source_count() > 1``), called instead of comparing with ``source``
-            after each agent's move: whether the agent at ``(x, y)`` reaches a source (within
+            after each agent's move: whether the agent at ``point`` reaches a source (within
             ``goal_d2`` squared cells; with ``team``, one no agent of its world has found yet),
             marked found by the plume, and whether every source of the world is found now.
             Default: never called (one source).
@@ -147,25 +154,27 @@ class PlumeKernels:
 
 @dataclass(frozen=True)
 class BodyKernels:
-    """A body's compiled functions (``i``: the agent's row, ``n``: its index in its world).
+    """A body's compiled functions (``i``: the agent's row, ``n``: its index in its world; ``pos``
+    the ``(B*N, D)`` int32 cells; ``shape``, ``cell``, ``point`` tuples as for ``PlumeKernels``).
 
     Required:
         first_invalid(P, actions) -> int: row of the first invalid action, or -1.
-        move(P, S, i, actions, pos, width, height, seed, episode, t): apply ``actions[i]``,
-            writing the agent's cell ``pos[i]`` (clamped into the grid).
+        move(P, S, i, actions, pos, shape, seed, episode, t): apply ``actions[i]``, writing the
+            agent's cell ``pos[i]`` (clamped into the grid of ``shape``).
     Optional (default):
         reset_agent(P, S, i, n, pos, seed, episode): set the agent's own state at a reset (its
             cell is placed already). Default: nothing.
-        location(P, S, i, pos) -> (x, y): float position. Default: the cell.
+        location(P, S, i, cell) -> point: float position (``cell`` is the agent's). Default: the
+            cell.
         heading(P, S, i) -> degrees. Default: 0 (+x).
         heading_index(P, S, i) -> int: ``k`` when the agent's heading is exactly (bit for bit)
             ``P.heading_table[k]`` (the body's parameters then hold ``heading_table``, ``(K,)``
             float64 degrees), else -1. Sensors keep tables of what they compute from a heading,
             indexed by ``k`` (``AgentView.heading_index``): no sine per step. Default: -1.
-        place(P, S, i, pos, x, y): put the agent at the float position ``(x, y)`` and its cell
-            ``pos[i]`` there (``floor(c + 0.5)``): how a scenario with walls stops a continuous
-            body at a wall's face (the step calls it after ``move``). Required of a continuous body
-            among walls; a grid body's refused move puts its cell back instead. Default: nothing.
+        place(P, S, i, pos, point): put the agent at the float ``point`` and its cell ``pos[i]``
+            there (``floor(c + 0.5)``): how a scenario with walls stops a continuous body at a
+            wall's face (the step calls it after ``move``). Required of a continuous body among
+            walls; a grid body's refused move puts its cell back instead. Default: nothing.
     """
 
     first_invalid: Any
@@ -177,46 +186,8 @@ class BodyKernels:
     place: Any = api.body_place
 
 
-@dataclass(frozen=True)
-class PlumeKernels3D(PlumeKernels):
-    """A plume's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)``): the roles of
-    ``PlumeKernels`` with the third coordinate.
-
-    Required:
-        source(P, S, b) -> (x, y, z): world ``b``'s source, float cells.
-        sample_cell(P, S, pw, ix, iy, iz) -> float32: concentration at an integer cell inside the grid.
-        sample_at(P, S, pw, x, y, z) -> float32: concentration at a float position; 0 off the grid.
-    Optional (default), as ``PlumeKernels``:
-        reset_world(P, S, b, seed, episode, pos, base, n_agents). Default: nothing.
-        advance(P, S, b, t, seed, episode). Default: nothing.
-        view(P, S, b, t) -> pw. Default: ``b``.
-        wind_at(P, S, pw, x, y, z) -> (u, v, w): wind in cells per step. Default: calm.
-    Sensors reach them through ``sample_cell3``, ``sample_at3`` and ``wind_at3`` of
-    ``plume_multi.engine.api``.
-    """
-
-    wind_at: Any = api.calm3
-
-
-@dataclass(frozen=True)
-class BodyKernels3D(BodyKernels):
-    """A body's compiled functions in a 3-D scenario (``pos`` is ``(B*N, 3)`` int32): the roles of
-    ``BodyKernels`` with the third coordinate.
-
-    Required:
-        first_invalid(P, actions) -> int: row of the first invalid action, or -1.
-        move(P, S, i, actions, pos, width, height, depth, seed, episode, t): apply ``actions[i]``,
-            writing the agent's cell ``pos[i]`` (clamped into the grid).
-    Optional (default):
-        reset_agent(P, S, i, n, pos, seed, episode). Default: nothing.
-        location(P, S, i, pos) -> (x, y, z): float position. Default: the cell.
-        heading(P, S, i) -> degrees. Default: 0.
-        heading_index(P, S, i) -> int. Default: -1.
-        place(P, S, i, pos, x, y, z): put the agent at ``(x, y, z)`` (walls, as in 2-D).
-    """
-
-    location: Any = api.body_location3
-    place: Any = api.body_place3
+PlumeKernels3D = PlumeKernels  # deprecated: one record for every dimension
+BodyKernels3D = BodyKernels  # deprecated: one record for every dimension
 
 
 @dataclass(frozen=True)
@@ -225,7 +196,9 @@ class SensorKernels:
 
     observe_agent(P, S, obs, col, plume, agent, inner): one agent, after it moved (also after a
         reset, with ``agent.first``); ``plume`` a ``PlumeView``, ``agent`` an ``AgentView``
-        (``plume_multi.engine.api``).
+        (``plume_multi.engine.api``: ``agent.point``, ``agent.cell``, ``agent.shape`` are tuples
+        as long as the dimension; read the plume with ``sample_cell(plume, cell)``,
+        ``sample_at(plume, point)``, ``wind_at(plume, point)``).
     observe_world(P, S, obs, col, plume, world, inner): once per world, after all its agents moved;
         ``world`` a ``WorldView``. Sensors that need the other agents (``Neighbours``) use it.
     ``inner``: the wrapped sensor's ``observe_agent`` for a wrapper (``History``), else a no-op.
@@ -253,20 +226,24 @@ class Model(metaclass=CheckedArguments):
 
     family: ClassVar[str] = ""
     kernels: ClassVar[Any] = None  # the family's Kernels record of compiled functions
-    # the compiled functions in 3-D scenarios (PlumeKernels3D, BodyKernels3D, SensorKernels), or
-    # None: the model is 2-D only
-    kernels_3d: ClassVar[Any] = None
+    # The dimensions the compiled functions serve (the capability table reads it): (2,) for a model
+    # whose functions read 2-D names (agent.x, agent.cx, ...), (2, 3) for one written over tuples.
+    # A model may refuse more in check_dims (a movie of frames runs in 2-D only).
+    dimensions: ClassVar[tuple] = (2,)
 
     def kernels_for(self, dims: int):
         """The compiled functions of a ``dims``-dimensional scenario (None: not in that dimension)."""
-        return self.kernels if dims == 2 else self.kernels_3d
+        return self.kernels if dims in self.dimensions else None
 
     def check_dims(self, dims: int, grid_size) -> None:
         """Raise ``ValidationError`` when this model cannot run in a ``dims``-dimensional scenario."""
-        if self.kernels_for(dims) is None:
+        if dims not in self.dimensions:
             from ..errors import ValidationError
 
-            raise ValidationError(f"{self.name} is 2-D only; the scenario is 3-D (grid_size={tuple(grid_size)})")
+            old = " (kernels_3d is no longer read: one Kernels record serves every dimension its class declares " \
+                  "in dimensions)" if getattr(type(self), "kernels_3d", None) is not None else ""
+            raise ValidationError(f"{self.name} is {_dimension_words(self.dimensions)} only; the scenario is {dims}-D "
+                                  f"(grid_size={tuple(grid_size)}){old}")
 
     def _set(self, name: str, value) -> None:
         object.__setattr__(self, name, value)
@@ -344,8 +321,8 @@ class Plume(Model):
     family: ClassVar[str] = "plume"
 
     def bind(self, grid_size) -> "Plume":
-        """This plume on a ``(width, height)`` grid, or ``(width, height, depth)`` for a plume with
-        ``kernels_3d`` (resolving defaults that depend on it); raise ``ValidationError`` when it
+        """This plume on a ``(width, height)`` grid, or ``(width, height, depth)`` for a plume that
+        runs in 3-D (resolving defaults that depend on it); raise ``ValidationError`` when it
         cannot be on that grid."""
         return self
 
@@ -427,7 +404,7 @@ class Body(Model):
     oriented: ClassVar[bool] = False  # has a heading
     ACTION_NAMES: ClassVar[tuple] = ()
 
-    ACTION_NAMES_3D: ClassVar[tuple] = ()  # the discrete actions in 3-D (bodies with kernels_3d)
+    ACTION_NAMES_3D: ClassVar[tuple] = ()  # the discrete actions in 3-D (bodies that run in 3-D)
 
     @property
     def n_actions(self) -> int:
@@ -489,14 +466,16 @@ class Reward(Model):
     """What agents earn. Compiled functions: ``RewardKernels``."""
 
     family: ClassVar[str] = "reward"
-
-    def kernels_for(self, dims: int):
-        """A reward does not depend on the dimension: ``kernels`` in 2-D and 3-D."""
-        return self.kernels
+    dimensions: ClassVar[tuple] = (2, 3)  # a reward does not depend on the dimension
 
     def values(self) -> tuple:
         """Every reward this model can give: ``(on arrival, on another step)``."""
         raise NotImplementedError(f"{self.name}.values")
+
+
+def _dimension_words(dims) -> str:
+    """``(2,)`` as ``"2-D"``, ``(2, 3)`` as ``"2-D and 3-D"``."""
+    return " and ".join(f"{d}-D" for d in dims)
 
 
 def dims_of(ctx) -> int:

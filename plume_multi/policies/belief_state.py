@@ -5,7 +5,12 @@
 * ``shaped_for(target, actions)``: actions ``(B*N,)`` as that front-end's ``step`` takes them
   (a dict ``{agent: action}`` of its live agents for a PettingZoo env, else the array);
 * ``belief_view(sim)``: the beliefs in a simulator's state and what deciding on them needs;
-* ``decision_inputs(...)``: the checked arguments of a ``decide(beliefs, positions, ...)``.
+* ``decision_inputs(...)``: the checked arguments of a ``decide(beliefs, positions, ...)``;
+* ``tables_of(plume)``, ``scratch_for(shape, walls)``: what the compiled decisions read and write.
+
+Walls reach the decisions as a ``team_kernels.WallMasks``: the scenario's masks and the mask of
+each belief's world (``belief_view`` reads them from the simulator; ``decide(..., walls=)`` takes
+one mask or one per belief).
 """
 
 from __future__ import annotations
@@ -17,13 +22,38 @@ import numpy as np
 from ..checks import is_int, shown
 from ..errors import StateError, ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
+from ..models.plumes.poisson_hits.kernels import BeliefTables
 from ..models.plumes.poisson_hits.moving import predicted
+from .team_kernels import Scratch, WallMasks
 
 __all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionInputs", "decision_inputs",
-           "checked_moves"]
+           "checked_moves", "tables_of", "scratch_for", "walls_for"]
 
 MAX_MOVES = 8  # the decision kernels keep one score per move on the stack of a group's loop
 BELIEF_TOLERANCE = 1e-6  # a belief's sum may differ from 1 by the rounding of its updates, not more
+# Rows of a decision's scratch: the padded belief, p log p and the runs; among walls, the paths'
+# queue and one free-path distance array per move scored in one pass (six in 3-D, four in 2-D).
+SCRATCH_ROWS = 3
+SCRATCH_ROWS_WALLS = 3 + 1 + 6
+
+
+def tables_of(plume) -> BeliefTables:
+    """The plume's tables as the compiled decisions read them (contiguous, read-only)."""
+    return BeliefTables(np.ascontiguousarray(plume.centred_likelihood),
+                        np.ascontiguousarray(plume.centred_likelihood_log),
+                        np.ascontiguousarray(plume.centred_manhattan), np.ascontiguousarray(plume.first_hit_cdf))
+
+
+def scratch_for(shape: tuple, walls: bool, copies: int | None = None) -> Scratch:
+    """Per-thread scratch of the decisions for beliefs of ``shape``: ``work`` (a belief) and
+    ``scratch`` (rows padded to ``2W - 1``; more of them among walls); one per thread, so that it
+    stays in cache (``copies`` threads, default ``numba.config.NUMBA_NUM_THREADS``)."""
+    import numba
+
+    t = numba.config.NUMBA_NUM_THREADS if copies is None else copies
+    padded = int(np.prod(shape[:-1])) * (2 * shape[-1] - 1)
+    rows = SCRATCH_ROWS_WALLS if walls else SCRATCH_ROWS
+    return Scratch(np.empty((t,) + tuple(shape)), np.empty((t, rows, padded)))
 
 
 def simulator_of(target, who: str):
@@ -60,6 +90,8 @@ class BeliefView:
         moves: ``(K, dims)`` int32, the body's moves.
         positions: ``(B*N, dims)`` int32 cells.
         active: ``(B*N,)`` bool.
+        walls: None, or the scenario's wall masks and the mask of each belief's world (a
+            ``team_kernels.WallMasks``).
     """
 
     beliefs: np.ndarray
@@ -68,6 +100,7 @@ class BeliefView:
     moves: np.ndarray
     positions: np.ndarray
     active: np.ndarray
+    walls: WallMasks | None = None
 
 
 def belief_view(sim, who: str) -> BeliefView:
@@ -89,8 +122,12 @@ def belief_view(sim, who: str) -> BeliefView:
     shared = beliefs.shape[0] != sim.state.pos.shape[0]
     # a moving target: decide on where it will be when the move is made (the belief one step ahead)
     beliefs = predicted(sc.plume, beliefs)
+    walls = None
+    if sc.walls is not None:  # each belief's world's mask: a shared belief is its world's, else its agent's
+        index = sim.wall_index if shared else np.repeat(sim.wall_index, sc.n_agents)
+        walls = WallMasks(sc.walls.masks, np.ascontiguousarray(index, dtype=np.int64))
     return BeliefView(beliefs, sc.n_agents if shared else None, sc.plume, sc.moves(), sim.state.pos,
-                      sim.state.active)
+                      sim.state.active, walls)
 
 
 @dataclass(frozen=True)
@@ -103,9 +140,31 @@ class DecisionInputs:
     moves: np.ndarray  # (K, dims) int32
     group_active: np.ndarray  # (G,) bool
     dims: int  # 2 (1-D and 2-D searches: cells (x, y)) or 3
+    walls: WallMasks | None = None  # the masks and each group's
 
 
-def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None, active=None) -> DecisionInputs:
+def walls_for(who: str, plume, walls, n_beliefs: int) -> WallMasks | None:
+    """``walls`` as the decisions read them: None, a ``WallMasks`` (kept), or masks as
+    ``Scenario(walls=...)`` takes them (a ``Walls``, one bool mask of the plume's grid, or a
+    sequence of them): one mask is every belief's, ``n_beliefs`` masks one per belief."""
+    if walls is None or isinstance(walls, WallMasks):
+        return walls
+    from ..walls import Walls
+
+    masks = Walls.of(walls, plume.natural_grid_size(), name=f"{who}: walls")
+    k = masks.n_masks
+    if k == 1:
+        index = np.zeros(n_beliefs, dtype=np.int64)
+    elif k == n_beliefs:
+        index = np.arange(n_beliefs, dtype=np.int64)
+    else:
+        raise ValidationError(f"{who}: walls holds {k} masks for {n_beliefs} beliefs; expected one mask (every "
+                              "belief's) or one per belief")
+    return WallMasks(masks.masks, index)
+
+
+def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None, active=None,
+                    walls=None) -> DecisionInputs:
     """Check the arguments of ``who`` (``"Infotaxis.decide"``, ...) and make them contiguous.
 
     Args:
@@ -118,6 +177,8 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
             increasing offsets from 0.
         moves: ``(K, dims)`` integer steps, finite, ``1 <= K <= 8`` (default ``plume.moves``).
         active: ``(M,)`` bool or None (all active).
+        walls: None, or the solid cells of each belief's world (``walls_for``): no agent may stand
+            on one, no given belief may put mass on one (walls hold no source).
     """
     from .infotaxis_kernels import all_probabilities
 
@@ -131,11 +192,13 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
         got = f"an array of dtype {given.dtype}" if given is not None else shown(beliefs, typed=True)
         raise ValidationError(f"{who}: beliefs: got {got}; expected a real (G, "
                               f"{', '.join(str(n) for n in plume.shape)}) array of probabilities")
-    b = np.ascontiguousarray(given, dtype=np.float64)
+    # C-contiguous and writable (one compiled type: a read-only one compiled every decision again)
+    b = np.require(given, dtype=np.float64, requirements=["C", "W"])
     if b.shape[1:] != plume.shape:
         raise ValidationError(f"{who}: beliefs has shape {np.shape(beliefs)}; expected "
                               f"(G, {', '.join(str(n) for n in plume.shape)})")
-    if not all_probabilities(b):  # one compiled pass: NaN, inf and negatives fail
+    totals = np.empty(b.shape[0])
+    if not all_probabilities(b, totals):  # one compiled pass: NaN, inf and negatives fail
         raise ValidationError(f"{who}: beliefs must hold probabilities, finite numbers in [0, 1]")
     dims = len(plume.shape)
     pos = np.asarray(positions)
@@ -172,15 +235,28 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
         if act.shape != (m,) or act.dtype != np.bool_:
             raise ValidationError(f"{who}: active has shape {act.shape} and dtype {act.dtype}; expected ({m},) bool")
         group_active = np.logical_or.reduceat(act, starts[:-1]) if m else np.zeros(g, dtype=np.bool_)
+    pos = np.ascontiguousarray(pos, dtype=np.int32)
+    wm = walls_for(who, plume, walls, g)
+    if wm is not None and not isinstance(walls, WallMasks):  # the caller's masks: checked against its beliefs
+        solid = wm.masks[wm.index]  # (G, *shape)
+        if (b[solid] > 0.0).any():
+            g0 = int(np.flatnonzero((b * solid).reshape(g, -1).max(axis=1) > 0.0)[0])
+            raise ValidationError(f"{who}: beliefs[{g0}] puts mass on solid cells of its wall mask; expected "
+                                  "beliefs with no mass inside walls (walls hold no source)")
+        world = np.repeat(wm.index, np.diff(starts))
+        inside = wm.masks[(world,) + tuple(pos[:, k] for k in range(dims - 1, -1, -1))] if m else np.zeros(0, bool)
+        if inside.any():
+            i = int(np.flatnonzero(inside)[0])
+            raise ValidationError(f"{who}: agent {i} at {tuple(int(v) for v in pos[i])} stands on a solid cell of its "
+                                  "wall mask; expected positions on free cells")
     # a belief that does not sum to 1 (all zeros: nothing left to believe) has no entropy to
     # reduce: the kernels would score every move alike and return action 0 without a word
-    totals = b.reshape(g, -1).sum(axis=1)
     off = group_active & ~(np.abs(totals - 1.0) <= BELIEF_TOLERANCE)
     if off.any():
         k = int(np.flatnonzero(off)[0])
         raise ValidationError(f"{who}: beliefs[{k}] sums to {float(totals[k])!r} ({int(off.sum())} such beliefs of groups with "
                               f"an active agent); expected each belief to sum to 1 (within {BELIEF_TOLERANCE:g})")
-    return DecisionInputs(b, starts, np.ascontiguousarray(pos, dtype=np.int32), moves, group_active, dims)
+    return DecisionInputs(b, starts, pos, moves, group_active, dims, wm)
 
 
 def checked_moves(who: str, moves, shape) -> np.ndarray:

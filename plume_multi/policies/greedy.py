@@ -6,8 +6,7 @@ from ..errors import ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from . import team_kernels as tk
 from .belief_state import belief_view, shaped_for, simulator_of
-from .infotaxis import TEAM_RULES
-from .team_decide import decide_kinds
+from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Greedy"]
 
@@ -25,6 +24,10 @@ class Greedy:
     ``Cardinal``). The exploitative searcher of Piro et al. (2025), "most likely state" in Loisy &
     Eloy (2022).
 
+    Among walls (``docs/walls.md``) moves into a solid cell are excluded too, and "nearest to the
+    target" is measured along free paths around the walls (ties by the squared Euclidean distance):
+    the agent walks around a wall instead of pressing against it.
+
     Args:
         plume: the Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``) whose beliefs are read; may
             also be given to ``decide``.
@@ -35,7 +38,9 @@ class Greedy:
     ``act(sim)`` decides for a ``Simulator`` (or a front-end's simulator) on its ``sensors.Belief``
     state; ``decide(beliefs, positions, groups=None, plume=None, moves=None, active=None)``
     takes the arrays as ``Infotaxis.decide`` does and returns ``(M,)`` int64 actions; ``scores``
-    then holds each move's squared distance to the target ``(M, K)`` (``inf`` off the grid).
+    then holds each move's squared distance to the target ``(M, K)`` (among walls the free-path
+    distance; ``inf`` off the grid or into a wall). ``decide(..., walls=)`` takes walls as
+    ``Infotaxis.decide`` does; ``act`` reads the scenario's.
 
     Example:
         >>> from plume_multi import Simulator
@@ -63,14 +68,14 @@ class Greedy:
         ``.simulator``; ``{agent: action}`` for a PettingZoo env)."""
         view = belief_view(simulator_of(sim, "Greedy.act"), "Greedy.act")
         return shaped_for(sim, self.decide(view.beliefs, view.positions, groups=view.groups, plume=view.plume,
-                                           moves=view.moves, active=view.active))
+                                           moves=view.moves, active=view.active, walls=view.walls))
 
     def decide(self, beliefs, positions, groups=None, plume: PoissonHitPlume | None = None, moves=None,
-               active=None):
+               active=None, walls=None):
         """Actions of M agents; arguments as ``Infotaxis.decide``'s."""
         plume = plume if plume is not None else self.plume
         actions, self.scores = decide_kinds("Greedy.decide", plume, beliefs, positions, lambda m: tk.KIND_GREEDY,
-                                            self.team_rule, groups=groups, moves=moves, active=active)
+                                            self.team_rule, groups=groups, moves=moves, active=active, walls=walls)
         return actions
 
     __call__ = decide

@@ -23,28 +23,14 @@ from ..checks import check_choice, check_int, check_memory, check_real
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import bayesian_protocol as bp
-from . import infotaxis_kernels as ik
-from . import infotaxis_kernels_3d as ik3
+from . import team_kernels as tk
 from ..models.plumes.poisson_hits import PoissonHitPlume, PoissonHits
-from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
+from .belief_state import belief_view, scratch_for, shaped_for, simulator_of, tables_of
+from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
 
-TEAM_RULES = {"independent": ik.RULE_INDEPENDENT, "believer": ik.RULE_BELIEVER}
 MAX_COUNT = 2**31 - 1  # episodes, searchers, steps and batch of run_search
-
-
-def decision_scratch(shape: tuple, copies: int | None = None):
-    """Per-thread scratch of the decision kernels for beliefs of ``shape``: ``work`` (a belief) and
-    ``scratch`` (3 rows padded to ``2W - 1``); one per thread: it stays in cache."""
-    t = numba.config.NUMBA_NUM_THREADS if copies is None else copies
-    padded = int(np.prod(shape[:-1])) * (2 * shape[-1] - 1)
-    return np.empty((t,) + tuple(shape)), np.empty((t, 3, padded))
-
-
-def _tables(plume: PoissonHitPlume):
-    return (np.ascontiguousarray(plume.centred_likelihood), np.ascontiguousarray(plume.centred_likelihood_log),
-            np.ascontiguousarray(plume.centred_manhattan), np.ascontiguousarray(plume.moves))
 
 
 class Infotaxis:
@@ -61,9 +47,14 @@ class Infotaxis:
             together).
 
     ``decide(beliefs, positions)`` returns actions ``(M,)`` int64 (indices into
-    ``plume.moves``); ``scores`` then holds each move's value ``(M, K)`` (``inf`` off the grid).
-    Moves off the grid are never chosen. No memory between calls. ``act(sim)`` decides for a
-    ``Simulator`` on the float64 beliefs of its ``sensors.Belief`` state.
+    ``plume.moves``); ``scores`` then holds each move's value ``(M, K)`` (``inf`` off the grid or
+    into a wall). Moves off the grid or into a wall are never chosen. No memory between calls.
+    ``act(sim)`` decides for a ``Simulator`` on the float64 beliefs of its ``sensors.Belief``
+    state, among the scenario's walls if it has any.
+
+    Among walls (``docs/walls.md``) the beliefs put no mass on solid cells, and space-aware
+    infotaxis measures its distance ``D`` along free paths around them (the Manhattan distance
+    where the walls are not in the way).
 
     Example:
         >>> from plume_multi import Simulator
@@ -86,29 +77,22 @@ class Infotaxis:
         self.plume = plume
         self.team_rule = team_rule
         self.scores = None
-        self._buffers = None
 
     def reset(self, mask=None) -> None:
         """No memory to clear (the beliefs are the memory, held by the caller)."""
-
-    def _buffers_for(self, shape: tuple, m: int, k: int):
-        key = (shape, m, k)
-        if self._buffers is None or self._buffers[0] != key:
-            self._buffers = (key, *decision_scratch(shape), np.empty((m, k)), np.empty(m, dtype=np.int64))
-        return self._buffers[1:]
 
     def act(self, sim):
         """Actions for every agent of a ``Simulator`` (or of the simulator of a front-end:
         ``parallel_env``, ``multi_agent_vector_env``) whose scenario has a Poisson-hit plume and a
         ``sensors.Belief``: decided on the beliefs in its state, with its body's moves (a move off the
-        grid is never chosen). ``(B*N,)`` int64; for a PettingZoo env, ``{agent: action}`` of its
-        live agents."""
+        grid or into a wall is never chosen). ``(B*N,)`` int64; for a PettingZoo env,
+        ``{agent: action}`` of its live agents."""
         view = belief_view(simulator_of(sim, "Infotaxis.act"), "Infotaxis.act")
         return shaped_for(sim, self.decide(view.beliefs, view.positions, groups=view.groups, plume=view.plume,
-                                           moves=view.moves, active=view.active))
+                                           moves=view.moves, active=view.active, walls=view.walls))
 
     def decide(self, beliefs, positions, groups=None, plume: PoissonHits | None = None, moves=None,
-               active=None) -> np.ndarray:
+               active=None, walls=None) -> np.ndarray:
         """Actions of M agents.
 
         Args:
@@ -124,29 +108,18 @@ class Infotaxis:
                 ``plume.moves``).
             active: ``(M,)`` bool, or None (all): groups without an active agent are skipped
                 (their actions are 0 and their scores ``inf``).
+            walls: None, or the solid cells of the beliefs' worlds as ``Scenario(walls=...)`` takes
+                them: one bool mask of the grid's shape (every belief's) or one per belief; no
+                belief may put mass on a solid cell, no agent stand on one.
 
         Returns:
             ``(M,)`` int64 actions (a fresh array); ``self.scores`` ``(M, K)`` float64.
         """
         plume = plume if plume is not None else self.plume
-        d = decision_inputs("Infotaxis.decide", plume, beliefs, positions, groups, moves, active)
-        lik, llogl, manh, _ = _tables(plume)
-        m = d.positions.shape[0]
-        work, scratch, scores, actions = self._buffers_for(plume.shape, m, d.moves.shape[0])
-        batch = ik.decide_batch if d.dims == 2 else ik3.decide_batch3
-        with PARALLEL_LOCK:  # a parallel kernel: one launch at a time (engine/threads.py)
-            batch(d.beliefs, d.starts, d.positions, lik, llogl, manh, d.moves, self.space_aware,
-                  TEAM_RULES[self.team_rule], work, scratch, scores, actions, d.group_active)
-        self.scores = scores
-        stuck = actions < 0
-        if active is not None:
-            stuck &= np.asarray(active)
-        if stuck.any():
-            i = int(np.flatnonzero(stuck)[0])
-            raise ValidationError(f"Infotaxis.decide: agent {i} at {tuple(int(v) for v in d.positions[i])} has no "
-                                  f"move that stays inside the grid {plume.shape[::-1]} (moves {d.moves.tolist()}); "
-                                  "expected at least one allowed move")
-        return actions.copy()
+        kind = tk.KIND_SPACE_AWARE if self.space_aware else tk.KIND_INFOTAXIS
+        actions, self.scores = decide_kinds("Infotaxis.decide", plume, beliefs, positions, lambda m: kind,
+                                            self.team_rule, groups=groups, moves=moves, active=active, walls=walls)
+        return actions
 
     __call__ = decide
 
@@ -215,7 +188,7 @@ def _check_search_memory(plume: PoissonHitPlume, n_episodes: int, team_size: int
 def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, shared: bool = True,
                space_aware: bool = False, team_rule: str = "believer", seed: int = 0,
                max_steps: int = 1000, batch: int = 1024, protocol: str = "drawn", stop_p: float = 1e-6,
-               stuck_after: int = 0, progress: bool = False) -> SearchResult:
+               stuck_after: int = 0, progress: bool = False, walls=None) -> SearchResult:
     """Play ``n_episodes`` protocol episodes of ``plume`` with infotaxis, in parallel.
 
     Episode ``i`` is world seed ``seed + i``, episode 0 of its counter-based streams: the result
@@ -244,6 +217,12 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
             stood on the cell it left two steps before for more than this many steps in a row
             (otto's isotropic setup: 8; 0, the default, never).
         progress: a tqdm bar over the episodes (on stderr).
+        walls: None, or solid cells as ``Scenario(walls=...)`` takes them (a bool mask of the
+            plume's grid, a sequence of masks, a ``Walls``): episode ``i`` uses the mask its world
+            seed draws, ``walls.mask_index(seed + i, 0, K)``, as a ``Simulator`` does. Walls need
+            the ``"drawn"`` protocol with the plume's fixed ``source``, on a free cell, and a free
+            start; the first belief puts no mass on solid cells and no searcher moves into one
+            (``docs/walls.md``).
     """
     if not isinstance(plume, PoissonHitPlume):
         raise ValidationError(f"run_search: plume={plume!r}; expected a Poisson-hit plume (PoissonHits, WindyPoissonHits)")
@@ -275,21 +254,24 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
         raise ValidationError(f"run_search: protocol='bayesian' with team_size={team_size!r} and plume.source="
                               f"{plume.source!r}; expected one searcher and a drawn source (the protocol has no source)")
     _check_search_memory(plume, n_episodes, team_size, shared, batch)
+    masks = _search_walls(plume, walls, protocol)
     from tqdm.auto import tqdm
 
-    lik, llogl, manh, moves = _tables(plume)
-    cdf = np.ascontiguousarray(plume.first_hit_cdf)
+    tables = tables_of(plume)
+    moves = plume.moves
     dims = len(plume.shape)
-    start = np.array(plume.start, dtype=np.int64)
-    fixed = np.full(dims, -1, dtype=np.int64) if plume.source is None else np.array(plume.source, dtype=np.int64)
+    fixed = np.full((1, dims), -1, dtype=np.int64) if plume.source is None else np.array([plume.source], np.int64)
     n = int(team_size)
     per_world = 1 if shared else n
     nb = min(int(batch), int(n_episodes))
+    spec = bp.SearchSpec(0, n, bool(shared), int(max_steps), np.array([plume.start], dtype=np.int64), fixed,
+                         stop_p, stuck_after)
     beliefs = np.empty((nb * per_world,) + tuple(plume.shape))
-    work, scratch = decision_scratch(plume.shape)
-    pos = np.empty((nb * n, dims), dtype=np.int32)
-    scores = np.empty((nb * n, moves.shape[0]))
-    actions = np.empty(nb * n, dtype=np.int64)
+    scratch = scratch_for(plume.shape, masks is not None)
+    kind = tk.KIND_SPACE_AWARE if space_aware else tk.KIND_INFOTAXIS
+    searchers = tk.Searchers(np.empty((nb * n, dims), dtype=np.int32), np.full(nb * n, kind, dtype=np.int64),
+                             np.zeros(nb * n, dtype=np.int64), moves, TEAM_RULES[team_rule])
+    out = tk.Decisions(np.empty((nb * n, moves.shape[0])), np.empty(nb * n, dtype=np.int64))
     steps = np.empty(n_episodes, dtype=np.int64)
     found = np.empty(n_episodes, dtype=np.bool_)
     first = np.empty(n_episodes, dtype=np.int64)
@@ -298,7 +280,10 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
     not_found = np.empty(n_episodes, dtype=np.float64)
     stuck = np.zeros(n_episodes, dtype=np.bool_)
     seeds = np.arange(seed, seed + n_episodes, dtype=np.int64)
-    rule = TEAM_RULES[team_rule]
+    if masks is not None:  # the mask each episode's world draws, as the Simulator's worlds do
+        from ..walls import mask_indices
+
+        index = mask_indices(seeds, np.zeros(n_episodes, dtype=np.int64), masks.n_masks)
     # a parallel kernel: one launch at a time (engine/threads.py)
     with PARALLEL_LOCK:
         old = numba.set_parallel_chunksize(1)  # episodes differ in length: hand them out one by one
@@ -308,30 +293,41 @@ def run_search(plume: PoissonHitPlume, n_episodes: int, *, team_size: int = 1, s
                 for s0 in range(0, n_episodes, nb):
                     s1 = min(s0 + nb, n_episodes)
                     k = s1 - s0
-                    common = (seeds[s0:s1], 0)
-                    if protocol == "drawn" and dims == 2:
-                        ik.run_worlds(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
-                                      int(max_steps), int(start[0]), int(start[1]), int(fixed[0]), int(fixed[1]),
-                                      beliefs[:k * per_world], work, scratch, pos[:k * n], scores[:k * n], actions[:k * n],
-                                      steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1])
-                    elif protocol == "drawn":
-                        ik3.run_worlds3(*common, n, bool(shared), rule, bool(space_aware), cdf, lik, llogl, manh, moves,
-                                        int(max_steps), start, fixed, beliefs[:k * per_world], work, scratch, pos[:k * n],
-                                        scores[:k * n], actions[:k * n], steps[s0:s1], found[s0:s1], first[s0:s1],
-                                        source[s0:s1])
-                    elif dims == 2:
-                        bp.run_bayesian_worlds(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
-                                               stop_p, stuck_after, int(start[0]), int(start[1]), beliefs[:k], work,
-                                               scratch, pos[:k], scores[:k], actions[:k], steps[s0:s1], times[s0:s1],
-                                               not_found[s0:s1], first[s0:s1], stuck[s0:s1])
+                    rows = tk.Searchers(searchers.pos[:k * n], searchers.kinds[:k * n], searchers.given[:k * n],
+                                        moves, searchers.rule)
+                    buffers = bp.Buffers(beliefs[:k * per_world], scratch.work, scratch.scratch)
+                    decisions = tk.Decisions(out.scores[:k * n], out.actions[:k * n])
+                    wm = None if masks is None else tk.WallMasks(masks.masks, index[s0:s1])
+                    if protocol == "drawn":
+                        bp.run_worlds(seeds[s0:s1], spec, tables, rows, buffers, decisions,
+                                      bp.Found(steps[s0:s1], found[s0:s1], first[s0:s1], source[s0:s1]), wm)
                     else:
-                        bp.run_bayesian_worlds3(*common, bool(space_aware), cdf, lik, llogl, manh, moves, int(max_steps),
-                                                stop_p, stuck_after, start, beliefs[:k], work, scratch, pos[:k],
-                                                scores[:k], actions[:k], steps[s0:s1], times[s0:s1], not_found[s0:s1],
-                                                first[s0:s1], stuck[s0:s1])
+                        bp.run_bayesian_worlds(seeds[s0:s1], spec, tables, rows, buffers, decisions,
+                                               bp.Expected(steps[s0:s1], times[s0:s1], not_found[s0:s1],
+                                                           first[s0:s1], stuck[s0:s1]), wm)
                     bar.update(k)
         finally:
             numba.set_parallel_chunksize(old)
     if protocol == "drawn":
         return SearchResult(steps, found, first, source, int(max_steps))
     return SearchResult(steps, (not_found < stop_p) & ~stuck, first, source, int(max_steps), times, "bayesian")
+
+
+def _search_walls(plume, walls, protocol: str):
+    """``run_search``'s walls as a ``Walls`` (None without), checked against the plume: a fixed
+    source and the start on free cells of every mask, the drawn-source protocol."""
+    if walls is None:
+        return None
+    from ..walls import Walls
+
+    masks = Walls.of(walls, plume.natural_grid_size(), name="run_search: walls")
+    if protocol != "drawn" or plume.source is None:
+        raise ValidationError(f"run_search: walls with protocol={protocol!r} and plume.source={plume.source!r}; "
+                              "expected protocol='drawn' and a fixed source (a source drawn from the first belief "
+                              "does not know the walls, as in a Scenario)")
+    for name, cell in (("plume.source", plume.source), ("plume.start", plume.start)):
+        solid = masks.solid_in(cell)
+        if solid:
+            raise ValidationError(f"run_search: {name}={tuple(cell)} is solid in wall mask {solid[0]}; expected "
+                                  "a cell free in every mask")
+    return masks

@@ -11,7 +11,8 @@ from ..errors import StateError, ValidationError
 from . import team_kernels as tk
 from .belief_state import belief_view, shaped_for, simulator_of
 from .team_decide import decide_kinds
-from .infotaxis import TEAM_RULES, Infotaxis
+from .infotaxis import Infotaxis
+from .team_decide import TEAM_RULES
 
 __all__ = ["Team"]
 
@@ -48,7 +49,9 @@ class Team:
     shared belief alone. A team of one kind decides exactly as that policy alone
     (``Team([Infotaxis()] * N).act(sim)`` equals ``Infotaxis().act(sim)``). The members' own
     ``team_rule`` is not read. Without a shared belief each agent decides on its own. In 2-D and
-    in 3-D (``PoissonHits(dims=3)``: the 3-D infotaxis decision and Bayes update).
+    in 3-D (``PoissonHits(dims=3)``: the 3-D infotaxis decision and Bayes update), and among the
+    scenario's walls (no move into one; an earlier agent's move into one leaves it where it was,
+    as the grid bodies do).
 
     ``act(target)`` decides for a ``Simulator`` or a front-end with ``.simulator``: ``(B*N,)``
     actions, or ``{agent: action}`` of the live agents of a PettingZoo ``parallel_env``. A team
@@ -182,7 +185,7 @@ class Team:
                                   "integer moves")
         actions, self.scores = decide_kinds("Team.act", view.plume, view.beliefs, view.positions,
                                             np.tile(self._kinds, sim.num_worlds), self.team_rule, groups=view.groups,
-                                            moves=view.moves, active=view.active, given=given)
+                                            moves=view.moves, active=view.active, given=given, walls=view.walls)
         return shaped_for(target, actions)
 
     def __repr__(self) -> str:

@@ -62,7 +62,7 @@ def wind_at_source(sim, world: int) -> tuple:
     t = int(sim.state.world_t[world])
     pw = kernels.view(params, state, world, t)
     sx, sy = sim.sources[world]
-    u, v = kernels.wind_at(params, state, pw, float(sx), float(sy))
+    u, v = kernels.wind_at(params, state, pw, (float(sx), float(sy)))
     return float(u), float(v)
 
 

@@ -60,7 +60,7 @@ def test_numpy_update_is_the_kernels_bit_for_bit_on_windy_beliefs():
     beliefs, pos = bench.sample_agents(plume, 6, seed=1)
     for i in range(6):
         p = beliefs[i].copy()
-        kp.update_belief(p, plume.centred_likelihood, pos[i, 0], pos[i, 1], 1)
+        kp.update_belief(p, plume.centred_likelihood, (pos[i, 0], pos[i, 1]), 1)
         assert np.array_equal(p.T, bench.numpy_update(plume, np.ascontiguousarray(beliefs[i].T), pos[i, 0], pos[i, 1], 1))
 
 

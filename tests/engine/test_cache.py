@@ -92,7 +92,7 @@ def test_a_new_model_file_recompiles_nothing_and_an_edit_recompiles_what_uses_it
     # an edit of the plume the combination uses changes its numbers
     gaussian = pkg / "models" / "plumes" / "gaussian.py"
     text = gaussian.read_text()
-    edited = text.replace("    return P.field[iy, ix]\n", "    return P.field[iy, ix] * np.float32(0.5)\n")
+    edited = text.replace("    return P.field[cell[::-1]]\n", "    return P.field[cell[::-1]] * np.float32(0.5)\n")
     assert edited != text
     gaussian.write_text(edited)
     halved, misses = _probe(tmp_path / "site", cache)

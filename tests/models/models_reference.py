@@ -410,18 +410,19 @@ def _antennae(sim, sensor, i, n, b):
 
 @registers(READINGS, S.Wind)
 def _wind(sim, sensor, i, n, b):
-    ax, ay = sim.location(i)
-    u, v = sim.wind_at(b, ax, ay)
+    """The plume's wind at the agent (turned into the body's frame for a body with a heading, 2-D),
+    each of its D components with noise at counters (t, D n + j)."""
+    wind = list(sim.wind_at(b, *sim.location(i)))
     if sim.oriented:
         rad = _heading(sim, i) * (math.pi / 180.0)
         c, s = math.cos(rad), math.sin(rad)
-        u, v = u * c + v * s, -u * s + v * c
+        u, v = wind
+        wind = [u * c + v * s, -u * s + v * c]
     if sensor.noise_std > 0.0:
         key = stream_key(int(sim.seed[b]), int(sim.episode[b]), STREAM_WIND)
         t = int(sim.t[b])
-        u += sensor.noise_std * normal(key, t, 2 * n)
-        v += sensor.noise_std * normal(key, t, 2 * n + 1)
-    return [F32(u), F32(v)]
+        wind = [w + sensor.noise_std * normal(key, t, len(wind) * n + j) for j, w in enumerate(wind)]
+    return [F32(w) for w in wind]
 
 
 class NaiveSim:
@@ -536,7 +537,7 @@ class NaiveSim:
     # ---------------------------------------------------------------- body
     @property
     def oriented(self):
-        return self.body.oriented
+        return self.body.oriented and self.dims == 2  # no body has a heading in 3-D
 
     @property
     def continuous(self):
@@ -692,7 +693,7 @@ class _Ctx:
         self.plume = sc.plume
         self.body = sc.action_model
         self.continuous = sc.action_model.continuous
-        self.oriented = sc.action_model.oriented
+        self.oriented = sc.action_model.oriented and sc.dims == 2  # no body has a heading in 3-D
         self.sensors = sc.sensors
 
 

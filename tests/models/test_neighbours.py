@@ -16,7 +16,7 @@ F32 = np.float32
 
 def compiled(pos, k, width, height):
     obs = np.zeros((len(pos), 2 * k), np.float32)
-    observe(0, len(pos), k, 0, width, height, np.ascontiguousarray(pos, np.int32), obs)
+    observe(0, len(pos), k, 0, (width, height), np.ascontiguousarray(pos, np.int32), obs)
     return obs
 
 

@@ -8,7 +8,8 @@ Three compiled combinations (numbers vary, kinds do not; each costs 5-18 s of CP
   ``Neighbours`` (``sensor_set_3d``), several agents;
 * continuous: a fixed-source ``Gaussian`` (its ``(D, H, W)`` field, read trilinearly) +
   ``Continuous`` + the sensors that read at the float position (``Concentration``, ``Position``,
-  ``Binary``) + ``StepPenalty``, several agents; its ``validate()`` (the recomputed observations) too;
+  ``Binary``, ``Wind``: three components with noise) + ``StepPenalty``, several agents; its
+  ``validate()`` (the recomputed observations) too;
 * the 3-D default scenario ``Scenario(grid_size=(W, H, D))``: fixed source read at cells, one agent
   (also the README's example and the benchmark's row), and its threaded step.
 """
@@ -35,9 +36,9 @@ def sensor_set_3d(k=1):
             sensors.Neighbours(k))
 
 
-def point_sensors(threshold=0.5):
-    """The continuous body's sensors: columns 0 concentration, 1-3 position, 4 detection."""
-    return (sensors.Concentration(), sensors.Position(), sensors.Binary(threshold))
+def point_sensors(threshold=0.5, noise_std=0.0):
+    """The continuous body's sensors: columns 0 concentration, 1-3 position, 4 detection, 5-7 wind."""
+    return (sensors.Concentration(), sensors.Position(), sensors.Binary(threshold), sensors.Wind(noise_std))
 
 
 @st.composite
@@ -62,7 +63,7 @@ def scenarios_3d(draw, body_kind, max_side=7, max_agents=4):
     reward = rewards.SparseGoal() if body_kind == "table" else \
         rewards.StepPenalty(draw(st.floats(-5, 5)), draw(st.floats(0, 1)))
     chosen = sensor_set_3d(draw(st.integers(1, n - 1))) if body_kind == "table" else \
-        point_sensors(draw(st.floats(0.0, 1.0)))
+        point_sensors(draw(st.floats(0.0, 1.0)), draw(st.sampled_from([0.0, 0.5])))
     return Scenario(grid_size=(w, h, d), plume=plume, n_agents=n, action_model=body, sensors=chosen,
                     goal_radius=draw(st.sampled_from([1e-45, 1.0, 1.5, 2.5])), max_steps=draw(st.integers(1, 12)),
                     reward=reward, start_region=region)
@@ -131,7 +132,7 @@ def test_a_triple_grid_makes_a_3d_scenario_that_round_trips_through_json():
     (dict(action_model=A.RunTumble()), "RunTumble is 2-D only"),
     (dict(sensors=(sensors.Antennae(),)), r"Antennae is 2-D only; the scenario is 3-D \(grid_size=\(6, 5, 4\)\)"),
     (dict(sensors=(sensors.Heading(),)), "Heading is 2-D only"),
-    (dict(sensors=(sensors.History(sensors.Wind()),)), "Wind is 2-D only"),
+    (dict(sensors=(sensors.History(sensors.Antennae()),)), "Antennae is 2-D only"),
     (dict(plume=plumes.Movie(np.zeros((2, 5, 6), np.float32), source=(1, 1))),
      r"Movie.frames: got frames \(T, H, W\) of shape \(2, 5, 6\); expected volumes \(T, D, H, W\) to run in the 3-D"),
     (dict(plume=plumes.PoissonHits(1.0, 2.0)), r"PoissonHits.dims: got 2; expected 3 to run in the 3-D scenario of "

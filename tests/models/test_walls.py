@@ -22,7 +22,7 @@ from models_reference import NaiveSim
 from simulator_reference import (counter_free_starts, counter_starts, numpy_free_starts, numpy_starts, stop_at_walls,
                                  wall_mask_index)
 from plume_multi import Scenario, Simulator, bodies, plumes, sensors
-from plume_multi.engine.walls import stop_at_walls as engine_stop, stop_at_walls3 as engine_stop3
+from plume_multi.engine.walls import stop_at_walls as engine_stop
 from plume_multi.errors import ValidationError
 from plume_multi.scenario import scenario_from_metadata
 from plume_multi.walls import Walls, mask_index
@@ -129,29 +129,31 @@ def test_start_cells_among_walls_are_the_reference_draws(seed, episode, n, sizes
     wall = np.random.default_rng(mask_seed).random(tuple(s + 2 for s in reversed(sizes))) < density
     wall[tuple(reversed(origin))] = False  # a free cell in the box
     out = np.zeros((n, dims), np.int32)
-    pcg64_free_cells(np.int64(seed), n, sizes, origin, wall[None], 0, out, 0)
+    pcg64_free_cells(np.int64(seed), n, (origin, sizes), (wall[None], 0), out, 0)
     assert [tuple(r) for r in out.tolist()] == numpy_free_starts(seed, n, sizes, origin, wall)
-    counter_free_cells(np.int64(seed), np.int64(episode), n, sizes, origin, wall[None], 0, out, 0)
+    counter_free_cells(np.int64(seed), np.int64(episode), n, (origin, sizes), (wall[None], 0), out, 0)
     assert [tuple(r) for r in out.tolist()] == counter_free_starts(seed, episode, n, sizes, origin, wall)
     assert not any(wall[tuple(reversed(c))] for c in out.tolist())
     open_wall = np.zeros_like(wall)
     plain = np.zeros((n, dims), np.int32)
-    pcg64_free_cells(np.int64(seed), n, sizes, (0,) * dims, open_wall[None], 0, out, 0)
+    pcg64_free_cells(np.int64(seed), n, ((0,) * dims, sizes), (open_wall[None], 0), out, 0)
     pcg64_cells(np.int64(seed), n, sizes, plain, 0)
     assert (out == plain).all() and [tuple(r) for r in plain.tolist()] == numpy_starts(seed, n, *sizes)
-    counter_free_cells(np.int64(seed), np.int64(episode), n, sizes, (0,) * dims, open_wall[None], 0, out, 0)
+    counter_free_cells(np.int64(seed), np.int64(episode), n, ((0,) * dims, sizes), (open_wall[None], 0), out, 0)
     counter_cells(np.int64(seed), np.int64(episode), n, sizes, plain, 0)
     assert (out == plain).all() and [tuple(r) for r in plain.tolist()] == counter_starts(seed, episode, n, *sizes)
 
 
 @numba.njit
 def _stop(masks, k, x0, y0, x1, y1):
-    return engine_stop(masks, k, x0, y0, x1, y1)
+    (x, y), hit = engine_stop(masks, k, (x0, y0), (x1, y1))
+    return x, y, hit
 
 
 @numba.njit
 def _stop3(masks, k, x0, y0, z0, x1, y1, z1):
-    return engine_stop3(masks, k, x0, y0, z0, x1, y1, z1)
+    (x, y, z), hit = engine_stop(masks, k, (x0, y0, z0), (x1, y1, z1))
+    return x, y, z, hit
 
 
 def _stop2(wall, *points):

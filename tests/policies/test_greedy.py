@@ -19,6 +19,12 @@ MOVES_CARDINAL_3D = [(0, 1, 0), (1, 0, 0), (0, -1, 0), (-1, 0, 0), (0, 0, 1), (0
 MOVES_DIAGONAL_3D = [(1, 1, 1), (-1, 1, 0), (0, -1, -1), (2, 0, 0), (0, 0, 0)]  # any table of steps
 
 
+def _decide(p, moves, cell, scores, solid=None):
+    """The compiled decision for an agent at ``cell`` (scratch rows for the paths among walls)."""
+    scratch = np.empty((5, p.size))
+    return gk.decide(p, moves, tuple(int(c) for c in cell), scores, solid, scratch)
+
+
 def _random_belief(rng, shape, sharp=4.0, zeros=0.2, ties=False):
     p = rng.random(shape) ** sharp
     p[rng.random(shape) < zeros] = 0.0
@@ -38,11 +44,11 @@ def test_decisions_match_the_reference_on_random_beliefs(moves, ties):
         p = _random_belief(rng, (h, w), ties=ties)
         x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
         scores = np.empty(len(moves))
-        a = gk.decide(p, table, np.array([x, y]), scores)
+        a = _decide(p, table, np.array([x, y]), scores)
         want, want_scores = ref.greedy_decide(p, (x, y), moves)
         assert a == want
         np.testing.assert_array_equal(scores, want_scores)
-        target = np.unravel_index(gk.most_likely_cell(p, np.array([x, y])), p.shape)[::-1]
+        target = np.unravel_index(gk.most_likely_cell(p, (x, y)), p.shape)[::-1]
         assert tuple(int(v) for v in target) == ref.greedy_target(p, (x, y))
 
 
@@ -56,11 +62,11 @@ def test_3d_decisions_match_the_reference_on_random_beliefs(moves):
         p = _random_belief(rng, (d, h, w), ties=trial % 2 == 1 and d * h * w >= 4)
         cell = np.array([rng.integers(0, w), rng.integers(0, h), rng.integers(0, d)])
         scores = np.empty(len(moves))
-        a = gk.decide(p, table, cell, scores)
+        a = _decide(p, table, cell, scores)
         want, want_scores = ref.greedy_decide(p, cell, moves)
         assert a == want
         np.testing.assert_array_equal(scores, want_scores)
-        target = np.unravel_index(gk.most_likely_cell(p, cell), p.shape)[::-1]
+        target = np.unravel_index(gk.most_likely_cell(p, tuple(int(c) for c in cell)), p.shape)[::-1]
         assert tuple(int(v) for v in target) == ref.greedy_target(p, cell)
 
 
@@ -72,16 +78,16 @@ def test_3d_ties_and_paths_are_the_documented_ones():
     p = np.ones((4, 5, 6))
     p[2, 1, 2] = 0
     p /= p.sum()
-    assert gk.most_likely_cell(p, np.array([2, 1, 2])) == (1 * 5 + 1) * 6 + 2
-    assert gk.decide(p, moves, np.array([2, 1, 2]), scores) == 5 and scores.tolist() == [2.0, 2.0, 2.0, 2.0, 4.0, 0.0]
+    assert gk.most_likely_cell(p, (2, 1, 2)) == (1 * 5 + 1) * 6 + 2
+    assert _decide(p, moves, np.array([2, 1, 2]), scores) == 5 and scores.tolist() == [2.0, 2.0, 2.0, 2.0, 4.0, 0.0]
     # the target 3 along x, 1 along y, 2 down z: the longest offset first (+x), then z before y
     q = np.zeros((4, 5, 6))
     q[0, 2, 4] = 1.0
-    assert gk.decide(q, moves, np.array([1, 1, 2]), scores) == 1
-    assert gk.decide(q, moves, np.array([3, 1, 2]), scores) == 5
-    assert gk.decide(q, moves, np.array([4, 1, 1]), scores) == 0  # one up y, one down z: the lower index
+    assert _decide(q, moves, np.array([1, 1, 2]), scores) == 1
+    assert _decide(q, moves, np.array([3, 1, 2]), scores) == 5
+    assert _decide(q, moves, np.array([4, 1, 1]), scores) == 0  # one up y, one down z: the lower index
     # off the grid (the corner): never chosen, even toward the target
-    assert gk.decide(q, moves, np.array([5, 4, 3]), scores) == 5 and np.isinf(scores[[0, 1, 4]]).all()
+    assert _decide(q, moves, np.array([5, 4, 3]), scores) == 5 and np.isinf(scores[[0, 1, 4]]).all()
 
 
 def test_ties_and_paths_are_the_documented_ones():
@@ -91,18 +97,18 @@ def test_ties_and_paths_are_the_documented_ones():
     # order (lowest y) is the target, so the agent steps DOWN (action 2)
     p = np.ones((5, 7))
     p[2, 3] = 0
-    assert gk.most_likely_cell(p / p.sum(), np.array([3, 2])) == 1 * 7 + 3  # (x, y) = (3, 1)
-    assert gk.decide(p / p.sum(), moves, np.array([3, 2]), scores) == 2
+    assert gk.most_likely_cell(p / p.sum(), (3, 2)) == 1 * 7 + 3  # (x, y) = (3, 1)
+    assert _decide(p / p.sum(), moves, np.array([3, 2]), scores) == 2
     # the target 3 right and 1 up: the longer offset first (RIGHT), then, on the diagonal, the
     # lowest action (UP before RIGHT)
     q = np.zeros((5, 7))
     q[3, 5] = 1.0
-    assert gk.decide(q, moves, np.array([2, 2]), scores) == 1 and scores.tolist() == [9.0, 5.0, 13.0, 17.0]
-    assert gk.decide(q, moves, np.array([4, 2]), scores) == 0  # one right, one up: UP (index 0) wins the tie
+    assert _decide(q, moves, np.array([2, 2]), scores) == 1 and scores.tolist() == [9.0, 5.0, 13.0, 17.0]
+    assert _decide(q, moves, np.array([4, 2]), scores) == 0  # one right, one up: UP (index 0) wins the tie
     # off the grid: never chosen
     corner = np.zeros((5, 7))
     corner[0, 0] = 1.0
-    assert gk.decide(corner, moves, np.array([0, 0]), scores) == 0 and scores[2] == scores[3] == np.inf
+    assert _decide(corner, moves, np.array([0, 0]), scores) == 0 and scores[2] == scores[3] == np.inf
 
 
 @pytest.mark.parametrize("dims", [2, 3])

@@ -20,7 +20,7 @@ class Cardinal(Body):
     5 SINK ``(0, 0, -1)``."""
 
     kernels: ClassVar = table.KERNELS
-    kernels_3d: ClassVar = table.KERNELS_3D
+    dimensions: ClassVar[tuple] = (2, 3)
     MOVES: ClassVar[tuple] = ((0, 1), (1, 0), (0, -1), (-1, 0))
     ACTION_NAMES: ClassVar[tuple] = ("UP", "RIGHT", "DOWN", "LEFT")
     MOVES_3D: ClassVar[tuple] = ((0, 1, 0), (1, 0, 0), (0, -1, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1))

@@ -10,18 +10,20 @@ from typing import ClassVar
 import numpy as np
 
 from ...engine import rng
+from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
 from ...engine.shared import first_nonfinite_row
-from ..base import Body, BodyKernels, BodyKernels3D, StateArray, check_heading, check_real, dims_of, grid_high
+from ...engine.tuples import row
+from ..base import Body, BodyKernels, StateArray, check_heading, check_real, dims_of, grid_high
 
 STREAM = 0x510E527F
-# initial_heading < 0: drawn uniformly per agent
-ContinuousParams = namedtuple("ContinuousParams", "max_speed max_turn_degrees initial_heading")
-# 3-D: max_speed in cells per step, max_speed2 its square (a velocity is clipped when it is longer)
-Continuous3Params = namedtuple("Continuous3Params", "max_speed max_speed2")
+# initial_heading < 0: drawn uniformly per agent; max_speed2: max_speed squared; velocity: a
+# compile-time flag, on in 3-D, where an action is a velocity (in 2-D a (speed, turn) pair)
+ContinuousParams = namedtuple("ContinuousParams", "max_speed max_turn_degrees initial_heading max_speed2 velocity")
 
 
-# S = (heading (B*N,) degrees, xy (B*N, 2) float positions)
+# S = (heading (B*N,) degrees, positions (B*N, D) float): in 3-D the heading is an empty array,
+# never read (a velocity has no heading)
 
 @njit(inline="always")
 def first_invalid(P, actions):
@@ -30,56 +32,21 @@ def first_invalid(P, actions):
 
 @njit(inline="always")
 def reset_agent(P, S, i, n, pos, seed, episode):
-    if P.initial_heading >= 0.0:
-        S[0][i] = P.initial_heading
-    else:
-        S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), 0, n) * 360.0
-    S[1][i, 0] = pos[i, 0]
-    S[1][i, 1] = pos[i, 1]
+    if not is_on(P.velocity):
+        if P.initial_heading >= 0.0:
+            S[0][i] = P.initial_heading
+        else:
+            S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), 0, n) * 360.0
+    for c in range(S[1].shape[1]):
+        S[1][i, c] = pos[i, c]
 
 
 @njit(inline="always")
-def place(P, S, i, pos, x, y):
-    """Put agent ``i`` at the float point ``(x, y)`` (cells) and on its cell."""
-    S[1][i, 0] = x
-    S[1][i, 1] = y
-    pos[i, 0] = np.int32(np.floor(x + 0.5))
-    pos[i, 1] = np.int32(np.floor(y + 0.5))
-
-
-@njit(inline="always")
-def move(P, S, i, actions, pos, width, height, seed, episode, t):
-    speed = min(max(actions[i, 0], 0.0), P.max_speed)
-    dturn = min(max(actions[i, 1], -P.max_turn_degrees), P.max_turn_degrees)
-    h = (S[0][i] + dturn) % 360.0
-    h = h if h < 360.0 else 0.0
-    S[0][i] = h
-    rad = h * (np.pi / 180.0)
-    x = min(max(S[1][i, 0] + speed * np.cos(rad), 0.0), width - 1.0)
-    y = min(max(S[1][i, 1] + speed * np.sin(rad), 0.0), height - 1.0)
-    place(P, S, i, pos, x, y)
-
-
-@njit(inline="always")
-def location(P, S, i, pos):
-    return S[1][i, 0], S[1][i, 1]
-
-
-@njit(inline="always")
-def heading(P, S, i):
-    return S[0][i]
-
-
-KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, location=location,
-                      heading=heading, place=place)
-
-
-# ------------------------------------------------------------------ in 3-D: S = (xyz (B*N, 3) float positions,)
-@njit(inline="always")
-def reset_agent3(P, S, i, n, pos, seed, episode):
-    S[0][i, 0] = pos[i, 0]
-    S[0][i, 1] = pos[i, 1]
-    S[0][i, 2] = pos[i, 2]
+def place(P, S, i, pos, point):
+    """Put agent ``i`` at the float ``point`` (cells) and on its cell."""
+    for c in range(len(point)):
+        S[1][i, c] = point[c]
+        pos[i, c] = np.int32(np.floor(point[c] + 0.5))
 
 
 @njit(inline="always")
@@ -93,31 +60,39 @@ def clipped_velocity(P, vx, vy, vz):
 
 
 @njit(inline="always")
-def place3(P, S, i, pos, x, y, z):
-    S[0][i, 0] = x
-    S[0][i, 1] = y
-    S[0][i, 2] = z
-    pos[i, 0] = np.int32(np.floor(x + 0.5))
-    pos[i, 1] = np.int32(np.floor(y + 0.5))
-    pos[i, 2] = np.int32(np.floor(z + 0.5))
+def move(P, S, i, actions, pos, shape, seed, episode, t):
+    # Each branch writes the new float position into S[1], clamped into the grid; then the cell.
+    if is_on(P.velocity):  # 3-D: a velocity, scaled down to max_speed
+        v = clipped_velocity(P, actions[i, 0], actions[i, 1], actions[i, 2])
+        for c in range(3):
+            S[1][i, c] = min(max(S[1][i, c] + v[c], 0.0), shape[c] - 1.0)
+    else:  # 2-D: turn, then move speed along the new heading
+        speed = min(max(actions[i, 0], 0.0), P.max_speed)
+        dturn = min(max(actions[i, 1], -P.max_turn_degrees), P.max_turn_degrees)
+        h = (S[0][i] + dturn) % 360.0
+        h = h if h < 360.0 else 0.0
+        S[0][i] = h
+        rad = h * (np.pi / 180.0)
+        S[1][i, 0] = min(max(S[1][i, 0] + speed * np.cos(rad), 0.0), shape[0] - 1.0)
+        S[1][i, 1] = min(max(S[1][i, 1] + speed * np.sin(rad), 0.0), shape[1] - 1.0)
+    place(P, S, i, pos, row(S[1], i, shape))
 
 
 @njit(inline="always")
-def move3(P, S, i, actions, pos, width, height, depth, seed, episode, t):
-    vx, vy, vz = clipped_velocity(P, actions[i, 0], actions[i, 1], actions[i, 2])
-    x = min(max(S[0][i, 0] + vx, 0.0), width - 1.0)
-    y = min(max(S[0][i, 1] + vy, 0.0), height - 1.0)
-    z = min(max(S[0][i, 2] + vz, 0.0), depth - 1.0)
-    place3(P, S, i, pos, x, y, z)
+def location(P, S, i, cell):
+    return row(S[1], i, cell)
 
 
 @njit(inline="always")
-def location3(P, S, i, pos):
-    return S[0][i, 0], S[0][i, 1], S[0][i, 2]
+def heading(P, S, i):
+    if is_on(P.velocity):
+        return 0.0
+    return S[0][i]
 
 
-KERNELS_3D = BodyKernels3D(first_invalid=first_invalid, move=move3, reset_agent=reset_agent3, location=location3,
-                           place=place3)
+KERNELS = BodyKernels(first_invalid=first_invalid, move=move, reset_agent=reset_agent, location=location,
+                      heading=heading, place=place)
+_NO_HEADING = np.zeros(0, np.float64)
 
 
 @dataclass(frozen=True)
@@ -148,7 +123,7 @@ class Continuous(Body):
     initial_heading: float | None = None
 
     kernels: ClassVar = KERNELS
-    kernels_3d: ClassVar = KERNELS_3D
+    dimensions: ClassVar[tuple] = (2, 3)
     continuous: ClassVar[bool] = True
     oriented: ClassVar[bool] = True
 
@@ -173,9 +148,9 @@ class Continuous(Body):
         return np.full(3, -self.max_speed, np.float32), np.full(3, self.max_speed, np.float32)
 
     def params(self, ctx) -> tuple:
-        if dims_of(ctx) == 3:
-            return Continuous3Params(self.max_speed, self.max_speed * self.max_speed)
-        return ContinuousParams(self.max_speed, self.max_turn_degrees, -1.0 if self.initial_heading is None else self.initial_heading)
+        return ContinuousParams(self.max_speed, self.max_turn_degrees,
+                                -1.0 if self.initial_heading is None else self.initial_heading,
+                                self.max_speed * self.max_speed, static_flag(dims_of(ctx) == 3))
 
     def state_spec(self, ctx) -> dict:
         high = grid_high(ctx) if ctx is not None else (None, None, None)[:dims_of(ctx)]  # within the grid's own shape
@@ -184,5 +159,10 @@ class Continuous(Body):
         return {"heading": StateArray(np.float64, "agent", (), 0.0, 360.0),
                 "xy": StateArray(np.float64, "agent", (2,), 0.0, None if ctx is None else high)}
 
+    def state_tuple(self, arrays: dict) -> tuple:
+        if "xyz" in arrays:  # 3-D: no heading (the functions never read it)
+            return (_NO_HEADING, arrays["xyz"])
+        return (arrays["heading"], arrays["xy"])
+
     def locations(self, params, state, pos) -> np.ndarray:
-        return state[-1].copy()  # xy (2-D, after the heading) or xyz (3-D)
+        return state[-1].copy()  # xy (2-D) or xyz (3-D)

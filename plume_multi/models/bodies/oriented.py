@@ -72,19 +72,19 @@ def grid_step(heading, step):
 
 
 @njit(inline="always")
-def shift(i, dx, dy, pos, width, height):
-    """Move agent ``i`` by ``(dx, dy)`` cells, clamped into the grid."""
+def shift(i, dx, dy, pos, shape):
+    """Move agent ``i`` by ``(dx, dy)`` cells, clamped into the grid of ``shape``."""
     x = pos[i, 0] + dx
     y = pos[i, 1] + dy
-    pos[i, 0] = min(max(x, 0), width - 1)
-    pos[i, 1] = min(max(y, 0), height - 1)
+    pos[i, 0] = min(max(x, 0), shape[0] - 1)
+    pos[i, 1] = min(max(y, 0), shape[1] - 1)
 
 
 @njit(inline="always")
-def forward(P, S, i, pos, width, height):
+def forward(P, S, i, pos, shape):
     """A forward move along the heading, computed (``RunTumble``: any heading)."""
     dx, dy = grid_step(S[0][i], P.step)
-    shift(i, dx, dy, pos, width, height)
+    shift(i, dx, dy, pos, shape)
 
 
 @njit(inline="always")
@@ -95,26 +95,28 @@ def turned(h, degrees):
 
 
 @njit(inline="always")
-def moved(a, h, x, y, k, dx, dy, left, right, step, degrees, width, height):
-    """Heading and cell after action ``a``; ``(dx, dy)``, ``left``, ``right``: the forward move
-    and the turned headings when ``k >= 0`` (else computed: the same numbers). Without a branch on
-    the action (random actions would mispredict it)."""
+def moved(a, h, x, y, k, table, P, shape):
+    """Heading and cell after action ``a``; ``table = (dx, dy, left, right)``: the forward move
+    and the turned headings when ``k >= 0`` (else computed from ``P.step`` and
+    ``P.turn_degrees``: the same numbers). Without a branch on the action (random actions would
+    mispredict it)."""
+    dx, dy, left, right = table
     if k < 0:
         if a == 0:
-            dx, dy = grid_step(h, step)
+            dx, dy = grid_step(h, P.step)
         elif a == 1:
-            left = turned(h, degrees)
+            left = turned(h, P.turn_degrees)
         else:
-            right = turned(h, -degrees)
+            right = turned(h, -P.turn_degrees)
     forward = a == 0
-    nx = min(max(x + dx, 0), width - 1)
-    ny = min(max(y + dy, 0), height - 1)
+    nx = min(max(x + dx, 0), shape[0] - 1)
+    ny = min(max(y + dy, 0), shape[1] - 1)
     h_turned = left if a == 1 else right
     return (h if forward else h_turned), (nx if forward else x), (ny if forward else y)
 
 
 @njit(inline="always")
-def move(P, S, i, actions, pos, width, height, seed, episode, t):
+def move(P, S, i, actions, pos, shape, seed, episode, t):
     # Arrays are read before any branch and written after the last, whatever the action (the
     # same values when unchanged), and the branches between touch numbers only: then Numba prunes
     # the counting of references to the arrays (P's tables, S, pos), which costs more than the
@@ -125,8 +127,7 @@ def move(P, S, i, actions, pos, width, height, seed, episode, t):
     y = pos[i, 1]
     k = table_index(P.heading_table, P.index_scale, h)
     row = max(k, 0)
-    h, x, y = moved(a, h, x, y, k, P.move_x[row], P.move_y[row], P.left[row], P.right[row], P.step,
-                    P.turn_degrees, width, height)
+    h, x, y = moved(a, h, x, y, k, (P.move_x[row], P.move_y[row], P.left[row], P.right[row]), P, shape)
     S[0][i] = h
     pos[i, 0] = x
     pos[i, 1] = y
@@ -221,6 +222,7 @@ class Oriented(Body):
     initial_heading: float | None = None
 
     kernels: ClassVar = KERNELS
+    dimensions: ClassVar[tuple] = (2,)  # a heading in the plane: no 3-D turns (pitch) are defined
     oriented: ClassVar[bool] = True
     ACTION_NAMES: ClassVar[tuple] = ("FORWARD", "LEFT", "RIGHT")
 

@@ -34,10 +34,10 @@ def reset_agent(P, S, i, n, pos, seed, episode):
 
 
 @njit(inline="always")
-def move(P, S, i, actions, pos, width, height, seed, episode, t):
+def move(P, S, i, actions, pos, shape, seed, episode, t):
     if actions[i] == 1:
         S[0][i] = rng.uniform(rng.stream_key(seed, episode, STREAM), t, i % P.n_agents) * 360.0
-    forward(P, S, i, pos, width, height)
+    forward(P, S, i, pos, shape)
 
 
 
@@ -56,6 +56,7 @@ class RunTumble(Body):
     initial_heading: float | None = None
 
     kernels: ClassVar = KERNELS
+    dimensions: ClassVar[tuple] = (2,)  # a heading in the plane (Oriented's moves)
     oriented: ClassVar[bool] = True
     ACTION_NAMES: ClassVar[tuple] = ("RUN", "TUMBLE")
 

@@ -7,10 +7,11 @@ sensors read it (no field per world). An optional constant wind ``(u, v)`` (cell
 what ``sensors.Wind`` reads. Several sources, drawn ones (``n_sources``) and moving ones
 (``source_motion``) are ``gaussian_sources.py``'s (2-D).
 
-In 3-D (``grid_size=(W, H, D)``) the same plume in a volume: ``C(r) = exp(-|r - r_s|^2 / (2 sigma^2))``
-with ``r = (x, y, z)``; a fixed source's field is ``(D, H, W)``, read trilinearly at float
-positions; a random source draws ``(x, y, z)``; the wind ``(u, v)`` or ``(u, v, w)`` is what a 3-D
-sensor reads through ``wind_at3`` (``w`` = 0 when a pair is given).
+In 3-D (``grid_size=(W, H, D)``) the same plume in a volume, from the same compiled functions:
+``C(r) = exp(-|r - r_s|^2 / (2 sigma^2))`` with ``r = (x, y, z)``; a fixed source's field is
+``(D, H, W)``, read trilinearly at float positions; a random source draws ``(x, y, z)``; the wind
+``(u, v)`` or ``(u, v, w)`` is what a sensor reads through ``wind_at`` (``w`` = 0 when a pair is
+given).
 """
 
 from __future__ import annotations
@@ -24,19 +25,19 @@ import numpy as np
 from ...engine import rng
 from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
+from ...engine.tuples import as_float, row, take
 from .gaussian_sources import STREAM  # this model's random stream (several sources draw from it too)
-from .interpolation import bilinear, trilinear
-from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_int, check_point, check_real, dims_of, fail, grid_high
+from .interpolation import interpolate
+from ..base import Plume, PlumeKernels, StateArray, check_int, check_point, check_real, fail, grid_high
 
 # |u|, |v| at most this (cells per step): a Wind reading (float32, rotated, with noise) stays finite
 MAX_WIND = 1e6
 
-# field: the shared (H, W) float32 field ((1, 1) unused with a random source); random_source: a
-# compile-time flag (static_flag), so the fixed-source path carries no branch
-GaussianParams = namedtuple("GaussianParams", "field two_sigma2 source_x source_y wind_u wind_v width height random_source")
-# the 3-D plume's: field (D, H, W) float32 ((1, 1, 1) unused with a random source)
-Gaussian3Params = namedtuple("Gaussian3Params", "field two_sigma2 source_x source_y source_z wind_u wind_v wind_w "
-                                                "width height depth random_source")
+# field: the shared (H, W) float32 field ((D, H, W) in 3-D; (1, 1) or (1, 1, 1) unused with a random
+# source); random_source: a compile-time flag (static_flag), so the fixed-source path carries no
+# branch. In 2-D source_z and wind_w are 0 and depth 1 (never read: the tuples are two long).
+GaussianParams = namedtuple("GaussianParams", "field two_sigma2 source_x source_y source_z wind_u wind_v wind_w "
+                                              "width height depth random_source")
 
 
 def gaussian_field(grid_size, source, sigma: float) -> np.ndarray:
@@ -66,108 +67,60 @@ def gaussian_volume(grid_size, source, sigma: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- compiled functions
-# S = (sources (B, 2) float64,)  (zero rows when the source is fixed)
+# S = (sources (B, D) float64,)  (zero rows when the source is fixed)
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
     if is_on(P.random_source):
+        # one draw per axis, at counters (0, 0), (0, 1) (and (0, 2) for z)
         key = rng.stream_key(seed, episode, STREAM)
-        S[0][b, 0] = np.floor(rng.uniform(key, 0, 0) * P.width)
-        S[0][b, 1] = np.floor(rng.uniform(key, 0, 1) * P.height)
+        sides = (P.width, P.height, P.depth)
+        for c in range(S[0].shape[1]):
+            S[0][b, c] = np.floor(rng.uniform(key, 0, c) * sides[c])
 
 
 @njit(inline="always")
-def source(P, S, b):
+def source(P, S, b, shape):
     if is_on(P.random_source):
-        return S[0][b, 0], S[0][b, 1]
-    return P.source_x, P.source_y
+        return row(S[0], b, shape)
+    return take((P.source_x, P.source_y, P.source_z), shape)
 
 
 @njit(inline="always")
-def _analytic(P, S, b, x, y):
-    dx = x - S[0][b, 0]
-    dy = y - S[0][b, 1]
-    return np.float32(np.exp(-(dx * dx + dy * dy) / P.two_sigma2))
+def _analytic(P, S, b, point):
+    d2 = 0.0
+    for c in range(len(point)):
+        d = point[c] - S[0][b, c]
+        d2 += d * d
+    return np.float32(np.exp(-d2 / P.two_sigma2))
 
 
 @njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
+def sample_cell(P, S, pw, cell):
     if is_on(P.random_source):
-        return _analytic(P, S, pw, np.float64(ix), np.float64(iy))
-    return P.field[iy, ix]
+        return _analytic(P, S, pw, as_float(cell))
+    return P.field[cell[::-1]]
 
 
 @njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Concentration at a float position: within half a cell of the grid, at the nearest point of
+def sample_at(P, S, pw, point):
+    """Concentration at a float position: within half a cell of a 2-D grid, at the nearest point of
     ``[0, W-1] x [0, H-1]``; 0 farther out (``engine.api.grid_point``)."""
-    inside, x, y = grid_point(x, y, P.width, P.height)
+    inside, point = grid_point(point, take((P.width, P.height, P.depth), point))
     if not inside:
         return np.float32(0.0)
     if is_on(P.random_source):
-        return _analytic(P, S, pw, x, y)
-    return bilinear(P.field, x, y)
+        return _analytic(P, S, pw, point)
+    return interpolate(P.field, point)
 
 
 @njit(inline="always")
-def wind_at(P, S, pw, x, y):
-    return P.wind_u, P.wind_v
+def wind_at(P, S, pw, point):
+    return take((P.wind_u, P.wind_v, P.wind_w), point)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
                        wind_at=wind_at)
-
-
-# ------------------------------------------------------------------ in 3-D (S = (sources (B, 3),))
-@njit(inline="always")
-def reset_world3(P, S, b, seed, episode, pos, base, n_agents):
-    if is_on(P.random_source):
-        # the 2-D draws, then z at the next counter
-        key = rng.stream_key(seed, episode, STREAM)
-        S[0][b, 0] = np.floor(rng.uniform(key, 0, 0) * P.width)
-        S[0][b, 1] = np.floor(rng.uniform(key, 0, 1) * P.height)
-        S[0][b, 2] = np.floor(rng.uniform(key, 0, 2) * P.depth)
-
-
-@njit(inline="always")
-def source3(P, S, b):
-    if is_on(P.random_source):
-        return S[0][b, 0], S[0][b, 1], S[0][b, 2]
-    return P.source_x, P.source_y, P.source_z
-
-
-@njit(inline="always")
-def _analytic3(P, S, b, x, y, z):
-    dx = x - S[0][b, 0]
-    dy = y - S[0][b, 1]
-    dz = z - S[0][b, 2]
-    return np.float32(np.exp(-(dx * dx + dy * dy + dz * dz) / P.two_sigma2))
-
-
-@njit(inline="always")
-def sample_cell3(P, S, pw, ix, iy, iz):
-    if is_on(P.random_source):
-        return _analytic3(P, S, pw, np.float64(ix), np.float64(iy), np.float64(iz))
-    return P.field[iz, iy, ix]
-
-
-@njit(inline="always")
-def sample_at3(P, S, pw, x, y, z):
-    """Concentration at a float position; 0 off the grid (outside [0, W-1] x [0, H-1] x [0, D-1])."""
-    if x < 0.0 or y < 0.0 or z < 0.0 or x > P.width - 1 or y > P.height - 1 or z > P.depth - 1:
-        return np.float32(0.0)
-    if is_on(P.random_source):
-        return _analytic3(P, S, pw, x, y, z)
-    return trilinear(P.field, x, y, z)
-
-
-@njit(inline="always")
-def wind_at3(P, S, pw, x, y, z):
-    return P.wind_u, P.wind_v, P.wind_w
-
-
-KERNELS_3D = PlumeKernels3D(source=source3, sample_cell=sample_cell3, sample_at=sample_at3, reset_world=reset_world3,
-                            wind_at=wind_at3)
 
 
 @dataclass(frozen=True)
@@ -195,7 +148,7 @@ class Gaussian(Plume):
     n_sources: object = None
     source_motion: object = None
 
-    kernels_3d: ClassVar = KERNELS_3D
+    dimensions: ClassVar[tuple] = (2, 3)  # several or moving sources: 2-D (bind refuses them in 3-D)
 
     def __post_init__(self):
         from ..sources.source_set import MAX_SOURCES, motion_of, parse_source
@@ -311,29 +264,17 @@ class Gaussian(Plume):
             from .gaussian_sources import sources_params
 
             return sources_params(self, scenario.grid_size, self._cells())
-        if dims_of(scenario) == 3:
-            return self._params3(scenario)
-        w, h = scenario.grid_size
+        sides = (*scenario.grid_size, 1)[:3]
+        dims = len(scenario.grid_size)
         if self.random_source:
-            field = np.zeros((1, 1), np.float32)
+            field = np.zeros((1,) * dims, np.float32)
             field.flags.writeable = False  # the shared field's Numba type: one compiled driver for both
         else:
             field = scenario.field
-        sx, sy = (0, 0) if self.random_source else self.source
-        return GaussianParams(field, 2.0 * self.sigma ** 2, float(sx), float(sy), self.wind[0], self.wind[1], int(w), int(h),
-                      static_flag(self.random_source))
-
-    def _params3(self, scenario) -> tuple:
-        w, h, d = scenario.grid_size
-        if self.random_source:
-            field = np.zeros((1, 1, 1), np.float32)
-            field.flags.writeable = False  # the shared field's Numba type: one compiled driver for both
-        else:
-            field = scenario.field
-        sx, sy, sz = (0, 0, 0) if self.random_source else self.source
-        u, v, wz = (*self.wind, 0.0)[:3]
-        return Gaussian3Params(field, 2.0 * self.sigma ** 2, float(sx), float(sy), float(sz), u, v, wz,
-                               int(w), int(h), int(d), static_flag(self.random_source))
+        sx, sy, sz = (*((0,) * dims if self.random_source else self.source), 0)[:3]
+        u, v, w = (*self.wind, 0.0)[:3]
+        return GaussianParams(field, 2.0 * self.sigma ** 2, float(sx), float(sy), float(sz), u, v, w,
+                              *(int(n) for n in sides), static_flag(self.random_source))
 
     def state_spec(self, scenario) -> dict:
         if self.several:
@@ -362,7 +303,7 @@ class Gaussian(Plume):
             return summed_field((params.width, params.height), state[0][b], self.sigma)
         if not self.random_source:
             return params.field
-        size = (params.width, params.height) + ((params.depth,) if hasattr(params, "depth") else ())
+        size = (params.width, params.height, params.depth)[:len(state[0][b])]
         return gaussian_field(size, state[0][b], self.sigma)
 
     def sources(self, params, state, num_worlds: int) -> np.ndarray:
@@ -370,7 +311,7 @@ class Gaussian(Plume):
             return state[0][:, 0].copy()
         if self.random_source:
             return state[0].copy()
-        cell = [params.source_x, params.source_y] + ([params.source_z] if hasattr(params, "source_z") else [])
+        cell = [params.source_x, params.source_y, params.source_z][:params.field.ndim]
         return np.tile(np.array(cell), (num_worlds, 1))
 
     def source_positions(self, params, state, num_worlds: int) -> np.ndarray:

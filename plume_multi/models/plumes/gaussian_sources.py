@@ -76,22 +76,23 @@ def sources_params(plume, grid_size, cells) -> GaussianSourcesParams:
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
-    place_sources(P.starts, P.random, P.motion, S[2], S[0], S[1], b, seed, episode, P.width, P.height, STREAM, None)
+    place_sources(P.starts, P.random, (P.motion, S[2]), (S[0], S[1]), b, seed, episode, (P.width, P.height), STREAM,
+                  None)
 
 
 @njit(inline="always")
 def advance(P, S, b, t, seed, episode):
-    move_sources(P.motion, S[2], S[0], b, t, P.width, P.height, seed, episode, None)
+    move_sources((P.motion, S[2]), S[0], b, t, (P.width, P.height), seed, episode, None)
 
 
 @njit(inline="always")
-def source(P, S, b):
+def source(P, S, b, shape):
     return S[0][b, 0, 0], S[0][b, 0, 1]
 
 
 @njit(inline="always")
-def reach(P, S, b, x, y, goal_d2, team):
-    return reach_source(S[0], S[1], b, x, y, goal_d2, team)
+def reach(P, S, b, point, goal_d2, team):
+    return reach_source(S[0], S[1], b, point[0], point[1], goal_d2, team)
 
 
 @njit(inline="always")
@@ -105,16 +106,18 @@ def _summed(P, S, b, x, y):
     return np.float32(min(total, 1.0))
 
 
+# These read 2-D tuples (several or moving sources are 2-D: Gaussian.bind refuses them in 3-D).
 @njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
+def sample_cell(P, S, pw, cell):
     if is_on(P.shared_field):
-        return P.field[iy, ix]
-    return _summed(P, S, pw, np.float64(ix), np.float64(iy))
+        return P.field[cell[1], cell[0]]
+    return _summed(P, S, pw, np.float64(cell[0]), np.float64(cell[1]))
 
 
 @njit(inline="always")
-def sample_at(P, S, pw, x, y):
+def sample_at(P, S, pw, point):
     """Concentration at a float position; 0 off the grid."""
+    x, y = point
     if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
         return np.float32(0.0)
     if is_on(P.shared_field):
@@ -123,7 +126,7 @@ def sample_at(P, S, pw, x, y):
 
 
 @njit(inline="always")
-def wind_at(P, S, pw, x, y):
+def wind_at(P, S, pw, point):
     return P.wind_u, P.wind_v
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from numba.extending import overload
 
 from ...engine.jit import njit
 
-__all__ = ["bilinear_cells", "bilinear", "trilinear_cells", "trilinear"]
+__all__ = ["bilinear_cells", "bilinear", "trilinear_cells", "trilinear", "interpolate"]
 
 
 @njit(inline="always")
@@ -51,3 +52,18 @@ def trilinear(field, x, y, z):
     bottom = (1.0 - fx) * field[z1, y1, x0] + fx * field[z1, y1, x1]
     above = (1.0 - fy) * top + fy * bottom
     return np.float32((1.0 - fz) * below + fz * above)
+
+
+def interpolate(field, point):
+    """In compiled code: ``bilinear`` of a ``(H, W)`` field at a point ``(x, y)``, ``trilinear`` of a
+    ``(D, H, W)`` one at ``(x, y, z)`` (the point inside the grid)."""
+
+
+# One function that picks by dimension: a loop over the axes would keep its partial sums in a scratch
+# array (an allocation per read, which the step never makes) or change their order (every recorded
+# episode holds these sums, bit for bit), so each dimension keeps its written-out form.
+@overload(interpolate)
+def _interpolate(field, point):
+    if len(point) == 2:
+        return lambda field, point: bilinear(field, point[0], point[1])
+    return lambda field, point: trilinear(field, point[0], point[1], point[2])

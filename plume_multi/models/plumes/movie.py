@@ -5,8 +5,8 @@ read-only, as float32, uint16 or uint8; every world runs its own frame clock ove
 worlds over a 262 MB movie add no memory per world. A stored value ``v`` reads
 ``clip((v - offset) * scale, 0, 1)`` (``movie_values.py``: the normalisation and NaN policy);
 files are read by ``movie_files.py`` (formats, layout, safety), described for users in
-docs/recorded-data.md. The clock, the value rule and the files are the same in 2-D and 3-D; only
-the reads differ (``sample_at`` bilinear, ``sample_at3`` trilinear).
+docs/recorded-data.md. The clock, the value rule, the files and the compiled functions are the same
+in 2-D and 3-D; only the interpolation differs (bilinear, trilinear: ``_stored_between``).
 """
 
 from __future__ import annotations
@@ -19,32 +19,32 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+from numba.extending import overload
 
 from ...checks import check_bool, check_point, check_real, refuse
 from ...engine import rng
 from ...engine.api import grid_point
 from ...engine.jit import njit
+from ...engine.tuples import as_float, cell_of, clamp_cell, row, take
 from ...errors import StateError
 from ..units import Units
-from ..base import Plume, PlumeKernels, PlumeKernels3D, StateArray, check_int, fail
+from ..base import Plume, PlumeKernels, StateArray, check_int, fail
 from . import movie_files as files
 from .interpolation import bilinear_cells, trilinear_cells
 from .movie_values import resolve, scan
 
 STREAM = 0xBB67AE85
 MAX_WIND = 1e6  # cells per step: a wind reading stays finite in float32, noise included
-# frames (T, H, W); n_frames T; wrap (else clamp); start: the fixed first frame, < 0 for a random
-# one; wind (Tw, Hw, Ww, 2); the source cell; a stored value v reads clip((v - offset) * scale, 0, 1),
-# or fill when v is not finite (fill_raw: the stored value that reads fill, for interpolation)
-MovieParams = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y offset fill fill_raw")
-# in 3-D: frames (T, D, H, W), wind (Tw, Dw, Hw, Ww, 3), the source (x, y, z)
-Movie3Params = namedtuple("Movie3Params", "frames scale n_frames wrap start wind source_x source_y source_z offset "
-                                          "fill fill_raw")
+# frames (T, H, W) (volumes (T, D, H, W)); n_frames T; wrap (else clamp); start: the fixed first
+# frame, < 0 for a random one; wind (Tw, Hw, Ww, 2) ((Tw, Dw, Hw, Ww, 3)); the source point (source_z
+# 0 in 2-D); a stored value v reads clip((v - offset) * scale, 0, 1), or fill when v is not finite
+# (fill_raw: the stored value that reads fill, for interpolation)
+MovieParams = namedtuple("MovieParams", "frames scale n_frames wrap start wind source_x source_y source_z offset fill "
+                                        "fill_raw")
 
 
 # --------------------------------------------------------------------- compiled functions
-# S = (start frame per world (B,) int64,); the clock (reset_world, frame_index, view) and the value
-# rule (concentration, stored) serve both dimensions
+# S = (start frame per world (B,) int64,); every function serves both dimensions
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
@@ -68,8 +68,8 @@ def view(P, S, b, t):
 
 
 @njit(inline="always")
-def source(P, S, b):
-    return P.source_x, P.source_y
+def source(P, S, b, shape):
+    return take((P.source_x, P.source_y, P.source_z), shape)
 
 
 @njit(inline="always")
@@ -100,75 +100,58 @@ def bilinear_stored(P, frame, x0, y0, x1, y1, fx, fy):
 
 
 @njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    return concentration(P, P.frames[pw, iy, ix])
+def sample_cell(P, S, pw, cell):
+    return concentration(P, P.frames[(pw,) + cell[::-1]])
 
 
 @njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Bilinear between the four stored values around ``(x, y)``, then the rule; within half a
-    cell of the grid its nearest point (``engine.api.grid_point``); 0 farther out."""
+def sample_at(P, S, pw, point):
+    """Between the stored values around ``point`` (bilinear in 2-D, trilinear in 3-D:
+    ``_stored_between``), then the rule; within half a cell of a 2-D grid its nearest point
+    (``engine.api.grid_point``); 0 farther out (in 3-D: off ``[0, W-1] x [0, H-1] x [0, D-1]``)."""
     frame = P.frames[pw]
-    h, w = frame.shape
-    inside, x, y = grid_point(x, y, w, h)
+    inside, point = grid_point(point, frame.shape[::-1])
     if not inside:
         return np.float32(0.0)
-    x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, x, y)
-    return concentration(P, np.float32(bilinear_stored(P, frame, x0, y0, x1, y1, fx, fy)))
+    return concentration(P, np.float32(_stored_between(P, frame, point)))
+
+
+def _stored_between(P, frame, point):
+    """The stored values around ``point`` (inside the grid) interpolated, float64: bilinear between
+    the four of a frame ``(H, W)``; trilinear between the eight of a volume ``(D, H, W)`` (the
+    bilinear values of the planes ``z0`` and ``z1``, weighted ``(1 - fz, fz)``)."""
+
+
+# One function that picks by dimension, for the reason of ``interpolation.interpolate``.
+@overload(_stored_between)
+def _stored_between_impl(P, frame, point):
+    if len(point) == 2:
+        def between(P, frame, point):
+            h, w = frame.shape
+            x0, y0, x1, y1, fx, fy = bilinear_cells(h, w, point[0], point[1])
+            return bilinear_stored(P, frame, x0, y0, x1, y1, fx, fy)
+        return between
+
+    def between3(P, frame, point):
+        d, h, w = frame.shape
+        x0, y0, z0, x1, y1, z1, fx, fy, fz = trilinear_cells(d, h, w, point[0], point[1], point[2])
+        below = bilinear_stored(P, frame[z0], x0, y0, x1, y1, fx, fy)
+        above = bilinear_stored(P, frame[z1], x0, y0, x1, y1, fx, fy)
+        return (1.0 - fz) * below + fz * above
+    return between3
 
 
 @njit(inline="always")
-def wind_at(P, S, pw, x, y):
+def wind_at(P, S, pw, point):
+    """The wind of the nearest cell (clamped into the grid) of the frame, or the constant."""
     wind = P.wind
     f = pw if wind.shape[0] > 1 else 0
-    iy = min(max(int(np.floor(y + 0.5)), 0), wind.shape[1] - 1)
-    ix = min(max(int(np.floor(x + 0.5)), 0), wind.shape[2] - 1)
-    return np.float64(wind[f, iy, ix, 0]), np.float64(wind[f, iy, ix, 1])
+    cell = clamp_cell(cell_of(point), wind.shape[1:-1][::-1])
+    return as_float(row(wind, (f,) + cell[::-1], point))
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
                        view=view, wind_at=wind_at)
-
-
-# ------------------------------------------------------------------ in 3-D (volumes (T, D, H, W))
-@njit(inline="always")
-def source3(P, S, b):
-    return P.source_x, P.source_y, P.source_z
-
-
-@njit(inline="always")
-def sample_cell3(P, S, pw, ix, iy, iz):
-    return concentration(P, P.frames[pw, iz, iy, ix])
-
-
-@njit(inline="always")
-def sample_at3(P, S, pw, x, y, z):
-    """Trilinear between the eight stored values around ``(x, y, z)`` (the bilinear values of the
-    planes ``z0`` and ``z1``, weighted ``(1 - fz, fz)``), then the rule; 0 off the grid, outside
-    ``[0, W-1] x [0, H-1] x [0, D-1]`` (the 3-D plumes' convention: no half-cell margin), and for NaN."""
-    volume = P.frames[pw]
-    d, h, w = volume.shape
-    if not (x >= 0.0 and y >= 0.0 and z >= 0.0 and x <= w - 1 and y <= h - 1 and z <= d - 1):
-        return np.float32(0.0)
-    x0, y0, z0, x1, y1, z1, fx, fy, fz = trilinear_cells(d, h, w, x, y, z)
-    below = bilinear_stored(P, volume[z0], x0, y0, x1, y1, fx, fy)
-    above = bilinear_stored(P, volume[z1], x0, y0, x1, y1, fx, fy)
-    return concentration(P, np.float32((1.0 - fz) * below + fz * above))
-
-
-@njit(inline="always")
-def wind_at3(P, S, pw, x, y, z):
-    """The wind ``(u, v, w)`` of the nearest cell (clamped into the grid) of the frame, or the constant."""
-    wind = P.wind
-    f = pw if wind.shape[0] > 1 else 0
-    iz = min(max(int(np.floor(z + 0.5)), 0), wind.shape[1] - 1)
-    iy = min(max(int(np.floor(y + 0.5)), 0), wind.shape[2] - 1)
-    ix = min(max(int(np.floor(x + 0.5)), 0), wind.shape[3] - 1)
-    return np.float64(wind[f, iz, iy, ix, 0]), np.float64(wind[f, iz, iy, ix, 1]), np.float64(wind[f, iz, iy, ix, 2])
-
-
-KERNELS_3D = PlumeKernels3D(source=source3, sample_cell=sample_cell3, sample_at=sample_at3, reset_world=reset_world,
-                            view=view, wind_at=wind_at3)
 
 
 def _components(wind) -> str:
@@ -246,7 +229,7 @@ class Movie(Plume):
     allow_external: bool = False
 
     kernels: ClassVar = KERNELS
-    kernels_3d: ClassVar = KERNELS_3D
+    dimensions: ClassVar[tuple] = (2, 3)  # frames in 2-D, volumes in 3-D (check_dims)
 
     def __post_init__(self):
         if self.mmap is not None:
@@ -501,7 +484,7 @@ class Movie(Plume):
 
     def kernels_for(self, dims: int):
         """Frames run in 2-D scenarios, volumes in 3-D ones (``check_dims`` refuses the others)."""
-        return None if dims != self.dims else (self.kernels if dims == 2 else self.kernels_3d)
+        return self.kernels if dims == self.dims else None
 
     def check_dims(self, dims: int, grid_size) -> None:
         if dims != self.dims:
@@ -523,9 +506,9 @@ class Movie(Plume):
         T = self.frames.shape[0]
         start = -1 if self.start == "random" else int(self.start)
         fill_raw = float(self._offset) + float(self._fill) / float(self._scale)
-        record = MovieParams if self.dims == 2 else Movie3Params
-        return record(self.frames, self._scale, T, self.end == "wrap", start, self._wind, *self.source, self._offset,
-                      self._fill, fill_raw)
+        sx, sy, sz = (float(c) for c in (*self.source, 0.0)[:3])
+        return MovieParams(self.frames, self._scale, T, self.end == "wrap", start, self._wind, sx, sy, sz, self._offset,
+                           self._fill, fill_raw)
 
     def state_spec(self, ctx) -> dict:
         return {"start": StateArray(np.int64, "world", (), 0, self.frames.shape[0] - 1)}

@@ -36,13 +36,14 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
     rows = P.dx.shape[0]
     on_table = k >= 0 and k < rows
     row = min(max(k, 0), rows - 1)
+    x, y = agent.point
     for j in range(P.angles.shape[0]):
         if on_table:
-            px = agent.x + P.dx[row, j]
-            py = agent.y + P.dy[row, j]
+            px = x + P.dx[row, j]
+            py = y + P.dy[row, j]
         else:
-            px, py = point(agent.x, agent.y, agent.heading + P.angles[j], P.distance)
-        obs[agent.i, col + j] = sample_at(plume, px, py)
+            px, py = point(x, y, agent.heading + P.angles[j], P.distance)
+        obs[agent.i, col + j] = sample_at(plume, (px, py))
 
 
 def offset_table(headings: np.ndarray, angles: np.ndarray, distance: float) -> tuple:
@@ -70,6 +71,7 @@ class Antennae(Sensor):
     distance: float = 1.0
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+    dimensions: ClassVar[tuple] = (2,)  # angles from a heading in the plane
 
     def __post_init__(self):
         if not isinstance(self.angles, (tuple, list)) or not 1 <= len(self.angles) <= 64:

@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numba.extending import overload
 
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
 from ..plumes.poisson_hits import kernels as _kp
-from ..plumes.poisson_hits import kernels_3d as _k3
 from ..plumes.poisson_hits.moving import predict
 from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
-from ..plumes.poisson_hits.plume_3d import first_hit3, hit3, likelihood3
 
 # moving: a compile-time flag (the plume's target moves: predict before each step's updates)
 BeliefParams = namedtuple("BeliefParams", "shared moving")
@@ -32,33 +31,29 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
     # each active agent's hit updates its belief (or its world's shared one)
     if not agent.first and agent.active:
         g = agent.b if P.shared else agent.i
-        _kp.update_belief(S[0][g], likelihood(plume.params), agent.cx, agent.cy,
-                          hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                              agent.cx, agent.cy))
+        _kp.update_belief(S[0][g], likelihood(plume.params), agent.cell,
+                          hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode, agent.cell))
+
+
+def solid_cells(plume):
+    """In compiled code: the world's solid cells, ``(H, W)`` (``(D, H, W)``) bool, from a
+    ``WalledPlumeView``; None without walls (the view's type says which)."""
+
+
+@overload(solid_cells, inline="always")
+def _solid_cells(plume):
+    if "walls" in getattr(plume, "fields", ()):
+        return lambda plume: plume.walls[plume.wall]  # at a reset only: a view costs nothing there
+    return lambda plume: None
 
 
 @njit(inline="always")
 def observe_world(P, S, obs, col, plume, world, inner):
-    _kp.observe_beliefs(S[0], likelihood(plume.params), world.b, world.n_agents, P.shared, world.first,
-                        world.was_done, first_hit(plume.params, plume.state, world.b), world.pos, obs, col)
+    _kp.observe_beliefs(S[0], likelihood(plume.params), world, P.shared,
+                        first_hit(plume.params, plume.state, world.b), obs, col, solid_cells(plume))
 
 
-@njit(inline="always")
-def observe_agent3(P, S, obs, col, plume, agent, inner):
-    if not agent.first and agent.active:
-        g = agent.b if P.shared else agent.i
-        _k3.update_belief3(S[0][g], likelihood3(plume.params), agent.cx, agent.cy, agent.cz,
-                           hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                                agent.cx, agent.cy, agent.cz))
-
-
-@njit(inline="always")
-def observe_world3(P, S, obs, col, plume, world, inner):
-    _k3.observe_beliefs3(S[0], likelihood3(plume.params), world.b, world.n_agents, P.shared, world.first,
-                         world.was_done, first_hit3(plume.params, plume.state, world.b), world.pos, obs, col)
-
-
-_NO_SCRATCH = np.zeros((1, 1, 1))
+_NO_SCRATCH = {2: np.zeros((1, 1, 1)), 3: np.zeros((1, 1, 1, 1))}
 
 
 @dataclass(frozen=True)
@@ -77,6 +72,10 @@ class Belief(Sensor):
     In 3-D (``PoissonHits(dims=3)``): ``(2D-1) * (2H-1) * (2W-1)`` columns, the posterior volume
     centred on the agent (row-major ``(2D-1, 2H-1, 2W-1)``); the beliefs ``(B or B*N, D, H, W)``.
 
+    Among walls (``Scenario(walls=...)``) the first belief is uniform over the free cells only
+    (walls hold no source; hits keep their free-space law, ``docs/walls.md``), so no belief ever
+    puts mass on a solid cell.
+
     A target that moves (``PoissonHits(source_motion=...)``): before each step's updates the belief
     follows the target's motion (the Bayes filter's prediction, ``MotionKernels.predict``), so
     that it is the posterior of where the target is now (``scratch`` is its work space).
@@ -85,7 +84,7 @@ class Belief(Sensor):
     shared: object = None
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
-    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3, observe_world=observe_world3)
+    dimensions: ClassVar[tuple] = (2, 3)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -125,14 +124,15 @@ class Belief(Sensor):
 
     def state_tuple(self, arrays: dict) -> tuple:
         # a placeholder of the scratch's type without a moving target: one compiled type for both
-        return (arrays["belief"], arrays.get("scratch", _NO_SCRATCH))
+        belief = arrays["belief"]
+        return (belief, arrays.get("scratch", _NO_SCRATCH[belief.ndim - 1]))
 
     def check_state(self, ctx, arrays: dict, world=None) -> list:
         """Once reset, a belief is the posterior of the hits received: a probability distribution
         (sums to 1 within ``1e-9``), 0 on the cells its searching agents stand on (each update
         removes the agent's cell; at a reset, the first agent's cell of a shared belief, each
-        agent's own otherwise) and positive on the world's source while someone searches for it
-        (every hit was drawn from the source's likelihood)."""
+        agent's own otherwise), positive on the world's source while someone searches for it
+        (every hit was drawn from the source's likelihood) and, among walls, 0 on solid cells."""
         if world is None:
             return []
         beliefs, state, sources = arrays["belief"], world.state, world.sources
@@ -167,4 +167,12 @@ class Belief(Sensor):
         if lost.size:
             problems.append(("belief", f"{lost.size} worlds whose belief rules out their source (first: world "
                                        f"{lost[0]}); expected a posterior of hits drawn from that source"))
+        walls = ctx.scenario.walls
+        index = state.models.get("walls.index")  # the Simulator's WALL_INDEX: each world's mask
+        if walls is not None and index is not None and ((index >= 0) & (index < walls.n_masks)).all():
+            solid = walls.masks[index if shared else np.repeat(index, n)]
+            inside = np.flatnonzero((beliefs * solid).reshape(beliefs.shape[0], -1).max(axis=1) > 0.0)
+            if inside.size:
+                problems.append(("belief", f"{inside.size} beliefs with mass on solid cells of their world's wall mask "
+                                           f"(first: row {inside[0]}); walls hold no source"))
         return problems

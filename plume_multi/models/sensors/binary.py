@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...engine.api import is_on, sample_at, sample_at3, sample_cell, sample_cell3, static_flag
+from ...engine.api import is_on, sample_at, sample_cell, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, check_real
 
@@ -18,18 +18,9 @@ BinaryParams = namedtuple("BinaryParams", "threshold at_point")
 @njit(inline="always")
 def observe_agent(P, S, obs, col, plume, agent, inner):
     if is_on(P.at_point):
-        c = sample_at(plume, agent.x, agent.y)
+        c = sample_at(plume, agent.point)
     else:
-        c = sample_cell(plume, agent.cx, agent.cy)
-    obs[agent.i, col] = np.float32(1.0) if c > P.threshold else np.float32(0.0)
-
-
-@njit(inline="always")
-def observe_agent3(P, S, obs, col, plume, agent, inner):
-    if is_on(P.at_point):
-        c = sample_at3(plume, agent.x, agent.y, agent.z)
-    else:
-        c = sample_cell3(plume, agent.cx, agent.cy, agent.cz)
+        c = sample_cell(plume, agent.cell)
     obs[agent.i, col] = np.float32(1.0) if c > P.threshold else np.float32(0.0)
 
 
@@ -41,7 +32,7 @@ class Binary(Sensor):
     threshold: float = 0.5
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
-    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3)
+    dimensions: ClassVar[tuple] = (2, 3)
 
     def __post_init__(self):
         self._set("threshold", check_real("Binary", "threshold", self.threshold, 0.0, 1e30))

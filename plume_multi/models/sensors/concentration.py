@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...engine.api import is_on, sample_at, sample_at3, sample_cell, sample_cell3, static_flag
+from ...engine.api import is_on, sample_at, sample_cell, static_flag
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels
 
@@ -19,17 +19,9 @@ ConcentrationParams = namedtuple("ConcentrationParams", "at_point")
 @njit(inline="always")
 def observe_agent(P, S, obs, col, plume, agent, inner):
     if is_on(P.at_point):
-        obs[agent.i, col] = sample_at(plume, agent.x, agent.y)
+        obs[agent.i, col] = sample_at(plume, agent.point)
     else:
-        obs[agent.i, col] = sample_cell(plume, agent.cx, agent.cy)
-
-
-@njit(inline="always")
-def observe_agent3(P, S, obs, col, plume, agent, inner):
-    if is_on(P.at_point):
-        obs[agent.i, col] = sample_at3(plume, agent.x, agent.y, agent.z)
-    else:
-        obs[agent.i, col] = sample_cell3(plume, agent.cx, agent.cy, agent.cz)
+        obs[agent.i, col] = sample_cell(plume, agent.cell)
 
 
 @dataclass(frozen=True)
@@ -38,7 +30,7 @@ class Concentration(Sensor):
     interpolated, at its float position (continuous bodies). In 3-D likewise (trilinearly)."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
-    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3)
+    dimensions: ClassVar[tuple] = (2, 3)
 
     def columns(self, ctx) -> list:
         return ["concentration"]

@@ -56,6 +56,7 @@ class Heading(Sensor):
     scenario is refused (``ValidationError``), since it would read a constant ``(1, 0)``."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+    dimensions: ClassVar[tuple] = (2,)  # no 3-D body has a heading
 
     def check(self, ctx) -> None:
         if not ctx.oriented:

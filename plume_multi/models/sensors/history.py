@@ -51,6 +51,8 @@ class History(Sensor):
     steps: int = 2
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
+    # in every dimension the sensor it wraps runs in (its function passes the agent on: check_dims)
+    dimensions: ClassVar[tuple] = (2, 3)
     recomputable: ClassVar[bool] = False
 
     def __post_init__(self):
@@ -64,10 +66,8 @@ class History(Sensor):
     def wraps(self) -> Sensor:
         return self.sensor
 
-    @property
-    def kernels_3d(self):
-        """History runs in 3-D when the sensor it wraps does (its function passes the agent on)."""
-        return self.kernels if self.sensor.kernels_3d is not None else None
+    def kernels_for(self, dims: int):
+        return self.kernels if self.sensor.kernels_for(dims) is not None else None
 
     def check_dims(self, dims: int, grid_size) -> None:
         self.sensor.check_dims(dims, grid_size)

@@ -10,7 +10,6 @@ import numpy as np
 from ...engine.jit import njit
 from ..base import Sensor, SensorKernels, fail
 from ..plumes.poisson_hits.plume import first_hit, hit
-from ..plumes.poisson_hits.plume_3d import first_hit3, hit3
 
 
 @njit(inline="always")
@@ -19,18 +18,7 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
         obs[agent.i, col] = first_hit(plume.params, plume.state, agent.b)
     elif agent.active:
         obs[agent.i, col] = hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                                agent.cx, agent.cy)
-    else:
-        obs[agent.i, col] = 0.0
-
-
-@njit(inline="always")
-def observe_agent3(P, S, obs, col, plume, agent, inner):
-    if agent.first:
-        obs[agent.i, col] = first_hit3(plume.params, plume.state, agent.b)
-    elif agent.active:
-        obs[agent.i, col] = hit3(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode,
-                                 agent.cx, agent.cy, agent.cz)
+                                agent.cell)
     else:
         obs[agent.i, col] = 0.0
 
@@ -43,7 +31,7 @@ class Hits(Sensor):
     agents that have finished."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
-    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3)
+    dimensions: ClassVar[tuple] = (2, 3)
 
     def check(self, ctx) -> None:
         from ..plumes.poisson_hits import PoissonHitPlume

@@ -19,16 +19,9 @@ def scale(side):
 
 @njit(inline="always")
 def observe_agent(P, S, obs, col, plume, agent, inner):
-    # agent.x, agent.y: the cell for grid bodies, the float position for continuous ones
-    obs[agent.i, col] = agent.x * scale(agent.width)
-    obs[agent.i, col + 1] = agent.y * scale(agent.height)
-
-
-@njit(inline="always")
-def observe_agent3(P, S, obs, col, plume, agent, inner):
-    obs[agent.i, col] = agent.x * scale(agent.width)
-    obs[agent.i, col + 1] = agent.y * scale(agent.height)
-    obs[agent.i, col + 2] = agent.z * scale(agent.depth)
+    # agent.point: the cell for grid bodies, the float position for continuous ones
+    for c in range(len(agent.point)):
+        obs[agent.i, col + c] = agent.point[c] * scale(agent.shape[c])
 
 
 @dataclass(frozen=True)
@@ -37,7 +30,7 @@ class Position(Sensor):
     3-D three: ``x / (W - 1)``, ``y / (H - 1)``, ``z / (D - 1)``."""
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
-    kernels_3d: ClassVar = SensorKernels(observe_agent=observe_agent3)
+    dimensions: ClassVar[tuple] = (2, 3)
 
     def columns(self, ctx) -> list:
         return ["x", "y", "z"] if dims_of(ctx) == 3 else ["x", "y"]

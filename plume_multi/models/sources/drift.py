@@ -22,9 +22,9 @@ def start(M, MS, xy, b, k, seed, episode, lattice):
 
 
 @njit(inline="always")
-def move(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
-    x, flip_x = reflect(xy[b, k, 0] + MS[b, k, 0], width - 1.0)
-    y, flip_y = reflect(xy[b, k, 1] + MS[b, k, 1], height - 1.0)
+def move(M, MS, xy, b, k, t, shape, seed, episode, lattice):
+    x, flip_x = reflect(xy[b, k, 0] + MS[b, k, 0], shape[0] - 1.0)
+    y, flip_y = reflect(xy[b, k, 1] + MS[b, k, 1], shape[1] - 1.0)
     xy[b, k, 0] = x
     xy[b, k, 1] = y
     if flip_x:

@@ -9,9 +9,9 @@ Signatures (``M`` the motion's parameter record, ``MS`` its state, ``xy`` the po
 
     start(M, MS, xy, b, k, seed, episode, lattice)
         source ``k`` of world ``b`` starts at ``xy[b, k]``: set its state ``MS[b, k, :]``.
-    move(M, MS, xy, b, k, t, width, height, seed, episode, lattice)
-        step ``t >= 1``: move source ``k`` of world ``b``, keeping it in ``[0, width - 1] x
-        [0, height - 1]``.
+    move(M, MS, xy, b, k, t, shape, seed, episode, lattice)
+        step ``t >= 1``: move source ``k`` of world ``b``, keeping it in ``[0, W - 1] x
+        [0, H - 1]`` (``shape = (W, H)``).
 
 ``lattice`` is a compile-time flag (``engine.api.static_flag``): on for a plume whose sources sit
 on cells (``PoissonHits``): a source then moves one cell at a time along the four cardinal
@@ -94,7 +94,7 @@ def start_source(M, MS, xy, b, k, seed, episode, lattice):
     """Call the ``start`` of the motion whose record is ``M`` (one-row record array)."""
 
 
-def move_source(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+def move_source(M, MS, xy, b, k, t, shape, seed, episode, lattice):
     """Call the ``move`` of the motion whose record is ``M`` (one-row record array)."""
 
 
@@ -115,13 +115,13 @@ def _start_source(M, MS, xy, b, k, seed, episode, lattice):
 
 
 @overload(move_source)
-def _move_source(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+def _move_source(M, MS, xy, b, k, t, shape, seed, episode, lattice):
     if isinstance(M, types.NoneType):
-        return lambda M, MS, xy, b, k, t, width, height, seed, episode, lattice: None
+        return lambda M, MS, xy, b, k, t, shape, seed, episode, lattice: None
     fn = _kernels_of(M).move
 
-    def impl(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
-        fn(M[0], MS, xy, b, k, t, width, height, seed, episode, lattice)
+    def impl(M, MS, xy, b, k, t, shape, seed, episode, lattice):
+        fn(M[0], MS, xy, b, k, t, shape, seed, episode, lattice)
     return impl
 
 
@@ -167,6 +167,8 @@ class SourceMotion(Model):
     RECORD: ClassVar[Any] = None
     STATE: ClassVar[tuple] = ()
     lattice_ok: ClassVar[bool] = False
+    # motions move sources in the plane: the plumes with several or moving sources are 2-D
+    dimensions: ClassVar[tuple] = (2,)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

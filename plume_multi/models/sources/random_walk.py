@@ -42,7 +42,7 @@ def start(M, MS, xy, b, k, seed, episode, lattice):
 
 
 @njit(inline="always")
-def move(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+def move(M, MS, xy, b, k, t, shape, seed, episode, lattice):
     key = rng.stream_key(seed, episode, STREAM)
     heading = MS[b, k, 0]
     if rng.uniform(key, t, 3 * k) < M.walk_tumble:
@@ -54,13 +54,13 @@ def move(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
             dx, dy = lattice_step(heading)
             x = xy[b, k, 0] + dx
             y = xy[b, k, 1] + dy
-            if 0.0 <= x <= width - 1.0 and 0.0 <= y <= height - 1.0:
+            if 0.0 <= x <= shape[0] - 1.0 and 0.0 <= y <= shape[1] - 1.0:
                 xy[b, k, 0] = x
                 xy[b, k, 1] = y
     else:
         rad = heading * (np.pi / 180.0)
-        x, flip_x = reflect(xy[b, k, 0] + M.walk_speed * np.cos(rad), width - 1.0)
-        y, flip_y = reflect(xy[b, k, 1] + M.walk_speed * np.sin(rad), height - 1.0)
+        x, flip_x = reflect(xy[b, k, 0] + M.walk_speed * np.cos(rad), shape[0] - 1.0)
+        y, flip_y = reflect(xy[b, k, 1] + M.walk_speed * np.sin(rad), shape[1] - 1.0)
         xy[b, k, 0] = x
         xy[b, k, 1] = y
         if flip_x:

@@ -97,14 +97,20 @@ def source_state_spec(n_sources: int, motion, grid_size) -> dict:
 
 # --------------------------------------------------------------------- compiled helpers
 @njit(inline="always")
-def place_sources(starts, random, M, MS, xy, found, b, seed, episode, width, height, stream, lattice):
+def place_sources(starts, random, motion, sources, b, seed, episode, shape, stream, lattice):
     """At a reset of world ``b``: every source at its start (``starts`` ``(K, 2)``), or drawn
-    uniformly over the grid's cells when ``random``; none found; the motion started."""
+    uniformly over the cells of the grid of ``shape`` when ``random``; none found; the motion
+    started. ``motion``: ``(M, MS)``, the motion's record and state; ``sources``: ``(xy, found)``."""
+    # members by index, not unpacked: see engine/assemble.py (the arrays are written)
+    M = motion[0]
+    MS = motion[1]
+    xy = sources[0]
+    found = sources[1]
     key = rng.stream_key(seed, episode, stream)
     for k in range(xy.shape[1]):
         if is_on(random):
-            xy[b, k, 0] = np.floor(rng.uniform(key, 0, 2 * k) * width)
-            xy[b, k, 1] = np.floor(rng.uniform(key, 0, 2 * k + 1) * height)
+            xy[b, k, 0] = np.floor(rng.uniform(key, 0, 2 * k) * shape[0])
+            xy[b, k, 1] = np.floor(rng.uniform(key, 0, 2 * k + 1) * shape[1])
         else:
             xy[b, k, 0] = starts[k, 0]
             xy[b, k, 1] = starts[k, 1]
@@ -114,25 +120,33 @@ def place_sources(starts, random, M, MS, xy, found, b, seed, episode, width, hei
 
 
 @njit(inline="always")
-def move_sources(M, MS, xy, b, t, width, height, seed, episode, lattice):
-    """Step ``t`` of world ``b``: every source moves (nothing without a motion)."""
+def move_sources(motion, xy, b, t, shape, seed, episode, lattice):
+    """Step ``t`` of world ``b``: every source moves (nothing without a motion; ``motion``:
+    ``(M, MS)``)."""
+    M = motion[0]
+    MS = motion[1]
     if is_on(M):
         for k in range(xy.shape[1]):
-            move_source(M, MS, xy, b, k, t, width, height, seed, episode, lattice)
+            move_source(M, MS, xy, b, k, t, shape, seed, episode, lattice)
 
 
 @njit(inline="always")
-def move_sources_among_walls(M, MS, xy, b, t, width, height, seed, episode, lattice, masks, k):
-    """``move_sources`` among the solid cells of mask ``k`` of ``masks`` (``(K, H, W)`` bool): a
+def move_sources_among_walls(motion, xy, b, t, shape, seed, episode, lattice, wall):
+    """``move_sources`` among the solid cells of mask ``k`` of ``masks`` (``wall = (masks, k)``,
+    ``masks`` ``(K, H, W)`` bool): a
     source whose move ends in a solid cell (its cell ``floor(c + 0.5)``) stays where it was; its
     motion's state moves on (a drifting source waits against the wall, a random walker until it
     tumbles away, a waypoint follower until its path leaves the wall)."""
+    M = motion[0]
+    MS = motion[1]
+    masks = wall[0]
+    k = wall[1]
     if is_on(M):
         for j in range(xy.shape[1]):
             x0 = xy[b, j, 0]
             y0 = xy[b, j, 1]
-            move_source(M, MS, xy, b, j, t, width, height, seed, episode, lattice)
-            if solid_at(masks, k, xy[b, j, 0], xy[b, j, 1]):
+            move_source(M, MS, xy, b, j, t, shape, seed, episode, lattice)
+            if solid_at(masks, k, (xy[b, j, 0], xy[b, j, 1])):
                 xy[b, j, 0] = x0
                 xy[b, j, 1] = y0
 

@@ -10,7 +10,7 @@ from .motion import MotionKernels, SourceMotion
 
 
 @njit(inline="always")
-def stay(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+def stay(M, MS, xy, b, k, t, shape, seed, episode, lattice):
     """A source that does not move."""
 
 
@@ -21,3 +21,5 @@ class Static(SourceMotion):
 
     kernels: ClassVar = MotionKernels(move=stay)
     lattice_ok: ClassVar[bool] = True
+    # every plume's default, 3-D ones included: nothing moves, so nothing depends on the dimension
+    dimensions: ClassVar[tuple] = (2, 3)

@@ -23,7 +23,7 @@ def start(M, MS, xy, b, k, seed, episode, lattice):
 
 
 @njit(inline="always")
-def move(M, MS, xy, b, k, t, width, height, seed, episode, lattice):
+def move(M, MS, xy, b, k, t, shape, seed, episode, lattice):
     n = M.path_n
     leg = min(max(int(MS[b, k, 0]), 0), n)  # a restored state cannot index past the points
     left = M.path_speed

@@ -4,8 +4,8 @@ HDF5, Zarr with a ``z`` dimension), the checksum and the memory-map guard, and w
 
 One compiled combination for every test here: the continuous body of
 tests/models/test_three_dimensions.py with its point sensors and ``StepPenalty`` (float32
-volumes; integer volumes would compile drivers of their own), plus the kernels ``sample_at3``,
-``sample_cell3`` and ``wind_at3`` called directly on tiny volumes.
+volumes; integer volumes would compile drivers of their own), plus the kernels ``sample_at``,
+``sample_cell`` and ``wind_at`` called directly on tiny volumes.
 """
 
 import hashlib
@@ -18,7 +18,7 @@ from models_reference import NaiveSim
 from test_three_dimensions import compare, continuous_actions, point_sensors, snapshot_and_continue
 from plume_multi import Scenario, Simulator, bodies, plumes, rewards
 from plume_multi.errors import StateError, ValidationError
-from plume_multi.models.plumes.movie import sample_at3, sample_cell3, wind_at3
+from plume_multi.models.plumes.movie import sample_at, sample_cell, wind_at
 from plume_multi.scenario import load_scenario, save_scenario
 from plume_multi.tasks.families.recorded import (SYNTHETIC_FPS, SYNTHETIC_VOLUME_SOURCE, synthetic_volumes,
                                                  write_synthetic_recording)
@@ -68,7 +68,7 @@ def test_volumes_match_the_plain_reference_bit_for_bit(options, shape, worlds, s
 
 
 def test_float_reads_are_trilinear_and_zero_off_the_grid():
-    """``sample_at3`` at random points (inside, on the faces, outside, NaN) equals the reference;
+    """``sample_at`` at random points (inside, on the faces, outside, NaN) equals the reference;
     off ``[0, W-1] x [0, H-1] x [0, D-1]`` it reads 0 (the 3-D convention: 2-D frames read their
     edge within half a cell)."""
     movie = plumes.Movie(volumes(4, nan_cells=6), source=(0, 0, 0), nan=0.5, start=0)
@@ -82,14 +82,14 @@ def test_float_reads_are_trilinear_and_zero_off_the_grid():
     for f in range(T):
         ref.plume_ref.start[0] = f
         for x, y, z in points:
-            got = sample_at3(P, S, f, x, y, z)
+            got = sample_at(P, S, f, (x, y, z))
             assert got == ref.conc_at(0, x, y, z), (f, x, y, z)
             inside = 0 <= x <= W - 1 and 0 <= y <= H - 1 and 0 <= z <= D - 1
             if not inside:
                 assert got == 0.0
             elif float(x).is_integer() and float(y).is_integer() and float(z).is_integer():
-                assert got == sample_cell3(P, S, f, int(x), int(y), int(z))
-    assert sample_at3(P, S, 0, -0.25, 1.0, 1.0) == 0.0 and sample_at3(P, S, 0, 0.0, 1.0, 1.0) > 0.0
+                assert got == sample_cell(P, S, f, (int(x), int(y), int(z)))
+    assert sample_at(P, S, 0, (-0.25, 1.0, 1.0)) == 0.0 and sample_at(P, S, 0, (0.0, 1.0, 1.0)) > 0.0
 
 
 def test_the_wind_of_a_volume_is_read_at_the_nearest_cell_of_the_frame():
@@ -99,11 +99,11 @@ def test_the_wind_of_a_volume_is_read_at_the_nearest_cell_of_the_frame():
     ref = NaiveSim(scenario(movie), 1)
     ref.plume_ref.start[0] = 2
     for point in [(0.0, 0.0, 0.0), (2.4, 3.6, 1.5), (-3.0, 9.0, 2.49), (5.0, 4.0, 3.0)]:
-        assert wind_at3(P, S, 2, *point) == ref.wind_at(0, *point)
-    assert wind_at3(P, S, 1, 2.4, 3.6, 1.5) == tuple(np.float32(wind[1, 2, 4, 2]).astype(float))
+        assert wind_at(P, S, 2, point) == ref.wind_at(0, *point)
+    assert wind_at(P, S, 1, (2.4, 3.6, 1.5)) == tuple(np.float32(wind[1, 2, 4, 2]).astype(float))
     pair = plumes.Movie(volumes(), source=(0, 0, 0), wind=(0.5, -1.0))  # a pair: no vertical wind
     assert pair.wind == (0.5, -1.0, 0.0)
-    assert wind_at3(pair.params(None), S, 0, 1.0, 1.0, 1.0) == (0.5, -1.0, 0.0)
+    assert wind_at(pair.params(None), S, 0, (1.0, 1.0, 1.0)) == (0.5, -1.0, 0.0)
     per_frame = plumes.Movie(volumes(), source=(0, 0, 0), wind=[(1, 2, 3)] * T)
     assert per_frame.wind == ((1.0, 2.0, 3.0),) * T
 
@@ -136,15 +136,15 @@ def test_volumes_load_from_npy_npz_hdf5_and_zarr_with_a_z_dimension(tmp_path):
     S = (np.zeros(1, np.int64),)
     for movie in loaded[1], zarr:  # u, v, w per cell, read at the nearest cell of the frame
         want = tuple(float(np.float32(c[1, 2, 1, 4])) for c in (u, v, w))  # stored as float32
-        assert wind_at3(movie.params(None), S, 1, 4.0, 1.0, 2.0) == want
+        assert wind_at(movie.params(None), S, 1, (4.0, 1.0, 2.0)) == want
     # 'upper' rows are flipped in every plane; the source and the wind follow
     upper = plumes.Movie(str(tmp_path / "m.npz"), origin="upper")
     np.testing.assert_array_equal(upper.frames, frames[:, :, ::-1, :])
     assert upper.source == (1.0, H - 1 - 2.0, 3.0)
-    assert wind_at3(upper.params(None), S, 0, 4.0, 1.0, 2.0)[0] == np.float32(u[0, 2, H - 2, 4])
+    assert wind_at(upper.params(None), S, 0, (4.0, 1.0, 2.0))[0] == np.float32(u[0, 2, H - 2, 4])
     # without w, the vertical wind is 0
     np.savez(tmp_path / "uv.npz", concentration=frames, u=u, v=v)
-    assert wind_at3(plumes.Movie(str(tmp_path / "uv.npz"), source=(0, 0, 0)).params(None), S, 0, 0, 0, 0)[2] == 0.0
+    assert wind_at(plumes.Movie(str(tmp_path / "uv.npz"), source=(0, 0, 0)).params(None), S, 0, (0, 0, 0))[2] == 0.0
 
 
 def test_the_synthetic_recording_writes_volumes_in_the_data_zoo_layout(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -15,8 +16,10 @@ from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.policies import infotaxis_kernels as ik
 from plume_multi.engine import rng
+from plume_multi.engine.records import stable
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.policies import Infotaxis as ReExported
+from plume_multi.policies.belief_state import tables_of
 
 
 def _like(m: PoissonHits) -> nv.Likelihood:
@@ -28,7 +31,12 @@ def _moves(m):
 
 
 def _tables(m):
-    return m.centred_likelihood, m.centred_likelihood_log, m.centred_manhattan, m.moves
+    return tables_of(m)
+
+
+# what observe_beliefs reads of the engine's WorldView, in a class Numba's cache finds again in any
+# process (a class of this module would make its cached index unreadable elsewhere)
+World = stable(namedtuple("World", "b n_agents first was_done pos"))
 
 
 def _random_belief(rng_, shape, sharp=4.0, zeros=0.2):
@@ -41,8 +49,7 @@ def _decide(m, p, x, y, space_aware=False):
     h, w = m.shape
     scratch = np.empty((3, h * (2 * w - 1)))
     scores = np.empty(m.n_actions)
-    lik, llogl, manh, moves = _tables(m)
-    a = ik.decide(p, scratch, lik, llogl, manh, moves, x, y, space_aware, scores)
+    a = ik.decide(p, scratch, _tables(m), m.moves, (x, y), space_aware, scores, None)
     return a, scores
 
 
@@ -173,12 +180,12 @@ def test_hits_follow_pr_h_given_d_and_are_a_function_of_seed_step_agent():
     lik = m.centred_likelihood
     key = np.uint64(rng.stream_key(7, 0, kp.STREAM_HITS))
     for dx, dy in [(1, 0), (3, -2), (-7, 5)]:
-        draws = np.array([kp.draw_hit(key, t, 0, lik, dx, dy) for t in range(20000)])
+        draws = np.array([kp.draw_hit(key, t, 0, lik, (dx, dy)) for t in range(20000)])
         freq = np.bincount(draws, minlength=m.n_hits) / len(draws)
         np.testing.assert_allclose(freq, m.hit_probabilities(math.hypot(dx, dy)), atol=0.012)
-    a = [kp.draw_hit(key, t, k, lik, 2, 1) for t in range(30) for k in range(3)]
-    b = [kp.draw_hit(key, t, k, lik, 2, 1) for t in range(30) for k in range(3)]
-    other = [kp.draw_hit(np.uint64(rng.stream_key(8, 0, kp.STREAM_HITS)), t, k, lik, 2, 1) for t in range(30) for k in range(3)]
+    a = [kp.draw_hit(key, t, k, lik, (2, 1)) for t in range(30) for k in range(3)]
+    b = [kp.draw_hit(key, t, k, lik, (2, 1)) for t in range(30) for k in range(3)]
+    other = [kp.draw_hit(np.uint64(rng.stream_key(8, 0, kp.STREAM_HITS)), t, k, lik, (2, 1)) for t in range(30) for k in range(3)]
     assert a == b and a != other
 
 
@@ -197,11 +204,11 @@ def test_first_hits_of_a_fixed_source_follow_its_distance():
     m = PoissonHits(1.0, 2.0, grid_size=11)
     lik = m.centred_likelihood
     for dx, dy in [(2, 0), (-3, 4)]:
-        draws = np.array([kp.draw_first_hit_at(s, 0, lik, dx, dy) for s in range(20000)])
+        draws = np.array([kp.draw_first_hit_at(s, 0, lik, (dx, dy)) for s in range(20000)])
         p = m.hit_probabilities(math.hypot(dx, dy))
         np.testing.assert_allclose(np.bincount(draws, minlength=m.n_hits) / len(draws), np.r_[0.0, p[1:] / p[1:].sum()],
                                    atol=0.012)
-    assert kp.draw_first_hit_at(3, 0, lik, 0, 0) == 0  # on the source: no hit possible (the models refuse it)
+    assert kp.draw_first_hit_at(3, 0, lik, (0, 0)) == 0  # on the source: no hit possible (the models refuse it)
 
 
 def test_source_after_a_first_hit_is_the_draw_from_the_initial_belief():
@@ -211,8 +218,8 @@ def test_source_after_a_first_hit_is_the_draw_from_the_initial_belief():
     for seed in range(200):
         h0 = 1 + seed % (m.n_hits - 1)
         x0, y0 = (seed * 7) % w_, (seed * 3) % h_
-        kp.init_belief(b, m.centred_likelihood, x0, y0, h0)
-        assert kp.draw_source_after(seed, 2, m.centred_likelihood, x0, y0, h0, h_, w_) == kp.draw_source(seed, 2, b)
+        kp.init_belief(b, m.centred_likelihood, (x0, y0), h0, None)
+        assert kp.draw_source_after(seed, 2, m.centred_likelihood, (x0, y0), h0, (h_, w_)) == kp.draw_source(seed, 2, b)
 
 
 # -- beliefs ------------------------------------------------------------------------------------
@@ -227,13 +234,13 @@ def test_belief_updates_match_the_reference(L, I, dims, norm, grid):
         p = _random_belief(r, m.shape, zeros=0.0)
         x, y, hit = int(r.integers(0, w_)), int(r.integers(0, h_)), int(r.integers(0, m.n_hits))
         q = p.copy()
-        total = kp.update_belief(q, m.centred_likelihood, x, y, hit)
+        total = kp.update_belief(q, m.centred_likelihood, (x, y), hit)
         assert total > 0
         np.testing.assert_allclose(q, nv.update(p, like(hit, x, y), x, y), rtol=1e-9, atol=1e-16)
         assert q[y, x] == 0.0
     b = np.empty(m.shape)
     x0, y0 = m.start
-    kp.init_belief(b, m.centred_likelihood, x0, y0, 1)
+    kp.init_belief(b, m.centred_likelihood, (x0, y0), 1, None)
     ref = nv.update(np.where(np.arange(h_ * w_).reshape(m.shape) == y0 * w_ + x0, 0.0, 1.0 / (h_ * w_ - 1)),
                     like(1, x0, y0), x0, y0)
     np.testing.assert_allclose(b, ref, rtol=1e-9, atol=1e-16)
@@ -248,7 +255,7 @@ def test_centred_belief_row_matches_numpy(dims):
     p = _random_belief(r, m.shape)
     for x, y in [(0, 0), (w_ - 1, h_ - 1), (3, h_ // 2), (w_ // 2, 0)]:
         out = np.full((2 * h_ - 1) * (2 * w_ - 1), np.nan, dtype=np.float32)
-        kp.centred_belief(p, x, y, out)
+        kp.centred_belief(p, (x, y), out)
         img = np.zeros((2 * h_ - 1, 2 * w_ - 1), dtype=np.float32)
         for yy in range(h_):
             for xx in range(w_):
@@ -266,9 +273,10 @@ def test_observe_beliefs_starts_from_the_first_hit_and_writes_centred_images(sha
     pos = np.array([[3, 3], [0, 6], [5, 1]] * n_worlds, dtype=np.int32)
     beliefs = np.zeros((n_worlds if shared else n_worlds * n_agents, h_, w_))
     obs = np.full((n_worlds * n_agents, col + (2 * h_ - 1) * (2 * w_ - 1) + 1), -7.0, dtype=np.float32)
-    kp.observe_beliefs(beliefs, m.centred_likelihood, 1, n_agents, shared, True, False, 2, pos, obs, col)
+    kp.observe_beliefs(beliefs, m.centred_likelihood, World(1, n_agents, True, False, pos), shared, 2, obs, col, None)
     before = obs.copy()
-    kp.observe_beliefs(beliefs, m.centred_likelihood, 1, n_agents, shared, False, True, 2, pos[::-1].copy(), obs, col)
+    kp.observe_beliefs(beliefs, m.centred_likelihood, World(1, n_agents, False, True, pos[::-1].copy()), shared, 2, obs,
+                       col, None)
     np.testing.assert_array_equal(obs, before)  # a world already done: nothing written
     assert np.all(obs[:n_agents] == -7.0) and np.all(beliefs[0] == 0.0)  # world 0 untouched
     uniform = np.full(m.shape, 1.0 / (h_ * w_ - 1))
@@ -325,7 +333,7 @@ def test_decisions_match_the_reference_along_random_hit_sequences(space_aware):
             x = min(max(x + moves[a][0], 0), w_ - 1)
             y = min(max(y + moves[a][1], 0), h_ - 1)
             hit = int(r.integers(0, m.n_hits))
-            kp.update_belief(p, m.centred_likelihood, x, y, hit)
+            kp.update_belief(p, m.centred_likelihood, (x, y), hit)
             ref_p = nv.update(ref_p, like(hit, x, y), x, y)
             np.testing.assert_allclose(p, ref_p, rtol=1e-8, atol=1e-15)
 
@@ -384,8 +392,8 @@ def test_the_decision_kernel_refuses_tables_without_the_sum_plane():
     assert llogl.shape == (m.n_hits + 1,) + m.centred_likelihood.shape[1:]
     np.testing.assert_allclose(llogl[-1], llogl[:-1].sum(axis=0), rtol=1e-15, atol=1e-300)
     with pytest.raises(ValueError, match="n_hits \\+ 1 planes"):
-        ik.decide(m.initial_belief(1), np.empty((3, 9 * 17)), m.centred_likelihood, llogl[:-1],
-                  m.centred_manhattan, m.moves, 4, 4, False, np.empty(4))
+        ik.decide(m.initial_belief(1), np.empty((3, 9 * 17)), _tables(m)._replace(likelihood_log=llogl[:-1]), m.moves,
+                  (4, 4), False, np.empty(4), None)
 
 
 def test_a_move_onto_a_certain_source_is_taken():
@@ -562,5 +570,5 @@ def test_decisions_and_updates_match_the_reference_for_any_config(cfg):
     expected *= like(hit, x, y)
     q = p.copy()
     if expected.sum() > 0:
-        kp.update_belief(q, m.centred_likelihood, x, y, hit)
+        kp.update_belief(q, m.centred_likelihood, (x, y), hit)
         np.testing.assert_allclose(q, expected / expected.sum(), rtol=1e-9, atol=1e-300)

@@ -14,7 +14,6 @@ from plume_multi import Scenario, Simulator, ValidationError
 from plume_multi.engine import rng
 from plume_multi.models.plumes import PoissonHits, WindyPoissonHits
 from plume_multi.models.plumes.poisson_hits import kernels as kp
-from plume_multi.models.plumes.poisson_hits import kernels_3d as k3
 from plume_multi.policies import Greedy
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.scenarios import poisson_search
@@ -66,10 +65,10 @@ def test_tables_and_beliefs_match_the_reference_bit_for_bit():
         if (p * window).sum() == 0:
             continue
         ref = r3.update(p, window, x, y, z)
-        assert k3.update_belief3(p, lik, x, y, z, hit) > 0
+        assert kp.update_belief(p, lik, (x, y, z), hit) > 0
         np.testing.assert_array_equal(p, ref)
     out = np.full(13 ** 3, np.nan, np.float32)
-    k3.centred_belief3(p, 1, 5, 2, out)
+    kp.centred_belief(p, (1, 5, 2), out)
     img = out.reshape(13, 13, 13)
     assert img[6, 6, 6] == np.float32(p[2, 5, 1]) and img[6 - 2, 6 - 5, 6 - 1] == np.float32(p[0, 0, 0])
     assert np.count_nonzero(np.isnan(img)) == 0 and np.isclose(img.sum(dtype=np.float64), 1.0, atol=1e-5)
@@ -79,16 +78,16 @@ def test_draws_follow_their_laws_and_the_source_follows_the_first_belief():
     m = PoissonHits(1.0, 2.0, dims=3, grid_size=7, n_hits=3)
     lik = m.centred_likelihood
     key = np.uint64(rng.stream_key(3, 0, kp.STREAM_HITS))
-    draws = np.array([k3.draw_hit3(key, t, 0, lik, 1, -2, 1) for t in range(20000)])
+    draws = np.array([kp.draw_hit(key, t, 0, lik, (1, -2, 1)) for t in range(20000)])
     np.testing.assert_allclose(np.bincount(draws, minlength=3) / 20000, m.hit_probabilities(math.sqrt(6)), atol=0.012)
-    first = np.array([k3.draw_first_hit_at3(s, 0, lik, 2, 0, 0) for s in range(20000)])
+    first = np.array([kp.draw_first_hit_at(s, 0, lik, (2, 0, 0)) for s in range(20000)])
     p = m.hit_probabilities(2.0)
     np.testing.assert_allclose(np.bincount(first, minlength=3) / 20000, np.r_[0, p[1:] / p[1:].sum()], atol=0.012)
     b = np.empty(m.shape)
     for seed in range(30):
         h0 = 1 + seed % 2
-        k3.init_belief3(b, lik, 3, 3, 3, h0)
-        assert k3.draw_source_after3(seed, 0, lik, 3, 3, 3, h0, 7, 7, 7) == k3.draw_source3(seed, 0, b)
+        kp.init_belief(b, lik, (3, 3, 3), h0, None)
+        assert kp.draw_source_after(seed, 0, lik, (3, 3, 3), h0, (7, 7, 7)) == kp.draw_source(seed, 0, b)
 
 
 @pytest.mark.parametrize("space_aware", [False, True])
@@ -123,7 +122,9 @@ def test_a_one_plane_volume_decides_as_the_plane(grid):
     cell = (grid // 2 - 1, 3)
     two = Infotaxis(plume=m2)
     a2 = two.decide(p[None], [cell])[0]
-    from plume_multi.policies import infotaxis_kernels_3d as ik3
+    from plume_multi.models.plumes.poisson_hits.kernels import BeliefTables
+    from plume_multi.policies import team_kernels as tk
+    from plume_multi.policies.belief_state import scratch_for
 
     def frozen(a):
         a = np.ascontiguousarray(a)
@@ -131,14 +132,14 @@ def test_a_one_plane_volume_decides_as_the_plane(grid):
         return a
 
     moves = frozen(np.array([(0, 1, 0), (1, 0, 0), (0, -1, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1)], np.int32))
-    scores = np.empty((1, 6))
-    actions = np.empty(1, np.int64)
-    t = numba.config.NUMBA_NUM_THREADS
-    ik3.decide_batch3(p[None, None].copy(), np.array([0, 1]), np.array([[cell[0], cell[1], 0]], np.int32),
-                      frozen(m2.centred_likelihood[:, None]), frozen(m2.centred_likelihood_log[:, None]),
-                      frozen(m2.centred_manhattan[None]), moves, False, 1, np.empty((t, 1) + m2.shape),
-                      np.empty((t, 3, grid * (2 * grid - 1))), scores, actions, np.ones(1, np.bool_))
-    a3, scores = actions[0], scores[0]
+    out = tk.Decisions(np.empty((1, 6)), np.empty(1, np.int64))
+    tables = BeliefTables(frozen(m2.centred_likelihood[:, None]), frozen(m2.centred_likelihood_log[:, None]),
+                          frozen(m2.centred_manhattan[None]), frozen(m2.first_hit_cdf))
+    tk.decide_batch(tk.Groups(p[None, None].copy(), np.array([0, 1]), np.ones(1, np.bool_)),
+                    tk.Searchers(np.array([[cell[0], cell[1], 0]], np.int32), np.zeros(1, np.int64),
+                                 np.zeros(1, np.int64), moves, 1),
+                    tables, scratch_for((1,) + m2.shape, False), out, None)
+    a3, scores = out.actions[0], out.scores[0]
     assert a3 == a2 and np.isinf(scores[4:]).all()
     np.testing.assert_allclose(scores[:4], two.scores[0], rtol=1e-12)
 

@@ -66,7 +66,7 @@ def test_hits_and_belief_observations():
             if (x, y) == tuple(src[b]) or not sim.state.active[i] and term[i]:
                 continue
             key = np.uint64(kp.rng.stream_key(9 + b, 0, kp.STREAM_HITS))
-            hit = kp.draw_hit(key, t, n, plume.centred_likelihood, src[b, 0] - x, src[b, 1] - y)
+            hit = kp.draw_hit(key, t, n, plume.centred_likelihood, (src[b, 0] - x, src[b, 1] - y))
             assert obs[i, 0] == hit
             refs[i] = nv.update(refs[i], like(hit, x, y), x, y)
             img = np.zeros((2 * h_ - 1, 2 * w_ - 1), np.float32)
@@ -142,7 +142,7 @@ def test_a_fixed_source_is_every_episodes_and_its_first_hit_follows_its_distance
     sim.reset(seed=4)
     np.testing.assert_array_equal(sim.sources, np.tile([7.0, 5.0], (16, 1)))
     lik = sc.plume.centred_likelihood
-    np.testing.assert_array_equal(sim.state.models["plume.first_hit"], [kp.draw_first_hit_at(4 + b, 0, lik, 2, 0)
+    np.testing.assert_array_equal(sim.state.models["plume.first_hit"], [kp.draw_first_hit_at(4 + b, 0, lik, (2, 0))
                                                                         for b in range(16)])
     for b in range(16):
         np.testing.assert_array_equal(sim.state.models["sensor1.belief"][b],

@@ -116,10 +116,10 @@ def test_engine_interface_functions_match_the_standalone_sampling():
     conc, wind = ref.sample(cells)
     K = Puffs.kernels  # the compiled functions the step driver calls
     for m, (x, y) in enumerate(cells):
-        assert K.sample_at(P, S, 1, x, y) == np.float32(conc[1, m])
-        np.testing.assert_array_equal(K.wind_at(P, S, 1, x, y), wind[1, m])
-    assert K.sample_cell(P, S, 1, 30, 24) == np.float32(ref.sample(np.array([[30.0, 24.0]]))[0][1, 0])
-    assert K.sample_at(P, S, 1, -0.5, 3.0) == 0.0 and K.sample_at(P, S, 1, 3.0, 49.5) == 0.0  # off the grid
+        assert K.sample_at(P, S, 1, (x, y)) == np.float32(conc[1, m])
+        np.testing.assert_array_equal(K.wind_at(P, S, 1, (x, y)), wind[1, m])
+    assert K.sample_cell(P, S, 1, (30, 24)) == np.float32(ref.sample(np.array([[30.0, 24.0]]))[0][1, 0])
+    assert K.sample_at(P, S, 1, (-0.5, 3.0)) == 0.0 and K.sample_at(P, S, 1, (3.0, 49.5)) == 0.0  # off the grid
 
 
 def test_scenario_checks_that_the_grid_fits_the_region():

@@ -13,6 +13,7 @@ from plume_multi.engine import rng
 from plume_multi.models.plumes import WindyPoissonHits
 from plume_multi.models.plumes.poisson_hits import kernels as kp
 from plume_multi.policies import infotaxis_kernels as ik
+from plume_multi.policies.belief_state import tables_of
 from plume_multi.policies.infotaxis import Infotaxis, run_search
 from plume_multi.scenario import Scenario
 from plume_multi.models.sensors import Belief, Hits
@@ -72,7 +73,7 @@ def test_bayes_updates_along_random_walks_are_otto_benchmarks_bit_for_bit(kwargs
         predictive = np.array([(ref.p_source * ref.evidence(k)).sum() for k in range(m.n_hits)])
         hit = int(r.choice(m.n_hits, p=predictive / predictive.sum()))
         ref.update(hit)
-        total = kp.update_belief(p, m.centred_likelihood, x, y, hit)
+        total = kp.update_belief(p, m.centred_likelihood, (x, y), hit)
         assert total > 0
         np.testing.assert_array_equal(p, ref.p_source.T, err_msg=f"step {step}")
 
@@ -86,7 +87,7 @@ def test_first_hit_is_one_and_the_source_is_drawn_from_its_belief():
         assert kp.draw_first_hit(seed, 0, m.first_hit_cdf) == 1
         u = rng.uniform(np.uint64(rng.stream_key(seed, 0, kp.STREAM_SOURCE)), 0, 0)
         expected = nv.categorical(prior.ravel(), u)
-        assert kp.draw_source_after(seed, 0, m.centred_likelihood, x0, y0, 1, h, w) == (expected % w, expected // w)
+        assert kp.draw_source_after(seed, 0, m.centred_likelihood, (x0, y0), 1, (h, w)) == (expected % w, expected // w)
 
 
 @pytest.mark.parametrize("space_aware", [False, True])
@@ -102,8 +103,7 @@ def test_decisions_on_windy_beliefs_match_the_reference(space_aware):
         p = r.random(m.shape) ** (1 + 3 * r.random())
         p /= p.sum()
         x, y = (0, 0) if trial == 0 else (int(r.integers(0, w)), int(r.integers(0, h)))
-        a = ik.decide(p, scratch, m.centred_likelihood, m.centred_likelihood_log, m.centred_manhattan, m.moves,
-                      x, y, space_aware, scores)
+        a = ik.decide(p, scratch, tables_of(m), m.moves, (x, y), space_aware, scores, None)
         ref_a, ref_scores = nv.decide(p, x, y, moves, like, space_aware)
         assert a == ref_a
         fin = np.isfinite(ref_scores)

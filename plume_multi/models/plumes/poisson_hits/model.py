@@ -23,7 +23,8 @@ with ``WindyPoissonHits``). See ``kernels.py`` beside this file for the kernels 
 Grid: ``H x W`` cells with ``W = grid_size`` and ``H = grid_size`` (2-D) or ``1`` (1-D); the agent
 starts at the centre ``(W // 2, H // 2)``. Beliefs are ``(H, W)`` float64 arrays indexed ``[y, x]``.
 In 3-D the grid is ``N x N x N``, beliefs ``(D, H, W)`` indexed ``[z, y, x]``, cells ``(x, y, z)``,
-tables ``(n_hits, 2D-1, 2H-1, 2W-1)`` (``kernels_3d.py``).
+tables ``(n_hits, 2D-1, 2H-1, 2W-1)`` (``kernels.py``, one function per role for both; the plume's
+compiled functions are the same in every dimension, ``plume.py``).
 
 In the engine (``scenarios.poisson_search``) each world draws, at every reset, its first hit and
 then its source from the belief that hit gives (state ``source``, ``first_hit``); an agent's hits
@@ -42,7 +43,6 @@ import numpy as np
 
 from ....checks import check_real, fail, is_int
 from ....errors import ValidationError
-from .plume_3d import KERNELS_3D
 from .plume import (KERNELS, MOVES_1D, MOVES_2D, PoissonHitPlume, PoissonHitsParams, check_source, centre,  # noqa: F401
                     first_hit, hit, likelihood, log_where_positive, readonly)
 
@@ -111,6 +111,8 @@ class PoissonHits(PoissonHitPlume):
             hit, the protocol) or a fixed cell ``(x, y)``: every episode has its source there and
             the first hit is drawn from ``Pr(h | distance from the first agent, h >= 1)`` (the
             scenario needs fixed ``start_positions``, the first agent's at least one cell away).
+            A fixed source may be among walls (``Scenario(walls=...)``): hits keep this law, walls
+            only block motion and hold no source (``docs/walls.md``).
         source_motion: how the target moves, on cells (``moving.py``): ``sources.Static()``
             (default) or ``sources.RandomWalk(speed <= 1, persistence)``, in 1-D and 2-D with a
             drawn source; ``sensors.Belief`` then predicts its motion at every step, so that
@@ -130,7 +132,7 @@ class PoissonHits(PoissonHitPlume):
     source: tuple | None = None
     source_motion: object = None
 
-    kernels_3d: ClassVar = KERNELS_3D  # in 3-D scenarios (dims=3): plume_3d.py
+    dimensions: ClassVar[tuple] = (2, 3)  # dims=1 and 2 in 2-D scenarios, dims=3 in 3-D ones
 
     def __post_init__(self):
         if not is_int(self.dims) or self.dims not in (1, 2, 3):

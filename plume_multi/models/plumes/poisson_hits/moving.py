@@ -44,7 +44,7 @@ def reset_world(P, S, b, seed, episode, pos, base, n_agents):
 
 @njit(inline="always")
 def advance(P, S, b, t, seed, episode):
-    move_source(P.motion, S[2], _cells(S), b, 0, t, P.width, P.height, seed, episode, True)
+    move_source(P.motion, S[2], _cells(S), b, 0, t, (P.width, P.height), seed, episode, True)
 
 
 @njit(inline="always")

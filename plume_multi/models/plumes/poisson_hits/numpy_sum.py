@@ -3,9 +3,10 @@
 ``numpy.sum`` adds a contiguous run pairwise (``pairwise_sum`` in NumPy's
 ``numpy/_core/src/umath/loops_utils.h.src``): blocks of at most 128 values are summed with eight
 accumulators (then the rest in order), longer runs are halved at a multiple of 8 and the halves
-added. otto-benchmark (Loisy & Heinonen 2023) keeps its beliefs indexed ``[x, y]`` and normalizes
-them with ``p / p.sum()``; ``column_sum`` adds the cells of our ``[y, x]`` beliefs in that same
-x-major order and tree, so a belief after the same hits is the same to the last bit.
+added. otto-benchmark (Loisy & Heinonen 2023) keeps its beliefs indexed ``[x, y]`` (otto's 3-D ones
+``[x, y, z]``) and normalizes them with ``p / p.sum()``; ``window_sum`` adds the cells of our
+``[y, x]`` (``[z, y, x]``) beliefs in that same x-major order and tree, so a belief after the same
+hits is the same to the last bit, in 2-D and in 3-D.
 
 Numba cannot cache a recursive function (a cached recursive function crashed the process when it
 was loaded back), so ``_pairwise`` walks NumPy's tree with explicit stacks, up to 2**21 cells
@@ -18,7 +19,7 @@ import numpy as np
 
 from ....engine.jit import njit
 
-__all__ = ["column_sum", "volume_sum", "MAX_CELLS"]
+__all__ = ["window_sum", "MAX_CELLS"]
 
 MAX_CELLS = 2 ** 21  # 16 levels of halving from blocks of 128
 
@@ -37,11 +38,12 @@ def _next(f, z, y, d, h, sz, wrap_z, wrap_y):
 
 
 @njit(cache=True, boundscheck=False)
-def _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n):
+def _pairwise_leaf(a, window, scale, lo, n):
     """NumPy's block of ``n <= 128`` values: ``scale * a[f]`` for the cells ``lo .. lo + n - 1`` in
-    x-major order (``z`` fastest, then ``y``, then ``x``) of the ``(d, h, .)`` window at flat
-    offset ``base`` of a C-contiguous array whose planes are ``sz`` apart and rows ``sy`` apart
-    (2-D: ``d = 1``)."""
+    x-major order (``z`` fastest, then ``y``, then ``x``) of the window ``(base, sz, sy, d, h)``:
+    the ``(d, h, .)`` window at flat offset ``base`` of a C-contiguous array whose planes are
+    ``sz`` apart and rows ``sy`` apart (2-D: ``d = 1``)."""
+    base, sz, sy, d, h = window
     x = lo // (h * d)
     rest = lo - x * (h * d)
     y = rest // d
@@ -117,7 +119,7 @@ def _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, n):
 
 
 @njit(cache=True)
-def _pairwise(a, base, sz, sy, d, h, scale, n):
+def _pairwise(a, window, scale, n):
     """NumPy's pairwise sum of the ``n`` cells from 0 (see ``_pairwise_leaf`` for the window):
     runs of at most 128 are leaves, longer runs are halved at ``n2 = n // 2 - (n // 2) % 8`` and
     the halves' sums added, left + right. NumPy recurses; this walks the same tree with explicit
@@ -125,7 +127,7 @@ def _pairwise(a, base, sz, sy, d, h, scale, n):
     each caller about 10 s of compiling)."""
     zero = n - n  # a run-time 0: a literal 0 would compile the leaf a second time (Literal[int])
     if n <= 128:
-        return _pairwise_leaf(a, base, sz, sy, d, h, scale, zero, n)
+        return _pairwise_leaf(a, window, scale, zero, n)
     # frames: (lo, n, stage); stage 0: sum the left half next, 1: the right half, 2: add them.
     # Halving from n <= MAX_CELLS reaches 128 within 16 levels: 64 entries are plenty.
     frames = np.empty((64, 3), dtype=np.int64)
@@ -139,7 +141,7 @@ def _pairwise(a, base, sz, sy, d, h, scale, n):
         lo = frames[top, 0]
         m = frames[top, 1]
         if m <= 128:
-            sums[k] = _pairwise_leaf(a, base, sz, sy, d, h, scale, lo, m)
+            sums[k] = _pairwise_leaf(a, window, scale, lo, m)
             k += 1
             top -= 1
             continue
@@ -163,20 +165,19 @@ def _pairwise(a, base, sz, sy, d, h, scale, n):
 
 
 @njit(cache=True)
-def column_sum(a, oy, ox, h, w, scale):
-    """``numpy.sum`` of ``(scale * a[oy:oy+h, ox:ox+w]).T``, bit for bit, without a copy: the
-    ``(h, w)`` window of the C-contiguous 2-D ``a``, each value times ``scale``, summed in x-major
-    order as NumPy sums an array indexed ``[x, y]``. ``h * w <= MAX_CELLS``."""
+def window_sum(a, corner, shape, scale):
+    """``numpy.sum`` of ``scale`` times the window of ``a`` at ``corner`` of ``shape``, transposed, bit
+    for bit, without a copy: ``a`` a C-contiguous 2-D array and ``corner``, ``shape`` pairs
+    ``(oy, ox)``, ``(h, w)`` (the window ``a[oy:oy+h, ox:ox+w]``), or a 3-D one and triples
+    ``(oz, oy, ox)``, ``(d, h, w)``; the cells summed in x-major order (``z`` fastest in 3-D) as
+    NumPy sums an array indexed ``[x, y]`` (otto's ``[x, y, z]``). At most ``MAX_CELLS`` cells."""
     flat = a.reshape(a.size)
-    return _pairwise(flat, oy * a.shape[1] + ox, 0, a.shape[1], 1, h, scale, h * w)
-
-
-@njit(cache=True)
-def volume_sum(a, oz, oy, ox, d, h, w, scale):
-    """``numpy.sum`` of ``(scale * a[oz:oz+d, oy:oy+h, ox:ox+w]).transpose(2, 1, 0)``, bit for bit,
-    without a copy: the ``(d, h, w)`` window of the C-contiguous 3-D ``a`` summed in x-major order
-    (``z`` fastest) as NumPy sums an array indexed ``[x, y, z]`` (otto's 3-D beliefs).
-    ``d * h * w <= MAX_CELLS``."""
-    flat = a.reshape(a.size)
+    if a.ndim == 2:  # a compile-time constant: one branch is compiled
+        # typed int64 throughout (literal 0 and 1 would type a leaf of their own)
+        window = (np.int64(corner[0] * a.shape[1] + corner[1]), np.int64(0), np.int64(a.shape[1]), np.int64(1),
+                  np.int64(shape[0]))
+        return _pairwise(flat, window, scale, np.int64(shape[0] * shape[1]))
     sz = a.shape[1] * a.shape[2]
-    return _pairwise(flat, oz * sz + oy * a.shape[2] + ox, sz, a.shape[2], d, h, scale, d * h * w)
+    window = (np.int64(corner[0] * sz + corner[1] * a.shape[2] + corner[2]), np.int64(sz), np.int64(a.shape[2]),
+              np.int64(shape[0]), np.int64(shape[1]))
+    return _pairwise(flat, window, scale, np.int64(shape[0] * shape[1] * shape[2]))

@@ -15,7 +15,11 @@ combination of the other models, whichever hit law):
 Each world draws, at every reset, its first hit and then its source from the belief that hit
 gives (``kernels.draw_source_after``); with a fixed ``source`` the first hit is drawn from
 ``Pr(h | offset of the source from the first agent, h >= 1)`` instead. State: ``source``
-``(B, 2)`` float64 cells, ``first_hit`` ``(B,)`` int64.
+``(B, D)`` float64 cells, ``first_hit`` ``(B,)`` int64.
+
+In 3-D (``PoissonHits(dims=3)``) the same compiled functions read tables with a third axis: the
+likelihood ``(n_hits, 2D-1, 2H-1, 2W-1)`` (entry ``[h, dz + D-1, dy + H-1, dx + W-1]``) and the mean
+hits ``(2D-1, 2H-1, 2W-1)``; cells and offsets are tuples (``engine/tuples.py``).
 """
 
 from __future__ import annotations
@@ -27,10 +31,12 @@ from typing import ClassVar
 
 import numpy as np
 
+
 from ....checks import check_point, fail, is_int
 from ....engine import rng as _rng
 from ....engine.api import grid_point
 from ....engine.jit import njit
+from ....engine.tuples import cell_of, per_coordinate, put_row, row, take
 from ....errors import ValidationError
 from ...base import Plume, PlumeKernels, StateArray
 from . import kernels as _kp
@@ -39,10 +45,11 @@ __all__ = ["PoissonHitPlume", "PoissonHitsParams", "KERNELS", "MOVES_1D", "MOVES
            "centre", "check_source", "window", "log_where_positive"]
 
 # likelihood (n_hits, 2H-1, 2W-1) float64 centred; first_hit_cdf (n_hits,); mean_hits (2H-1, 2W-1)
-# float32 centred on the source; the grid's width and height; a fixed source (-1, -1 when drawn);
-# the target's motion record (sources.Static's when it stays)
-PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height source_x source_y "
-                                                    "motion")
+# float32 centred on the source (one more axis first in 3-D); the grid's width, height and depth (1 in
+# 2-D); a fixed source (-1, -1, -1 when drawn; source_z 0 in 2-D); the target's motion record
+# (None when it stays)
+PoissonHitsParams = namedtuple("PoissonHitsParams", "likelihood first_hit_cdf mean_hits width height depth source_x "
+                                                    "source_y source_z motion")
 # the parameters of a moving target (moving.py): the same fields in a class of their own (the samplers
 # find a plume's compiled functions from its parameters' class, and these are not the static plume's)
 MovingPoissonHitsParams = namedtuple("MovingPoissonHitsParams", PoissonHitsParams._fields)
@@ -105,40 +112,41 @@ def window(table: np.ndarray, shape, cell) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- compiled functions
-# S = (sources (B, 2) float64, first_hit (B,) int64)
+# S = (sources (B, D) float64, first_hit (B,) int64). ``P.mean_hits.shape`` is as long as the
+# dimension: a tuple of it says how many coordinates a cell has where no coordinate is given.
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
-    x0 = pos[base, 0]
-    y0 = pos[base, 1]
+    start = row(pos, base, P.mean_hits.shape)
     if P.source_x < 0:  # the protocol: a first hit, then the source drawn from its belief
         h0 = _kp.draw_first_hit(seed, episode, P.first_hit_cdf)
-        sx, sy = _kp.draw_source_after(seed, episode, P.likelihood, x0, y0, h0, P.height, P.width)
+        src = _kp.draw_source_after(seed, episode, P.likelihood, start, h0,
+                                     take((P.width, P.height, P.depth), start)[::-1])
     else:  # a fixed source: the first hit given its offset from the first agent
-        sx, sy = P.source_x, P.source_y
-        h0 = _kp.draw_first_hit_at(seed, episode, P.likelihood, sx - x0, sy - y0)
+        src = take((P.source_x, P.source_y, P.source_z), start)
+        h0 = _kp.draw_first_hit_at(seed, episode, P.likelihood, _offset(src, start))
     S[1][b] = h0
-    S[0][b, 0] = sx
-    S[0][b, 1] = sy
+    put_row(S[0], b, src)
 
 
 @njit(inline="always")
-def source(P, S, b):
-    return S[0][b, 0], S[0][b, 1]
+def source(P, S, b, shape):
+    return row(S[0], b, shape)
 
 
 @njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    return P.mean_hits[iy - int(S[0][pw, 1]) + P.height - 1, ix - int(S[0][pw, 0]) + P.width - 1]
+def sample_cell(P, S, pw, cell):
+    index = _centred(cell, row(S[0], pw, cell), take((P.width, P.height, P.depth), cell))
+    return P.mean_hits[index[::-1]]
 
 
 @njit(inline="always")
-def sample_at(P, S, pw, x, y):
-    """Mean hits at the nearest cell; 0 farther than half a cell off the grid (``grid_point``)."""
-    inside, x, y = grid_point(x, y, P.width, P.height)
+def sample_at(P, S, pw, point):
+    """Mean hits at the nearest cell; 0 farther than half a cell off a 2-D grid (``grid_point``)."""
+    inside, point = grid_point(point, take((P.width, P.height, P.depth), point))
     if not inside:
         return np.float32(0.0)
-    return sample_cell(P, S, pw, int(np.floor(x + 0.5)), int(np.floor(y + 0.5)))
+    return sample_cell(P, S, pw, cell_of(point))
 
 
 # What sensors.Hits and sensors.Belief read.
@@ -153,18 +161,30 @@ def first_hit(P, S, b):
 
 
 @njit(inline="always")
-def hit(P, S, b, t, n, seed, episode, cx, cy):
-    """Hits of agent ``n`` (index in its world) at cell ``(cx, cy)`` at step ``t >= 1``: a draw
-    from ``Pr(h | offset of the source)`` at counters ``(t, n)``; 0 on the source."""
-    dx = int(S[0][b, 0]) - cx
-    dy = int(S[0][b, 1]) - cy
-    if dx == 0 and dy == 0:
+def hit(P, S, b, t, n, seed, episode, cell):
+    """Hits of agent ``n`` (index in its world) at ``cell`` at step ``t >= 1``: a draw from
+    ``Pr(h | offset of the source)`` at counters ``(t, n)``; 0 on the source."""
+    offset = _offset(row(S[0], b, cell), cell)
+    on_source = True
+    for c in range(len(offset)):
+        on_source = on_source and offset[c] == 0
+    if on_source:
         return 0
     key = _rng.stream_key(seed, episode, _kp.STREAM_HITS)
-    return _kp.draw_hit(key, t, n, P.likelihood, dx, dy)
+    return _kp.draw_hit(key, t, n, P.likelihood, offset)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world)
+
+
+@per_coordinate("np.int64(src[{k}]) - cell[{k}]", like="cell")
+def _offset(src, cell):
+    """``int(src[c]) - cell[c]`` of each axis: the source's offset from a cell."""
+
+
+@per_coordinate("cell[{k}] - np.int64(src[{k}]) + sides[{k}] - 1")
+def _centred(cell, src, sides):
+    """The index into a table centred on the source of ``cell``'s offset from ``src`` (x first)."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +200,8 @@ class PoissonHitPlume(Plume):
     """
 
     kernels: ClassVar = KERNELS
+    # a subclass whose tables have a third axis declares (2, 3); the model's own ``dims`` says which
+    dimensions: ClassVar[tuple] = (2,)
 
     # -- what a subclass gives --------------------------------------------------------------
     @property
@@ -257,12 +279,7 @@ class PoissonHitPlume(Plume):
                                   f"in 1..{self.n_hits - 1}")
         cell = tuple(int(c) for c in (self.start if start is None else start))
         p = np.empty(self.shape)
-        if self.dims == 3:
-            from . import kernels_3d as _k3
-
-            total = _k3.init_belief3(p, self.centred_likelihood, *cell, int(first_hit))
-        else:
-            total = _kp.init_belief(p, self.centred_likelihood, *cell, int(first_hit))
+        total = _kp.init_belief(p, self.centred_likelihood, cell, int(first_hit), None)
         if total <= 0.0:
             raise ValidationError(f"{self.name}.initial_belief: a first hit {first_hit} is impossible at {cell}")
         return p
@@ -286,15 +303,18 @@ class PoissonHitPlume(Plume):
         """``(width, height)`` of the domain (``(width, height, depth)`` in 3-D)."""
         return tuple(self.shape[::-1])
 
+    def _grid_dims(self) -> int:
+        """The dimension of the scenarios this plume runs in: 3 for a 3-D model, else 2 (a 1-D
+        model runs on a grid of one row)."""
+        return 3 if self.dims == 3 else 2
+
     def kernels_for(self, dims: int):
-        """The 2-D roles for a 1-D or 2-D model, the 3-D ones (``plume_3d.py``) for a 3-D one."""
-        mine = 3 if self.dims == 3 else 2
-        return None if dims != mine else (self.kernels if dims == 2 else type(self).kernels_3d)
+        return self.kernels if dims == self._grid_dims() else None
 
     def check_dims(self, dims: int, grid_size) -> None:
-        if type(self).kernels_3d is None:
-            return super().check_dims(dims, grid_size)  # 2-D only: refused by name
-        if self.kernels_for(dims) is None:
+        if dims not in self.dimensions:
+            return super().check_dims(dims, grid_size)  # refused by name
+        if dims != self._grid_dims():
             fail(self.name, "dims", self.dims, f"{dims} to run in the {dims}-D scenario of grid_size={tuple(grid_size)}")
 
     def bind(self, grid_size) -> "PoissonHitPlume":
@@ -336,13 +356,8 @@ class PoissonHitPlume(Plume):
         return Static() if motion is None else motion
 
     def params(self, scenario) -> tuple:
-        sides = self.shape[::-1]
-        fixed = (-1,) * len(sides) if self.source is None else self.source
-        if len(sides) == 3:
-            from .plume_3d import PoissonHits3Params
-
-            return PoissonHits3Params(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
-                                      *(int(n) for n in sides), *(int(c) for c in fixed))
+        sides = (*self.shape[::-1], 1)[:3]
+        fixed = ((-1,) * 3 if self.source is None else (*self.source, 0))[:3]
         record = MovingPoissonHitsParams if self.motion.moves else PoissonHitsParams
         return record(self.centred_likelihood, self.first_hit_cdf, self.centred_mean_hits,
                       *(int(n) for n in sides), *(int(c) for c in fixed), self.motion.record())

@@ -23,6 +23,7 @@ the same bit for bit, and so are the beliefs after the same hits (``kernels.upda
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -83,6 +84,7 @@ class WindyPoissonHits(PoissonHitPlume):
     source: tuple | None = None
 
     dims = 2
+    dimensions: ClassVar[tuple] = (2,)  # a mean wind in the plane: otto-benchmark's windy cases are 2-D
 
     def __post_init__(self):
         owner = "WindyPoissonHits"

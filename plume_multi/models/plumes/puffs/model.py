@@ -138,48 +138,49 @@ def physics(P):
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
     K.reset_world(b, seed, episode, P.spin_up, physics(P), S)
     # the sources moved by the motion from the first step (the spin-up releases at their starts)
-    place_sources(P.sources, None, P.motion, S.motion, S.source, S.found, b, seed, episode, P.width, P.height,
+    place_sources(P.sources, None, (P.motion, S.motion), (S.source, S.found), b, seed, episode, (P.width, P.height),
                   K.STREAM_PUFFS, None)
 
 
 @njit(inline="always")
 def advance(P, S, b, t, seed, episode):
     if P.walls_mode == K.WALLS_NONE:
-        move_sources(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None)
+        move_sources((P.motion, S.motion), S.source, b, t, (P.width, P.height), seed, episode, None)
     else:  # a source's move into a solid cell is refused
-        move_sources_among_walls(P.motion, S.motion, S.source, b, t, P.width, P.height, seed, episode, None,
-                                 P.walls, S.wall[b])
+        move_sources_among_walls((P.motion, S.motion), S.source, b, t, (P.width, P.height), seed, episode, None,
+                                 (P.walls, S.wall[b]))
     K.advance_world(b, physics(P), S)
 
 
+# 2-D tuples: the puff plume is 2-D (Puffs.dimensions)
 @njit(inline="always")
-def source(P, S, b):
+def source(P, S, b, shape):
     return S.source[b, 0, 0], S.source[b, 0, 1]
 
 
 @njit(inline="always")
-def reach(P, S, b, x, y, goal_d2, team):
-    return reach_source(S.source, S.found, b, x, y, goal_d2, team)
+def reach(P, S, b, point, goal_d2, team):
+    return reach_source(S.source, S.found, b, point[0], point[1], goal_d2, team)
 
 
 @njit(inline="always")
-def sample_cell(P, S, pw, ix, iy):
-    return np.float32(K.concentration_at_cell_fn(pw, np.float64(ix), np.float64(iy), physics(P), S))
+def sample_cell(P, S, pw, cell):
+    return np.float32(K.concentration_at_cell_fn(pw, np.float64(cell[0]), np.float64(cell[1]), physics(P), S))
 
 
 @njit(inline="always")
-def sample_at(P, S, pw, x, y):
+def sample_at(P, S, pw, point):
     """Concentration at a float position in cells; 0 farther than half a cell off the grid (as
     every plume: ``engine.api.grid_point``)."""
-    inside, x, y = grid_point(x, y, P.width, P.height)
+    inside, point = grid_point(point, (P.width, P.height))
     if not inside:
         return np.float32(0.0)
-    return np.float32(K.concentration_at_cell_fn(pw, x, y, physics(P), S))
+    return np.float32(K.concentration_at_cell_fn(pw, point[0], point[1], physics(P), S))
 
 
 @njit(inline="always")
-def wind_at(P, S, pw, x, y):
-    return K.wind_at_cell_fn(pw, x, y, physics(P), S)
+def wind_at(P, S, pw, point):
+    return K.wind_at_cell_fn(pw, point[0], point[1], physics(P), S)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
@@ -247,6 +248,7 @@ class Puffs(Plume):
     walls: str = "reflect"
 
     kernels: ClassVar = KERNELS
+    dimensions: ClassVar[tuple] = (2,)  # pompy's puffs move in a plane (read at height 0)
 
     def __post_init__(self):
         c = "Puffs"

@@ -277,21 +277,25 @@ def _spline_velocity(b, p, st, x, y):
     by1 = _horner(ty, jy, 1, uy)
     by2 = _horner(ty, jy, 2, uy)
     by3 = _horner(ty, jy, 3, uy)
-    return (_spline_sum(st.coef, b, 0, r, c, bx0, bx1, bx2, bx3, by0, by1, by2, by3),
-            _spline_sum(st.coef, b, 1, r, c, bx0, bx1, bx2, bx3, by0, by1, by2, by3))
+    bx = (bx0, bx1, bx2, bx3)
+    by = (by0, by1, by2, by3)
+    return _spline_sum(st.coef, b, 0, r, c, bx, by), _spline_sum(st.coef, b, 1, r, c, bx, by)
 
 
 @njit(cache=True, inline="always")
-def _spline_row(cf, b, comp, row, c, by0, by1, by2, by3):
-    return cf[b, comp, row, c] * by0 + cf[b, comp, row, c + 1] * by1 + cf[b, comp, row, c + 2] * by2 + cf[b, comp, row, c + 3] * by3
+def _spline_row(cf, b, comp, row, c, by):
+    """``sum_j cf[b, comp, row, c + j] by[j]`` (the four basis values ``by`` of y)."""
+    return (cf[b, comp, row, c] * by[0] + cf[b, comp, row, c + 1] * by[1] + cf[b, comp, row, c + 2] * by[2]
+            + cf[b, comp, row, c + 3] * by[3])
 
 
 @njit(cache=True, inline="always")
-def _spline_sum(cf, b, comp, r, c, bx0, bx1, bx2, bx3, by0, by1, by2, by3):
-    return (bx0 * _spline_row(cf, b, comp, r, c, by0, by1, by2, by3)
-            + bx1 * _spline_row(cf, b, comp, r + 1, c, by0, by1, by2, by3)
-            + bx2 * _spline_row(cf, b, comp, r + 2, c, by0, by1, by2, by3)
-            + bx3 * _spline_row(cf, b, comp, r + 3, c, by0, by1, by2, by3))
+def _spline_sum(cf, b, comp, r, c, bx, by):
+    """``sum_i bx[i] _spline_row(row r + i)``: the spline at a point of basis values ``bx``, ``by``."""
+    return (bx[0] * _spline_row(cf, b, comp, r, c, by)
+            + bx[1] * _spline_row(cf, b, comp, r + 1, c, by)
+            + bx[2] * _spline_row(cf, b, comp, r + 2, c, by)
+            + bx[3] * _spline_row(cf, b, comp, r + 3, c, by))
 
 
 @njit(cache=True, inline="always")
@@ -635,11 +639,14 @@ def _first_solid(walls, k, along_x, c0, c1, other):
 
 
 @njit(cache=True, inline="always")
-def _axis_move(walls, wall, along_x, a0, a1, other, low, cell, mode):
-    """A puff's move from ``a0`` to ``a1`` along one axis (physical; cells from ``low``, ``cell``
-    wide) among the solid cells of mask ``wall`` of ``walls``: ``(a, removed)``. Through no solid cell: ``a1``. Into one: removed
+def _axis_move(mask, along_x, a0, a1, other, axis, mode):
+    """A puff's move from ``a0`` to ``a1`` along one axis (physical; ``axis = (low, cell)``: cells
+    from ``low``, ``cell`` wide) among the solid cells of mask ``wall`` of ``walls`` (``mask =
+    (walls, wall)``): ``(a, removed)``. Through no solid cell: ``a1``. Into one: removed
     (``WALLS_ABSORB``), or reflected about the crossed face, ``2 face - a1``, unless the reflected
     path crosses a solid cell too (then the puff keeps ``a0``)."""
+    walls, wall = mask
+    low, cell = axis
     c0 = int(np.floor((a0 - low) / cell))
     c1 = int(np.floor((a1 - low) / cell))
     if c1 == c0:
@@ -674,11 +681,11 @@ def _move_among_walls(b, n, p, st):
         x = x0 + (vel[b, i, 0] + draws[b, 3 * i] * p.scale_x) * dt
         y = y0 + (vel[b, i, 1] + draws[b, 3 * i + 1] * p.scale_y) * dt
         row = int(np.floor((y0 - p.y_min) / p.cell))
-        x, gone = _axis_move(p.walls, wall, True, x0, x, row, p.x_min, p.cell, p.walls_mode)
+        x, gone = _axis_move((p.walls, wall), True, x0, x, row, (p.x_min, p.cell), p.walls_mode)
         if gone:
             continue
         column = int(np.floor((x - p.x_min) / p.cell))
-        y, gone = _axis_move(p.walls, wall, False, y0, y, column, p.y_min, p.cell, p.walls_mode)
+        y, gone = _axis_move((p.walls, wall), False, y0, y, column, (p.y_min, p.cell), p.walls_mode)
         if gone:
             continue
         kept = _keep(b, i, kept, x, y, p, puffs, draws)
