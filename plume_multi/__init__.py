@@ -8,6 +8,8 @@ Front-ends over one engine of compiled kernels:
 * ``PlumeSearchEnv`` — the single-agent Gymnasium env, exactly as its contract says.
 * ``evaluate()`` — a policy on many seeded episodes at once (locally or on Ray): ``EvaluationResult``.
 * ``compare()`` — several policies on the same seeded episodes: a table and the search-time distributions.
+* ``capabilities()`` — what works with what: every plume, body, sensor, reward and policy against
+  dimension, walls, moving and several sources, teams, and what each needs of the others.
 * ``train()`` — a learned baseline (PPO with an MLP or a GRU) trained on a scenario: ``TrainingResult``.
 
 Every name is imported on first use, so ``import plume_multi`` stays light; importing it
@@ -34,6 +36,7 @@ if TYPE_CHECKING:  # what type checkers and the API reference see; at run time, 
     from .envs.pettingzoo import env, parallel_env, raw_env
     from .envs.single import PlumeSearchEnv
     from .envs.vector import vector_env
+    from .capabilities import capabilities
     from .evaluation import EvaluationResult, compare, evaluate
     from .models import actions, bodies, plumes, rewards, sensors, sources
     from .models.units import Units
@@ -72,7 +75,7 @@ _LAZY = {
 __all__ = ["plumes", "bodies", "actions", "sensors", "rewards", "sources", "Scenario", "Simulator", "Units",
            "WorldState", "errors", "PlumeError", "ValidationError", "StateError", "ComponentError", "RenderingError",
            "PlumeSearchEnv", "parallel_env", "env", "raw_env", "vector_env", "multi_agent_vector_env", "evaluate",
-           "EvaluationResult", "compare", "train"]
+           "EvaluationResult", "compare", "train", "capabilities"]
 
 
 def __getattr__(name):

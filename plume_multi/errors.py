@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PlumeError", "ValidationError", "StateError", "ComponentError", "RenderingError", "ModelError"]
+__all__ = ["PlumeError", "ValidationError", "CapabilityError", "StateError", "ComponentError", "RenderingError", "ModelError"]
 
 
 class PlumeError(Exception):
@@ -36,6 +36,13 @@ class ValidationError(PlumeError, ValueError):
         self.field = field
         self.got = got
         self.expected = expected
+
+
+class CapabilityError(ValidationError):
+    """Parts that do not work together (``plume_multi.capabilities``): a model outside its declared
+    dimensions, walls, moving or several sources or teams, or a need another part does not meet,
+    refused before anything compiles. ``owner`` is the part that refuses, ``field`` what it is
+    refused for (``"plume"``, ``"dimensions"``, ``"walls"``, ...), ``expected`` what would work."""
 
 
 class StateError(PlumeError, RuntimeError):

@@ -53,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import files
+from . import capabilities, files
 from .checks import check_arguments, is_int, shown
 from .errors import PlumeError, RenderingError, ValidationError
 from .integrations.trained import as_policy
@@ -613,7 +613,8 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
-    _check_fit(policy, scenario)
+    capabilities.check(scenario, policy)  # the policy's declarations against the scenario, before compiling
+    _check_fit(policy, scenario)  # then the values a policy object holds (Perseus: the plume it was solved for)
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
         if executor == "local":
@@ -764,6 +765,8 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
     """
     base = _check_scenario(base_scenario)
     points = _grid_points(base, grid)
+    for _, scenario in points:  # every point's refusal before the first runs
+        capabilities.check(scenario, _team_of(_by_name(policy, scenario), scenario))
     expected = "None or a path prefix ending in a file name (PREFIX.csv, .parquet and .png are written)"
     if out is not None:  # before the work: a path that cannot be written would lose it
         outputs = dict(zip(("csv", "parquet", "png"), files.outputs(out, [".csv", ".parquet", ".png"], "sweep.out",
@@ -962,7 +965,7 @@ def compare(policies, scenario_or_task, episodes: int | None = None, seed: int |
         seed = 0 if seed is None else seed
         until = "first" if until is None else until
         for label, policy in pairs:  # every refusal before the first run
-            _team_of(_by_name(policy, scenario), scenario)
+            capabilities.check(scenario, _team_of(_by_name(policy, scenario), scenario))
         title = _describe(scenario)
     else:
         if until is not None and until != task.protocol.until:

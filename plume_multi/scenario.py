@@ -20,8 +20,8 @@ from typing import Optional
 
 import numpy as np
 
+from . import capabilities as _capabilities
 from . import files as _files
-from .engine import api as _api
 from .errors import ValidationError
 from .models import bodies as _actions
 from .models import plumes as _plumes
@@ -105,7 +105,7 @@ class Scenario:
             movie's frames) or ``(128, 128)``. A triple ``(width, height, depth)`` makes a 3-D
             scenario (``dims == 3``; at most 2**27 cells): positions, starts, sources and the
             models' functions have three coordinates, and every model must support 3-D (a 2-D-only
-            model raises ``ValidationError`` naming it).
+            model raises ``CapabilityError`` naming it: ``plume_multi.capabilities()`` says which do).
         plume: a ``plumes`` model. Default: ``plumes.Gaussian(source=source_location, sigma=sigma)``.
         source_location, sigma: the default Gaussian plume's source ``(x, y)`` (``(x, y, z)`` in
             3-D; default the centre) and spread (default 12.0). Give these or ``plume``, not both.
@@ -182,6 +182,7 @@ class Scenario:
             if not all(1 <= c <= MAX_GRID_SIDE for c in size) or (len(size) == 3 and math.prod(size) > MAX_CELLS_3D):
                 _fail("grid_size", self.grid_size, size_rule)
             if plume is not None:  # before anything reads a plume of the other dimension's grid
+                _capabilities.check_plume(plume, size)
                 plume.check_dims(len(size), size)
         natural = plume.natural_grid_size() if plume is not None and hasattr(plume, "natural_grid_size") else None
         if self.grid_size is None:
@@ -285,12 +286,15 @@ class Scenario:
                       "0 when sensors= is given (add sensors.Neighbours(k) to the sensors instead)")
         set_("sensors", tuple(chosen))
         set_("reward", _rewards.SparseGoal() if self.reward is None else _model("reward", self.reward, "reward"))
+        # what works with what (dimensions, walls, moving and several sources, teams, what each part
+        # needs of the others), from the parts' declarations: plume_multi/capabilities.py
+        _capabilities.check(self)
         for model in (self.plume, self.action_model, *self.sensors, self.reward):
-            model.check_dims(dims, size)
+            model.check_dims(dims, size)  # what a model's values allow (a movie of frames runs in 2-D)
         if self.walls is not None:
             set_("walls", Walls.of(self.walls, size))
             self._check_walls()
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         for sensor in self.sensors:
             sensor.check(ctx)
         for model in (self.plume, self.action_model, self.reward):
@@ -321,10 +325,6 @@ class Scenario:
                 where = "start region" if self.start_region else "grid"
                 _fail("walls", walls, f"masks with a free cell in the {where} {lo}..{hi} (start cells are drawn "
                                       f"there); mask {full[0]} has none")
-        body = self.action_model
-        if body.continuous and body.kernels_for(dims).place is _api.body_place:
-            _fail("walls", walls, f"no walls with the continuous body {body.name}, whose kernels have no place role "
-                                  "(how the step stops it at a wall's face)")
 
     def _resolve_units(self, plumes_units: Units) -> None:
         """``cell_size`` and ``step_duration``: given (checked against the plume's) or the plume's."""
@@ -395,13 +395,13 @@ class Scenario:
     def obs_dim(self) -> int:
         """Length of an agent's observation vector: the sensors' columns (counted, not named: a
         sensor of millions of columns is refused for its memory at once)."""
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         return sum(sensor.width(ctx) for sensor in self.sensors)
 
     @property
     def observation_layout(self) -> list:
         """The name of every observation column, in order (sensor by sensor)."""
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         names = []
         for sensor in self.sensors:
             names.extend(sensor.columns(ctx))
@@ -409,7 +409,7 @@ class Scenario:
 
     def observation_bounds(self) -> tuple:
         """``(low, high)`` float32 arrays of length ``obs_dim`` (infinite where unbounded)."""
-        ctx = _Context(self)
+        ctx = ModelContext(self)
         lows, highs = zip(*(sensor.bounds(ctx) for sensor in self.sensors))
         return np.concatenate(lows).astype(np.float32), np.concatenate(highs).astype(np.float32)
 
@@ -616,8 +616,9 @@ def save_scenario(scenario: Scenario, path) -> Path:
                              "the path of the JSON file to write")
 
 
-class _Context:
-    """What a model needs to know about the scenario it is part of."""
+class ModelContext:
+    """What a model needs to know about the scenario it is part of (the ``ctx`` of a model's
+    ``check``, ``bind`` and ``state_spec``; built by ``Scenario`` and ``Simulator``)."""
 
     def __init__(self, scenario: Scenario):
         self.scenario = scenario

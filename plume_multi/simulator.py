@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from . import capabilities
 from .checks import check_memory
 from .checks import is_int as _is_int
 from .errors import StateError, ValidationError
@@ -21,7 +22,7 @@ from .engine import assemble as A
 from .engine.compile import check_names, compile_entry
 from .engine.threads import PARALLEL_LOCK, threads_for
 from .models.base import StateArray, StateWorld
-from .scenario import Scenario, _Context
+from .scenario import Scenario, ModelContext
 from .walls import mask_indices
 from .world import WorldState
 
@@ -109,6 +110,7 @@ class Simulator:
             scenario = Scenario()
         if not isinstance(scenario, Scenario):
             raise ValidationError(f"scenario: got {type(scenario).__name__}; expected a plume_multi.Scenario")
+        capabilities.check(scenario)  # the scenario's parts work together (Scenario checked; a few µs, before compiling)
         if not _is_int(num_worlds) or not 1 <= num_worlds <= MAX_WORLDS:
             raise ValidationError(f"num_worlds: got {num_worlds!r}; expected an integer in 1..{MAX_WORLDS}")
         if not isinstance(autoreset, str) or autoreset not in AUTORESET_MODES:
@@ -122,7 +124,7 @@ class Simulator:
         if B * N > 2**40:
             raise ValidationError(f"num_worlds: got {B} worlds of {N} agents ({B * N} agents); expected at most 2**40 agents")
 
-        ctx = _Context(sc)
+        ctx = ModelContext(sc)
         ctx.num_worlds = B
         ctx.field = self._make_field(sc, field)
         self._ctx = ctx

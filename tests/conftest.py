@@ -128,7 +128,8 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
     ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_numpy_sum.py")),
     # the Poisson search among walls, and its decisions' walled variants
-    ("belief_walls", ("test_among_walls.py", "test_walls_search_table.py")),
+    # (test_capabilities.py: the issue's example, infotaxis behind a wall, runs the same combination)
+    ("belief_walls", ("test_among_walls.py", "test_walls_search_table.py", "test_capabilities.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
 _RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}

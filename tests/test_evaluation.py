@@ -367,7 +367,8 @@ def test_cli_eval_takes_the_models_flags_and_named_scenarios_and_policies(tmp_pa
     assert json.loads((tmp_path / "team.json").read_text())["episodes"]["arrival_time"] == mixed.arrival_time.tolist()
     assert "PoissonHits, Cardinal, team" in out and "success = the first agent's arrival" in out
     assert "every searcher in" in out and (tmp_path / "team.png").exists()
-    for argv, message in ((["--policy", "infotaxis"], "--policy infotaxis: infotaxis, space-aware-infotaxis and greedy decide"),
+    for argv, message in ((["--policy", "infotaxis"], "--policy infotaxis: Infotaxis.plume: got 'Gaussian'; expected a "
+                                                         "Poisson-hit plume"),
                           (["--policy", "greedy,clever"], "--policy: got 'clever' in the team"),
                           (["--scenario", "poisson_search:colour=1"], "--scenario: poisson_search has no parameter"),
                           (["--scenario", "nowhere"], "--scenario: got 'nowhere'; expected a JSON file or a named"),
@@ -390,7 +391,7 @@ def test_evaluate_takes_a_builtins_name_and_a_team_of_names_as_the_cli_does():
     np.testing.assert_array_equal(team.arrival_time, listed.arrival_time)
     with pytest.raises(ValidationError, match=r"policy: got 'clever'; expected one of \['random'"):
         evaluate("clever", one, 2, progress=False)
-    with pytest.raises(ValidationError, match="decide on the Poisson-hit belief"):  # refused before compiling
+    with pytest.raises(ValidationError, match=r"Infotaxis.plume: .*\(it decides on a belief over one\)"):  # refused before compiling
         evaluate("infotaxis", one, 2, progress=False)
 
 

@@ -230,6 +230,14 @@ class Model(metaclass=CheckedArguments):
     # whose functions read 2-D names (agent.x, agent.cx, ...), (2, 3) for one written over tuples.
     # A model may refuse more in check_dims (a movie of frames runs in 2-D only).
     dimensions: ClassVar[tuple] = (2,)
+    # What else it works with, read by the capability table (plume_multi/capabilities.py, where each
+    # is described) beside dimensions: True, False, or the dimensions where it holds ((2,)); a plume's
+    # among_walls may be "fixed sources". needs: what it needs of the other parts (capabilities.Need).
+    among_walls: ClassVar[Any] = True
+    moving_sources: ClassVar[Any] = True
+    several_sources: ClassVar[Any] = True
+    in_teams: ClassVar[Any] = True
+    needs: ClassVar[tuple] = ()
 
     def kernels_for(self, dims: int):
         """The compiled functions of a ``dims``-dimensional scenario (None: not in that dimension)."""
@@ -376,17 +384,23 @@ class Plume(Model):
         return fixed is None or all(float(c).is_integer() for c in fixed)  # drawn sources are cells
 
 
-    def check_walls(self, walls) -> None:
-        """Raise ``ValidationError`` when this plume cannot be among ``walls`` (a
-        ``plume_multi.walls.Walls``). ``Scenario`` checks that a fixed source is on a free cell of
-        every mask; by default a plume that draws its sources (``fixed_source()`` None) is refused,
-        since its draws do not know the walls."""
-        if self.fixed_source() is None:
-            from ..errors import ValidationError
+    # among walls only with fixed sources: a drawn or moving source does not know the walls
+    among_walls: ClassVar[Any] = "fixed sources"
 
-            raise ValidationError(f"{self.name}: draws a source in each world and episode or moves it, which could "
-                                  "put it inside a wall; expected a plume with fixed sources among walls "
-                                  "(Scenario(walls=...); plumes.Puffs moves its sources among walls)")
+    def check_walls(self, walls) -> None:
+        """Raise ``ValidationError`` when this plume's values cannot be among ``walls`` (a
+        ``plume_multi.walls.Walls``): a source on a solid cell. Whether the plume can be among
+        walls at all is its ``among_walls`` declaration (the capability table refuses a drawn or
+        moving source of a ``"fixed sources"`` plume); ``Scenario`` checks that a fixed source is on
+        a free cell of every mask."""
+
+    def sources_move(self) -> bool:
+        """True when the sources move during an episode (a ``source_motion`` that moves)."""
+        return bool(getattr(getattr(self, "source_motion", None), "moves", False))
+
+    def sources_drawn(self) -> bool:
+        """True when each world draws its sources at every reset (none given)."""
+        return self.fixed_source() is None and self.source_count() == 1 and not self.sources_move()
 
     def wall_index(self, params, state) -> np.ndarray | None:
         """``(B,)`` the wall mask each world's plume keeps for itself (a plume that moves among

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..capabilities import Need
 from ..checks import check_int, check_real, check_seed, fail, is_int, shown
 from ..errors import ValidationError
 
@@ -47,6 +48,11 @@ class RandomPolicy:
         seed: ``None`` or an integer in ``0..2**63 - 1``: seeds the policy's own generator.
     """
 
+    # what it works with (plume_multi.capabilities): every grid body, anywhere
+    dimensions = (2, 3)
+    needs = (Need("body", lambda body: not body.continuous, "a grid body (discrete actions)",
+                  "it draws action indices; policies.RandomBoxPolicy draws a continuous body's"),)
+
     def __init__(self, n_actions: int = 4, seed=None):
         self.n_actions = check_int("RandomPolicy", "n_actions", n_actions, 1, MAX_ACTIONS)
         self.rng = _generator("RandomPolicy", seed)
@@ -83,6 +89,9 @@ class RandomBoxPolicy:
         seed: ``None`` or an integer in ``0..2**63 - 1``.
     """
 
+    dimensions = (2, 3)
+    needs = (Need("body", "continuous", "a continuous body", "it draws points of a box of actions"),)
+
     def __init__(self, low, high, seed=None):
         self.low = _bound("low", low)
         self.high = _bound("high", high)
@@ -98,6 +107,12 @@ class RandomBoxPolicy:
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         m = _observations("RandomBoxPolicy", obs).shape[0]
         return self.rng.uniform(self.low, self.high, size=(m, len(self.low)))
+
+
+def _directions() -> tuple:
+    from ..models.bodies import Cardinal, Continuous
+
+    return Cardinal, Continuous  # Moore is a Cardinal
 
 
 class GradientClimber:
@@ -119,6 +134,10 @@ class GradientClimber:
         scenario: optional; the scenario it acts in, whose body's discrete moves it picks among
             (``n_actions`` is then taken from it), or whose 2-D continuous body it flies.
     """
+
+    dimensions = (2, 3)  # a 3-D continuous body (velocities) is refused at construction
+    needs = (Need("body", lambda body: issubclass(body, _directions()),
+                  "a body of cardinal or moore moves, or a continuous one", "it keeps or turns a direction"),)
 
     def __init__(self, n_actions: int | None = 4, explore: float = 0.1, seed=None, *, scenario=None):
         self._flight = None  # (max_speed, max_turn_degrees) on a continuous body

@@ -6,6 +6,7 @@ from ..errors import ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from . import team_kernels as tk
 from .belief_state import belief_view, shaped_for, simulator_of
+from .infotaxis import DECIDES_ON_BELIEF
 from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Greedy"]
@@ -49,6 +50,10 @@ class Greedy:
         >>> obs = sim.reset(seed=0)
         >>> obs, reward, terminated, truncated = sim.step(Greedy().act(sim))
     """
+
+    # what it works with (plume_multi.capabilities)
+    dimensions = (2, 3)
+    needs = DECIDES_ON_BELIEF
 
     def __init__(self, *, plume: PoissonHitPlume | None = None, team_rule: str = "believer"):
         if plume is not None and not isinstance(plume, PoissonHitPlume):

@@ -1,7 +1,8 @@
 """The built-in policies by name (``plume-multi eval --policy NAME``, the benchmark's baselines).
 
 ``NAMED[name](scenario, seed)`` makes the policy for ``scenario``; one that cannot act in it
-raises a ``ValidationError`` saying why. ``plume_multi.evaluate`` takes these factories as they are
+raises a ``ValidationError`` saying why (``CapabilityError`` from the capability table, which
+reads the declarations of the class ``CLASSES[name]`` names). ``plume_multi.evaluate`` takes these factories as they are
 (it calls them per chunk of worlds with that chunk's seed).
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import ValidationError
 
-__all__ = ["NAMED", "NAMES", "named_policy"]
+__all__ = ["NAMED", "NAMES", "CLASSES", "named_policy"]
 
 
 def _random(scenario, seed):
@@ -22,13 +23,8 @@ def _random(scenario, seed):
 
 
 def _gradient(scenario, seed):
-    from ..models.bodies import Cardinal, Continuous, Moore
     from .baselines import GradientClimber
 
-    if not isinstance(scenario.action_model, (Cardinal, Moore, Continuous)):
-        raise ValidationError(f"gradient turns to a random one of the cardinal or moore moves (or a continuous "
-                              f"body's turns); the body {scenario.action_model.name} has other actions: use random "
-                              "or MODULE:NAME")
     return GradientClimber(scenario=scenario, seed=seed)
 
 
@@ -38,24 +34,21 @@ def _surge_cast(scenario, seed):
     return SurgeCast(scenario, seed=seed)
 
 
-def _belief_searcher(make):
-    """A factory of ``make()`` that first checks that the scenario has the belief it reads."""
+def _checked(name: str, make):
+    """A factory of ``make(scenario, seed)`` that first asks the capability table whether the
+    class of ``CLASSES[name]`` can act in the scenario (``CapabilityError`` if not)."""
 
     def factory(scenario, seed):
-        from ..models.plumes.poisson_hits import PoissonHitPlume
-        from ..models.sensors import Belief
+        from .. import capabilities
 
-        if not isinstance(scenario.plume, PoissonHitPlume) or not any(isinstance(s, Belief) for s in scenario.sensors):
-            raise ValidationError("infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit "
-                                  "belief: the scenario needs a Poisson-hit plume and a Belief sensor (--scenario "
-                                  "poisson_search[:...], or --plume poisson_hits --sensors hits belief)")
-        return make()
+        capabilities.check(scenario, name)
+        return make(scenario, seed)
 
     return factory
 
 
 def _infotaxis(space_aware):
-    def make():
+    def make(scenario, seed):
         from .infotaxis import Infotaxis
 
         return Infotaxis(space_aware=space_aware)
@@ -63,15 +56,19 @@ def _infotaxis(space_aware):
     return make
 
 
-def _greedy():
+def _greedy(scenario, seed):
     from .greedy import Greedy
 
     return Greedy()
 
 
-NAMED = {"random": _random, "gradient": _gradient, "surge-cast": _surge_cast,
-         "infotaxis": _belief_searcher(_infotaxis(False)),
-         "space-aware-infotaxis": _belief_searcher(_infotaxis(True)), "greedy": _belief_searcher(_greedy)}
+# The class each name makes (plume_multi.policies' names; None: it picks by the body, and fits every one)
+CLASSES = {"random": None, "gradient": "GradientClimber", "surge-cast": "SurgeCast", "infotaxis": "Infotaxis",
+           "space-aware-infotaxis": "Infotaxis", "greedy": "Greedy"}
+NAMED = {"random": _random, "gradient": _checked("gradient", _gradient), "surge-cast": _checked("surge-cast", _surge_cast),
+         "infotaxis": _checked("infotaxis", _infotaxis(False)),
+         "space-aware-infotaxis": _checked("space-aware-infotaxis", _infotaxis(True)),
+         "greedy": _checked("greedy", _greedy)}
 NAMES = tuple(NAMED)
 
 

@@ -32,6 +32,7 @@ from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import perseus_kernels as pk
 from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
+from .infotaxis import DECIDES_ON_BELIEF
 
 __all__ = ["Perseus"]
 
@@ -112,6 +113,11 @@ class Perseus:
     #: moves it was solved for (``check_scenario``).
     CAPABILITIES = {"plumes": {"PoissonHits": (1, 2, 3), "WindyPoissonHits": (2,)}, "bodies": ("cardinal", "moore"),
                     "walls": False, "moving_source": False, "goal_radius": False, "sensors": ("Belief",)}
+    # the same, as the capability table reads it (plume_multi.capabilities)
+    dimensions = (2, 3)
+    among_walls = False  # walls break the translation invariance that lets one vector serve every cell
+    moving_sources = False  # the offset formulation holds for a source that stays
+    needs = DECIDES_ON_BELIEF
 
     def __init__(self, alphas, actions, scenario, *, discount: float = DEFAULT_DISCOUNT, report=None):
         problem = fit_problem(scenario)

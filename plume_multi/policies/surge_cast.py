@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..capabilities import Need
 from ..checks import check_int, check_real, shown
 from ..errors import ValidationError
 
@@ -16,6 +17,18 @@ FAR = 10 ** 6  # "steps since the last whiff" before any whiff
 
 def _wrap(degrees):
     return (degrees + 180.0) % 360.0 - 180.0
+
+
+def _steerable() -> tuple:
+    from ..models.bodies import Cardinal, Continuous, Oriented
+
+    return Cardinal, Continuous, Oriented  # Moore is a Cardinal (RunTumble tumbles at random)
+
+
+def _odour_sensors() -> tuple:
+    from ..models.sensors import Antennae, Binary, Concentration, Hits
+
+    return Antennae, Binary, Concentration, Hits
 
 
 class SurgeCast:
@@ -62,6 +75,13 @@ class SurgeCast:
         ...               sensors.Wind(), sensors.Heading()), n_agents=4)
         >>> policy = SurgeCast(sc, threshold=0.3)
     """
+
+    # what it works with (plume_multi.capabilities); its wind (a sensor or upwind=) is checked at construction
+    dimensions = (2,)  # directions in the plane: upwind and crosswind angles
+    needs = (Need("body", lambda body: issubclass(body, _steerable()), "a body it can steer (Continuous, Oriented, "
+                  "Cardinal, Moore)", "it turns to a chosen direction"),
+             Need("sensor", lambda sensor: issubclass(sensor, _odour_sensors()), "an odour reading (sensors."
+                  "Concentration, Antennae, Binary or Hits)", "a whiff starts a surge"))
 
     def __init__(self, scenario, *, threshold: float = 0.5, surge: int = 60, cast: int = 80,
                  cast_angle: float = 75.0, steer: float = 15.0, upwind: float | None = None, seed: int = 0):

@@ -70,8 +70,9 @@ def test_bad_model_specs_name_the_flag(spec, family, flag, message):
     (["--plume", "gaussian", "--sigma", "3"], "--sigma: got it with --plume"),
     (["--body", "oriented", "--action-model", "moore"], "--body: got it with --action-model"),
     (["--sensors", "antennae:distance=-2"], "--sensors: Antennae.distance: got -2"),
-    (["--body", "oriented"], "--policy gradient: gradient turns to a random one of the cardinal or moore moves"),
-    (["--body", "run_tumble"], "--policy gradient: gradient turns"),
+    (["--body", "oriented"], "--policy gradient: GradientClimber.body: got 'Oriented'; expected a body of cardinal or "
+                             "moore moves"),
+    (["--body", "run_tumble"], "--policy gradient: GradientClimber.body: got 'RunTumble'"),
     (["--scenario", "missing.json"], "--scenario: load_scenario: got 'missing.json', which does not exist"),
 ])
 def test_render_model_errors_are_one_line_exit_2(capsys, tmp_path, argv, message):

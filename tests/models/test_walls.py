@@ -210,7 +210,7 @@ def test_a_path_into_a_wall_stops_on_its_face():
 def test_every_reader_reads_zero_inside_a_wall_and_the_plume_elsewhere():
     """``sample_cell``, ``sample_at``, ``wind_at`` (and the 3-D ones) of a ``WalledPlumeView``."""
     from plume_multi.engine import api
-    from plume_multi.scenario import _Context
+    from plume_multi.scenario import ModelContext
 
     @numba.njit
     def read2(view, walled, ix, iy, x, y):
@@ -229,7 +229,7 @@ def test_every_reader_reads_zero_inside_a_wall_and_the_plume_elsewhere():
         mask = np.zeros(tuple(reversed(grid)), bool)
         mask[(slice(None),) * (len(grid) - 1) + (0,)] = True  # the plane x = 0
         sc = Scenario(grid_size=grid, walls=mask, plume=plumes.Gaussian(sigma=2.0, wind=(0.5, -1.0)))
-        ctx = _Context(sc)
+        ctx = ModelContext(sc)
         ctx.field = sc.plume.field(sc.grid_size)
         params = sc.plume.params(ctx)
         api.register_plume(params, sc.plume.kernels_for(len(grid)), "Gaussian", len(grid))

@@ -75,7 +75,7 @@ def test_evaluation_seeds_that_reach_the_training_seeds_are_refused_before_anyth
 
 
 def test_a_policy_that_cannot_act_in_the_task_is_refused_by_name_before_compiling():
-    with pytest.raises(ValidationError, match="infotaxis, space-aware-infotaxis and greedy decide on the Poisson-hit"):
+    with pytest.raises(ValidationError, match="Infotaxis.plume: got 'Gaussian'; expected a Poisson-hit plume"):
         tasks.evaluate("following/gaussian-random-source-v0", "infotaxis", episodes=2)
     with pytest.raises(ValidationError, match="policy: got 'clever'; expected a policy object or one of"):
         tasks.evaluate("following/gaussian-random-source-v0", "clever", episodes=2)

@@ -148,7 +148,9 @@ class Gaussian(Plume):
     n_sources: object = None
     source_motion: object = None
 
-    dimensions: ClassVar[tuple] = (2, 3)  # several or moving sources: 2-D (bind refuses them in 3-D)
+    dimensions: ClassVar[tuple] = (2, 3)
+    moving_sources: ClassVar = (2,)  # several or moving sources: gaussian_sources.py's 2-D functions
+    several_sources: ClassVar = (2,)
 
     def __post_init__(self):
         from ..sources.source_set import MAX_SOURCES, motion_of, parse_source
@@ -231,12 +233,13 @@ class Gaussian(Plume):
         return None if self.random_source or self.several else self.source
 
     def check_walls(self, walls) -> None:
-        """Several fixed sources may be among walls, each on a free cell of every mask; drawn or
-        moving sources may not (their motion does not know the walls)."""
+        """Several fixed sources may be among walls, each on a free cell of every mask (drawn or
+        moving sources may not: ``among_walls``)."""
         if self.several and not self.random_source and not self.source_motion.moves:
             walls.check_sources_free("Gaussian", self._cells())
-            return
-        super().check_walls(walls)
+
+    def sources_drawn(self) -> bool:
+        return self.random_source
 
     def on_cells(self) -> bool:
         return not self.source_motion.moves

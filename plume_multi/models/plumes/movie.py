@@ -230,6 +230,8 @@ class Movie(Plume):
 
     kernels: ClassVar = KERNELS
     dimensions: ClassVar[tuple] = (2, 3)  # frames in 2-D, volumes in 3-D (check_dims)
+    moving_sources: ClassVar = False  # the recording's source stays where it was filmed
+    several_sources: ClassVar = False
 
     def __post_init__(self):
         if self.mmap is not None:

@@ -12,10 +12,11 @@ from numba.extending import overload
 
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels, StateArray, check_bool, fail
+from ...capabilities import Need
+from ..base import Sensor, SensorKernels, StateArray, check_bool
 from ..plumes.poisson_hits import kernels as _kp
 from ..plumes.poisson_hits.moving import predict
-from ..plumes.poisson_hits.plume import SUM_TOL, first_hit, hit, likelihood
+from ..plumes.poisson_hits.plume import SUM_TOL, PoissonHitPlume, first_hit, hit, likelihood
 
 # moving: a compile-time flag (the plume's target moves: predict before each step's updates)
 BeliefParams = namedtuple("BeliefParams", "shared moving")
@@ -85,6 +86,8 @@ class Belief(Sensor):
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
     dimensions: ClassVar[tuple] = (2, 3)
+    needs: ClassVar[tuple] = (Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
+                                   "the belief follows its likelihood"),)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
@@ -93,12 +96,6 @@ class Belief(Sensor):
 
     def is_shared(self, ctx) -> bool:
         return bool(ctx.scenario.team) if self.shared is None else self.shared
-
-    def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHitPlume
-
-        if not isinstance(ctx.plume, PoissonHitPlume):
-            fail("Belief", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (the belief follows its likelihood)")
 
     def columns(self, ctx) -> list:
         if len(ctx.grid_size) == 3:

@@ -10,7 +10,8 @@ import numpy as np
 
 from ...engine.api import body_heading_table
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels, fail
+from ...capabilities import Need
+from ..base import Sensor, SensorKernels
 
 # cos, sin: (K,) float32, ``unit`` of each heading of the body's heading_table
 HeadingParams = namedtuple("HeadingParams", "cos sin")
@@ -57,11 +58,8 @@ class Heading(Sensor):
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
     dimensions: ClassVar[tuple] = (2,)  # no 3-D body has a heading
-
-    def check(self, ctx) -> None:
-        if not ctx.oriented:
-            fail("Heading", "body", ctx.body.name, "a body with a heading (Oriented, RunTumble, Continuous): "
-                 f"{ctx.body.name} has none, so Heading would read a constant (1, 0)")
+    needs: ClassVar[tuple] = (Need("body", "oriented", "a body with a heading (Oriented, RunTumble, Continuous)",
+                                   "without one it would read a constant (1, 0)"),)
 
     def columns(self, ctx) -> list:
         return ["heading_cos", "heading_sin"]

@@ -51,7 +51,8 @@ class History(Sensor):
     steps: int = 2
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
-    # in every dimension the sensor it wraps runs in (its function passes the agent on: check_dims)
+    # in every dimension the sensor it wraps runs in (its function passes the agent on; the capability
+    # table checks the wrapped sensor's declarations too)
     dimensions: ClassVar[tuple] = (2, 3)
     recomputable: ClassVar[bool] = False
 
@@ -68,9 +69,6 @@ class History(Sensor):
 
     def kernels_for(self, dims: int):
         return self.kernels if self.sensor.kernels_for(dims) is not None else None
-
-    def check_dims(self, dims: int, grid_size) -> None:
-        self.sensor.check_dims(dims, grid_size)
 
     def check(self, ctx) -> None:
         self.sensor.check(ctx)

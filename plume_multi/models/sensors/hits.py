@@ -8,8 +8,9 @@ from typing import ClassVar
 import numpy as np
 
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels, fail
-from ..plumes.poisson_hits.plume import first_hit, hit
+from ..base import Sensor, SensorKernels
+from ...capabilities import Need
+from ..plumes.poisson_hits.plume import PoissonHitPlume, first_hit, hit
 
 
 @njit(inline="always")
@@ -32,12 +33,8 @@ class Hits(Sensor):
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent)
     dimensions: ClassVar[tuple] = (2, 3)
-
-    def check(self, ctx) -> None:
-        from ..plumes.poisson_hits import PoissonHitPlume
-
-        if not isinstance(ctx.plume, PoissonHitPlume):
-            fail("Hits", "plume", ctx.plume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits (hits are its observation)")
+    needs: ClassVar[tuple] = (Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
+                                   "hits are its observation"),)
 
     def columns(self, ctx) -> list:
         return ["hits"]

@@ -133,6 +133,7 @@ class PoissonHits(PoissonHitPlume):
     source_motion: object = None
 
     dimensions: ClassVar[tuple] = (2, 3)  # dims=1 and 2 in 2-D scenarios, dims=3 in 3-D ones
+    moving_sources: ClassVar = (2,)  # a target that moves on 1-D and 2-D domains (moving.py)
 
     def __post_init__(self):
         if not is_int(self.dims) or self.dims not in (1, 2, 3):

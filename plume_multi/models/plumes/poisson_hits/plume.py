@@ -202,6 +202,8 @@ class PoissonHitPlume(Plume):
     kernels: ClassVar = KERNELS
     # a subclass whose tables have a third axis declares (2, 3); the model's own ``dims`` says which
     dimensions: ClassVar[tuple] = (2,)
+    moving_sources: ClassVar = False
+    several_sources: ClassVar = False  # one target: the likelihood is of one source's hits
 
     # -- what a subclass gives --------------------------------------------------------------
     @property

@@ -249,6 +249,7 @@ class Puffs(Plume):
 
     kernels: ClassVar = KERNELS
     dimensions: ClassVar[tuple] = (2,)  # pompy's puffs move in a plane (read at height 0)
+    among_walls: ClassVar = True  # puffs reflect off walls; a moving source's move into a wall is refused
 
     def __post_init__(self):
         c = "Puffs"
