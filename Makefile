@@ -85,12 +85,14 @@ test-deps:
 	@$(MAKE) --no-print-directory -j4 $(VENV)/.installed-test $(RAY_VENV)/.installed $(AGILERL_VENV)/.installed browser
 
 # The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
-# the same models on one worker and starts the longest first), then the Ray tests.
+# the same models on one worker and starts the longest first), then the Ray tests beside AgileRL's
+# (after the suite: both load what it compiled from the cache). Each keeps about one core busy (one
+# pytest process; Ray's runners only while an algorithm starts), so on two cores they overlap; -O
+# prints each one's output whole, when it ends.
 # PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
 test: test-deps
 	PLUME_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n auto --dist loadfile
-	$(MAKE) --no-print-directory test-ray
-	$(MAKE) --no-print-directory test-agilerl
+	$(MAKE) --no-print-directory -j2 -O test-ray test-agilerl
 
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
 # tests again on RLlib's Gymnasium.
