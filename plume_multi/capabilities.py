@@ -26,13 +26,13 @@ Checks of values (a grid too small, a source outside it) stay with the models.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import CapabilityError
+from .models.base import Need  # the declarations' vocabulary lives below the models that use it
 
 __all__ = ["capabilities", "CapabilityTable", "Row", "Need", "check", "policy_classes"]
 
@@ -41,37 +41,6 @@ FAMILIES = ("plume", "body", "sensor", "reward", "policy")
 # what a user writes to reach each family's classes
 _PREFIX = {"plume": "plumes", "body": "bodies", "sensor": "sensors", "reward": "rewards", "policy": "policies"}
 _BUILT_IN_POLICIES = ("RandomPolicy", "RandomBoxPolicy", "GradientClimber", "SurgeCast", "Infotaxis", "Greedy")
-
-
-@dataclass(frozen=True)
-class Need:
-    """What a component needs of another part of the scenario.
-
-    Attributes:
-        part: ``"plume"``, ``"body"`` or ``"sensor"`` (one of the scenario's sensors must do).
-        test: what the part's class must be: a class (it or a subclass), a dotted class path
-            (``"plume_multi.models.sensors.belief.Belief"``, imported when first asked), a class
-            attribute's name (``"oriented"``: true on the class), or a function of the class
-            returning a bool.
-        words: what it needs, as the error and the table say it (``"a Poisson-hit plume"``).
-        why: why, in a few words (``"hits are its observation"``).
-    """
-
-    part: str
-    test: Any
-    words: str
-    why: str = ""
-
-    def met_by(self, cls) -> bool:
-        """True when a part of class ``cls`` meets this need."""
-        if isinstance(self.test, type):
-            return isinstance(cls, type) and issubclass(cls, self.test)
-        if callable(self.test):
-            return bool(self.test(cls))
-        if "." in self.test:
-            module, _, name = self.test.rpartition(".")
-            return isinstance(cls, type) and issubclass(cls, getattr(importlib.import_module(module), name))
-        return bool(getattr(cls, self.test, False))
 
 
 @dataclass(frozen=True)

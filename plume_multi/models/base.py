@@ -23,6 +23,7 @@ How to write one: docs/developing-models.md.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -38,6 +39,37 @@ from .units import Units
 __all__ = ["Model", "StateArray", "StateWorld", "grid_high", "Plume", "Body", "Sensor", "Reward", "PlumeKernels", "BodyKernels",
            "SensorKernels", "RewardKernels", "PlumeKernels3D", "BodyKernels3D", "dims_of", "check_real", "check_int",
            "check_choice", "check_bool", "check_heading", "check_point", "is_int", "is_real", "fail"]
+
+
+@dataclass(frozen=True)
+class Need:
+    """What a component needs of another part of the scenario.
+
+    Attributes:
+        part: ``"plume"``, ``"body"`` or ``"sensor"`` (one of the scenario's sensors must do).
+        test: what the part's class must be: a class (it or a subclass), a dotted class path
+            (``"plume_multi.models.sensors.belief.Belief"``, imported when first asked), a class
+            attribute's name (``"oriented"``: true on the class), or a function of the class
+            returning a bool.
+        words: what it needs, as the error and the table say it (``"a Poisson-hit plume"``).
+        why: why, in a few words (``"hits are its observation"``).
+    """
+
+    part: str
+    test: Any
+    words: str
+    why: str = ""
+
+    def met_by(self, cls) -> bool:
+        """True when a part of class ``cls`` meets this need."""
+        if isinstance(self.test, type):
+            return isinstance(cls, type) and issubclass(cls, self.test)
+        if callable(self.test):
+            return bool(self.test(cls))
+        if "." in self.test:
+            module, _, name = self.test.rpartition(".")
+            return isinstance(cls, type) and issubclass(cls, getattr(importlib.import_module(module), name))
+        return bool(getattr(cls, self.test, False))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..capabilities import Need
+from ..models.base import Need
 from ..checks import check_int, check_real, check_seed, fail, is_int, shown
 from ..errors import ValidationError
 

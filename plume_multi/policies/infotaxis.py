@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..capabilities import Need
+from ..models.base import Need
 from ..checks import check_choice, check_int, check_memory, check_real
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..capabilities import Need
+from ..models.base import Need
 from ..checks import check_int, check_real, shown
 from ..errors import ValidationError
 

@@ -12,8 +12,7 @@ from numba.extending import overload
 
 from ...engine.api import is_on, static_flag
 from ...engine.jit import njit
-from ...capabilities import Need
-from ..base import Sensor, SensorKernels, StateArray, check_bool
+from ..base import Need, Sensor, SensorKernels, StateArray, check_bool
 from ..plumes.poisson_hits import kernels as _kp
 from ..plumes.poisson_hits.moving import predict
 from ..plumes.poisson_hits.plume import SUM_TOL, PoissonHitPlume, first_hit, hit, likelihood

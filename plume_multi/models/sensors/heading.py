@@ -10,8 +10,7 @@ import numpy as np
 
 from ...engine.api import body_heading_table
 from ...engine.jit import njit
-from ...capabilities import Need
-from ..base import Sensor, SensorKernels
+from ..base import Need, Sensor, SensorKernels
 
 # cos, sin: (K,) float32, ``unit`` of each heading of the body's heading_table
 HeadingParams = namedtuple("HeadingParams", "cos sin")

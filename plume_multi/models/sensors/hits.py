@@ -8,8 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels
-from ...capabilities import Need
+from ..base import Need, Sensor, SensorKernels
 from ..plumes.poisson_hits.plume import PoissonHitPlume, first_hit, hit
 
 
