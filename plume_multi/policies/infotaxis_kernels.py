@@ -39,7 +39,7 @@ def blocked(p, cell, solid):
 
 # pasted where it is called (a call per agent with these arrays as its arguments cost up to 0.1 us
 # per decision on 19 x 19: their reference counts)
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def decide(p, scratch, tables, moves, cell, space_aware, scores, solid):
     """Infotaxis action of an agent at ``cell`` with belief ``p`` (``(H, W)`` or ``(D, H, W)``,
     C-contiguous).

@@ -295,8 +295,11 @@ def _hit_sums(pp, up, iv, geometry, lf, mf, df, windows):
     return (a0, e0, c0, a1, e1, c1, a2, e2, c2, a3, e3, c3)
 
 
-# compiled into the loop that calls it: its records then cross no call (see _window_sums)
-@njit(cache=True, error_model="numpy", inline="always")
+# a function of its own, as are the pickers below and score_moves: compiled into their callers
+# (inline), the decision of a 2-D team took 126 s of CPU to compile instead of 33 s, for no
+# measurable speed (decide_speed: 3.5-4.1 against 3.8-4.0 us per decision on 19 x 19, 7.0-9.0
+# against 7.7-8.1 on 37 x 37, alternating processes)
+@njit(cache=True, error_model="numpy")
 def _score_group(plane, totals, flat, group, space_aware):
     """Scores ``(4,)`` of the moves of one group (module docstring).
 
@@ -394,7 +397,7 @@ def _plane_bases(h, w, ww, cell):
 
 
 def _score_plane(p, scratch, tables, moves, cell, space_aware, scores, solid):
-    """(Compiled as ``score_moves``' body.) ``score_moves`` on a 2-D belief ``(H, W)``: the allowed moves (``scores[m] == 0``) four at a
+    """``score_moves`` on a 2-D belief ``(H, W)``: the allowed moves (``scores[m] == 0``) four at a
     time (``_score_group``; a last group of fewer repeats its first move). ``scratch`` ``(R, H *
     (2W-1))``: rows 0-2 the padded belief, ``p log p`` and the runs (``_support``); among walls
     (space-aware) row 3 the paths' queue and rows 4-7 the four moves' free-path distances."""
@@ -518,7 +521,7 @@ def _sums1(vol, tabs, base, dbases, with_lik, with_dist):
     return a, b1, b2, c
 
 
-@njit(cache=True, fastmath=_FAST, error_model="numpy", inline="always")
+@njit(cache=True, fastmath=_FAST, error_model="numpy")
 def _run3(vol, tabs, ob, ot, ks, dks, with_lik, with_dist):
     """The twelve sums of three windows (bases ``ks``, distances at ``dks``) over one run (at
     ``ob`` in the belief, ``ot`` in the windows), window by window: ``(A, U, M, C) x 3``."""
@@ -694,7 +697,7 @@ def _score6(vol, totals, flat, targets, dks, space_aware, scores, buf):
 
 
 def _score_volume(p, scratch, tables, moves, cell, space_aware, scores, solid):
-    """(Compiled as ``score_moves``' body.) ``score_moves`` on a 3-D belief ``(D, H, W)``: the six moves in one pass per hit when all six
+    """``score_moves`` on a 3-D belief ``(D, H, W)``: the six moves in one pass per hit when all six
     are allowed (``_score6``), else each allowed one alone (``_move_score3``). ``scratch`` ``(R, D *
     H * (2W-1))``: rows 0-2 the padded belief and ``p log p``; among walls (space-aware) row 3 the
     paths' queue and rows 4.. one free-path distance array per move."""
@@ -748,14 +751,14 @@ def _score_volume(p, scratch, tables, moves, cell, space_aware, scores, solid):
 
 # ------------------------------------------------------------------------------------------ among walls
 # What walls change in the loops above, picked by the type of ``solid`` (None: open space): the
-# loops themselves hold no test of it, so that the picker can paste them where it is called.
+# loops themselves hold no test of it, each picker compiling the one its types call for.
 def _group_scores(solid, space_aware, scratch, targets, plane, totals, flat, group):
     """In compiled code: ``_score_group`` of the four ``targets`` (``group``: ``(bases, p_t,
     u_t)``); space-aware among walls, with each target's free-path distances (scratch rows 4-7,
     laid out as the belief ``plane.pp``, one plane)."""
 
 
-@overload(_group_scores, inline="always")
+@overload(_group_scores)
 def _group_scores_impl(solid, space_aware, scratch, targets, plane, totals, flat, group):
     if isinstance(solid, types.NoneType):
         return lambda solid, space_aware, scratch, targets, plane, totals, flat, group: _score_group(
@@ -778,7 +781,7 @@ def _six_scores(solid, space_aware, scratch, six, vol, totals, flat, scores):
     walls, with each target's free-path distances (scratch rows 4-9, laid out as ``vol.pp``)."""
 
 
-@overload(_six_scores, inline="always")
+@overload(_six_scores)
 def _six_scores_impl(solid, space_aware, scratch, six, vol, totals, flat, scores):
     # buf: the logarithms' row, free again once they are laid out as vol.up
     if isinstance(solid, types.NoneType):
@@ -803,7 +806,7 @@ def _one_score(solid, space_aware, scratch, target, vol, totals, flat):
     distances (scratch row 4, laid out as ``vol.pp``)."""
 
 
-@overload(_one_score, inline="always")
+@overload(_one_score)
 def _one_score_impl(solid, space_aware, scratch, target, vol, totals, flat):
     if isinstance(solid, types.NoneType):
         return lambda solid, space_aware, scratch, target, vol, totals, flat: _move_score3(
@@ -829,8 +832,7 @@ def score_moves(p, scratch, tables, moves, cell, space_aware, scores, solid):
     ``_score_volume``'s, the other not compiled."""
 
 
-@overload(score_moves, inline="always")
+@overload(score_moves)
 def _score_moves(p, scratch, tables, moves, cell, space_aware, scores, solid):
-    # the loop's own body, compiled where it is called (a call with these eight arrays as its
-    # arguments cost 0.1 us per decision on 19 x 19, 7 % of one: their reference counts)
+    # a call of its own (see _score_group: compiled inline, a decision took 4x as long to compile)
     return _score_plane if p.ndim == 2 else _score_volume
