@@ -93,7 +93,7 @@ def test_the_target_walks_as_the_reference_and_the_belief_follows_it():
             x, y = sim.state.pos[b]
             sx, sy = (int(c) for c in xy[b][0])
             hit = kp.draw_hit(np.uint64(kp.rng.stream_key(3 + b, 0, kp.STREAM_HITS)), t, 0, plume.centred_likelihood,
-                              sx - x, sy - y)
+                              (int(sx - x), int(sy - y)))
             assert sim.state.obs[b, 0] == hit
             beliefs[b] = nv.update(predict_reference(beliefs[b], WALK.speed), like(hit, x, y), x, y)
             np.testing.assert_allclose(sim.model_state("sensor1.belief")[b], beliefs[b], rtol=1e-9, atol=1e-15)
