@@ -37,11 +37,12 @@ if TYPE_CHECKING:  # what type checkers and the API reference see; at run time, 
     from .envs.single import PlumeSearchEnv
     from .envs.vector import vector_env
     from .capabilities import capabilities
-    from .evaluation import EvaluationResult, compare, evaluate
+    from .evaluation import EvaluationResult, evaluate
     from .models import actions, bodies, plumes, rewards, sensors, sources
     from .models.units import Units
     from .scenario import Scenario
     from .simulator import Simulator
+    from .tasks.compare import compare
     from .training import train
     from .world import WorldState
 
@@ -68,7 +69,7 @@ _LAZY = {
     "multi_agent_vector_env": "plume_multi.envs.multi_vector",
     "evaluate": "plume_multi.evaluation",
     "EvaluationResult": "plume_multi.evaluation",
-    "compare": "plume_multi.evaluation",
+    "compare": "plume_multi.tasks.compare",
     "train": "plume_multi.training",
 }
 

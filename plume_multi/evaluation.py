@@ -60,8 +60,7 @@ from .integrations.trained import as_policy
 from .scenario import Scenario
 from .simulator import MAX_SEED, Simulator
 
-__all__ = ["evaluate", "sweep", "compare", "plot_results", "EvaluationResult", "SweepResult", "ComparisonResult",
-           "EXECUTORS", "UNTIL"]
+__all__ = ["evaluate", "sweep", "plot_results", "EvaluationResult", "SweepResult", "EXECUTORS", "UNTIL"]
 
 EXECUTORS = ("local", "ray")
 UNTIL = ("first", "all")  # search time: until the first agent arrives, or until all have
@@ -309,7 +308,7 @@ def plot_results(results, path, labels=None, title: str | None = None) -> Path:
     ax2.set_title(f"solid: success = {words}" + (f"; dashed: {others}" if others else ""), fontsize="medium")
     # below the panels, never over a curve
     ax2.legend(fontsize="small", loc="upper right", bbox_to_anchor=(1.0, -0.14), frameon=False)
-    fig.suptitle(title or _describe(results[0].scenario))
+    fig.suptitle(title or describe_scenario(results[0].scenario))
     fig.tight_layout()
     with files.writing(path, "plot_results", "a .png file name", text=False) as f:
         fig.savefig(f, dpi=100, format="png", bbox_inches="tight")
@@ -355,7 +354,8 @@ def _draw_distribution(ax, result: EvaluationResult, k: int, colour, *, several:
 _UNTIL_WORDS = {"first": "the first arrival", "all": "every searcher's arrival"}
 
 
-def _describe(scenario: Scenario) -> str:
+def describe_scenario(scenario: Scenario) -> str:
+    """The scenario in words (a figure's title): agents, grid, plume, body, steps, team, walls."""
     grid = "x".join(str(side) for side in scenario.grid_size)
     plume = scenario.plume
     if scenario.sigma is not None:
@@ -546,7 +546,8 @@ def _check_int(name: str, value, low: int, high: int | None = None) -> int:
     return int(value)
 
 
-def _check_scenario(scenario) -> Scenario:
+def as_scenario(scenario) -> Scenario:
+    """``scenario`` itself, or the ``Scenario`` of a dict of its fields; anything else refused."""
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
@@ -600,7 +601,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         ValidationError: a bad argument (before anything runs), or a policy returning bad actions.
         PlumeError: the policy raised.
     """
-    scenario = _check_scenario(scenario)
+    scenario = as_scenario(scenario)
     episodes = _check_int("episodes", episodes, 1)
     seed = _check_int("seed", seed, 0, MAX_SEED - episodes + 1)
     num_worlds = min(episodes, DEFAULT_CHUNK) if num_worlds is None else _check_int("num_worlds", num_worlds, 1)
@@ -673,6 +674,12 @@ def _team_of(policy, scenario: Scenario):
         raise ValidationError(f"policy: got {policy.n_agents} policies (one per agent) for worlds of "
                               f"{scenario.n_agents} agents; expected {scenario.n_agents}")
     return policy
+
+
+def check_policy(policy, scenario: Scenario) -> None:
+    """Refuse, before anything compiles, a policy (as ``evaluate`` takes it: built-ins' names
+    resolved, one per agent made a team) that cannot run on ``scenario``: ``capabilities.check``."""
+    capabilities.check(scenario, _team_of(_by_name(policy, scenario), scenario))
 
 
 def _run_ray(policy, scenario, seed, chunks, tasks, bar):
@@ -763,7 +770,7 @@ def sweep(policy, base_scenario, grid: dict, episodes: int, seed: int = 0, *, nu
     Returns:
         A ``SweepResult``.
     """
-    base = _check_scenario(base_scenario)
+    base = as_scenario(base_scenario)
     points = _grid_points(base, grid)
     for _, scenario in points:  # every point's refusal before the first runs
         capabilities.check(scenario, _team_of(_by_name(policy, scenario), scenario))
@@ -839,163 +846,6 @@ def _plot_sweep(plt, rows, keys, path):
     plt.close(fig)
 
 
-# ----------------------------------------------------------------------------------------- compare
-COMPARE_COLUMNS = ("policy", "episodes", "success_rate", "success_low", "success_high", "mean_steps", "mean_low",
-                   "mean_high", "median_steps", "iqm_steps", "iqm_low", "iqm_high", "ci_method")
-
-
-@dataclasses.dataclass(frozen=True)
-class ComparisonResult:
-    """What ``compare`` returns: every policy on the same seeded episodes.
-
-    Attributes:
-        rows: one dict per policy (``COMPARE_COLUMNS``): ``success_rate`` with its 95 % Wilson
-            interval (``success_low``, ``success_high``); ``mean_steps`` (successful episodes) with
-            its 95 % interval; ``median_steps`` (successful episodes); ``iqm_steps``, the
-            interquartile mean of the steps of every episode (a failure counted at the step cap,
-            as the benchmark scores) with its stratified-bootstrap 95 % interval (``ci_method``:
-            ``"rliable"``, ``"scipy"`` or ``"none"``). NaN where no episode succeeded.
-        results: ``{policy label: EvaluationResult}``, in the order given.
-        title: what they were compared on (the task's id, or the scenario in words).
-        seed: episode ``e`` of every policy was seeded ``seed + e``.
-    """
-
-    rows: list
-    results: dict
-    title: str
-    seed: int
-
-    def table(self) -> str:
-        """The rows as a Markdown table (steps; intervals in brackets)."""
-
-        def steps(value, low=None, high=None):
-            if value != value:  # NaN: no success
-                return "-"
-            return f"{value:.1f}" if low is None or low != low else f"{value:.1f} [{low:.1f}, {high:.1f}]"
-
-        lines = ["| policy | success (95 % interval) | mean steps | median steps | IQM steps (failures at the cap) |",
-                 "|---|---:|---:|---:|---:|"]
-        for row in self.rows:
-            lines.append(f"| {row['policy']} | {row['success_rate']:.1%} [{row['success_low']:.1%}, "
-                         f"{row['success_high']:.1%}] | {steps(row['mean_steps'], row['mean_low'], row['mean_high'])} "
-                         f"| {steps(row['median_steps'])} | {steps(row['iqm_steps'], row['iqm_low'], row['iqm_high'])} |")
-        return "\n".join(lines)
-
-    def to_csv(self, path) -> Path:
-        """One row per policy, ``COMPARE_COLUMNS`` (empty where NaN)."""
-        path = out_path(path, ".csv", "ComparisonResult.to_csv")
-        with files.writing(path, "ComparisonResult.to_csv", "a .csv file name", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(COMPARE_COLUMNS))
-            writer.writeheader()
-            writer.writerows([{k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-                              for row in self.rows])
-        return path
-
-    def plot(self, path) -> Path:
-        """The search-time distributions (a violin per policy) and their ECDFs: ``plot_results``."""
-        return plot_results(list(self.results.values()), path, labels=list(self.results), title=self.title)
-
-
-def _labelled(policies) -> list:
-    """``[(label, policy)]``: a mapping's keys, else each name or the object's ``name``,
-    ``__name__`` or class name; labels must differ."""
-    if isinstance(policies, Mapping):
-        pairs = [(str(label), policy) for label, policy in policies.items()]
-    elif isinstance(policies, (list, tuple)):
-        pairs = []
-        for policy in policies:
-            name = policy if isinstance(policy, str) else getattr(policy, "name", None)
-            if not isinstance(name, str):
-                name = getattr(policy, "__name__", None) or type(policy).__name__
-            pairs.append((name, policy))
-    else:
-        raise ValidationError(f"policies: got {type(policies).__name__}; expected a list of policies (names such as "
-                              "'random', or objects) or a mapping {label: policy}")
-    labels = [label for label, _ in pairs]
-    if not pairs or len(set(labels)) != len(labels):
-        raise ValidationError(f"policies: got the labels {labels}; expected at least one policy, each with its own "
-                              "label (give a mapping {label: policy})")
-    return pairs
-
-
-def compare(policies, scenario_or_task, episodes: int | None = None, seed: int | None = None, *,
-            num_worlds: int | None = None, executor: str = "local", until: str | None = None,
-            progress: bool = True, plot=None) -> ComparisonResult:
-    """Run several policies on the same seeded episodes; a table and the search-time distributions.
-
-    Args:
-        policies: a list of policies, each a built-in's name (``"random"``, ``"gradient"``,
-            ``"infotaxis"``, ...; ``"infotaxis,greedy"`` is a team) or anything ``evaluate``
-            takes; or a mapping ``{label: policy}``.
-        scenario_or_task: a ``Scenario`` (or a dict of its fields), or a benchmark task (its id,
-            ``"otto/isotropic-19x19-v0"``, or a ``tasks.Task``): then its scenario, protocol and
-            partners (``tasks.evaluate``).
-        episodes: per policy; default the task's protocol, else 1000.
-        seed: episode ``e`` of every policy is seeded ``seed + e`` (the same starts and sources);
-            default the task's evaluation seed, else 0.
-        num_worlds, executor: as for ``evaluate``.
-        until: ``"first"`` or ``"all"`` (a scenario's; a task's protocol says its own).
-        progress: a tqdm bar per policy.
-        plot: a ``.png`` path: write the figure there (``ComparisonResult.plot``).
-
-    Returns:
-        A ``ComparisonResult``: ``rows`` (success, mean, median, IQM with intervals), ``table()``,
-        ``results``, ``plot(path)``, ``to_csv(path)``.
-
-    Example:
-        >>> import plume_multi
-        >>> scenario = plume_multi.Scenario(grid_size=(32, 32), sigma=8.0, max_steps=200)
-        >>> result = plume_multi.compare(["random", "gradient"], scenario, episodes=200, progress=False)
-        >>> tuple(result.results)
-        ('random', 'gradient')
-    """
-    from .tasks import running
-    from .tasks.registry import get
-    from .tasks.scores import iqm, iqm_interval, steps_of
-    from .tasks.task import Task
-
-    pairs = _labelled(policies)
-    if plot is not None:
-        out_path(plot, ".png")  # a bad path is refused before anything runs
-        pyplot()
-    task = get(scenario_or_task) if isinstance(scenario_or_task, (str, Task)) else None
-    if task is None:
-        scenario = _check_scenario(scenario_or_task)
-        episodes = 1000 if episodes is None else episodes
-        seed = 0 if seed is None else seed
-        until = "first" if until is None else until
-        for label, policy in pairs:  # every refusal before the first run
-            capabilities.check(scenario, _team_of(_by_name(policy, scenario), scenario))
-        title = _describe(scenario)
-    else:
-        if until is not None and until != task.protocol.until:
-            raise ValidationError(f"until: got {until!r}; the task {task.id} scores {task.protocol.until!r} (its "
-                                  "protocol): leave it out")
-        title = task.id
-    results = {}
-    for label, policy in pairs:
-        if task is None:
-            results[label] = evaluate(policy, scenario, episodes, seed, num_worlds=num_worlds, executor=executor,
-                                      progress=progress, until=until)
-        else:
-            results[label] = running.evaluate(task, policy, episodes, seed, executor, num_worlds=num_worlds,
-                                              progress=progress, name=label).evaluation
-    rows = []
-    for label, result in results.items():
-        lo, hi = result.success_interval()
-        mlo, mhi = result.mean_interval()
-        steps = steps_of(result)
-        ilo, ihi, method = iqm_interval(steps)
-        rows.append({"policy": label, "episodes": result.episodes, "success_rate": result.success_rate,
-                     "success_low": lo, "success_high": hi, "mean_steps": result.mean, "mean_low": mlo,
-                     "mean_high": mhi, "median_steps": result.percentiles((50,))[50], "iqm_steps": iqm(steps),
-                     "iqm_low": ilo, "iqm_high": ihi, "ci_method": method})
-    comparison = ComparisonResult(rows, results, title, next(iter(results.values())).seed)
-    if plot is not None:
-        comparison.plot(plot)
-    return comparison
-
-
 # ``plume_multi.evaluate`` is the function when reached through ``plume_multi``'s lazy attributes,
 # and this module once the deprecated ``import plume_multi.evaluate`` (this module's old name) has
 # bound it there; both are callable and both reach ``sweep`` and ``EvaluationResult``.
@@ -1010,5 +860,3 @@ evaluate.evaluate = evaluate
 evaluate.EvaluationResult = EvaluationResult
 evaluate.SweepResult = SweepResult
 evaluate.plot_results = plot_results
-evaluate.compare = compare
-evaluate.ComparisonResult = ComparisonResult

@@ -173,7 +173,7 @@ TOP_LEVEL = {
     "capabilities.py": "what composes with what",
     "checks.py": "the only validators",
     "errors.py": "the one error hierarchy",
-    "evaluation.py": "evaluate, compare, sweep",
+    "evaluation.py": "evaluate, sweep",
     "files.py": "the one checked opener, and writing whole or not at all",
     "scenario.py": "Scenario",
     "scenarios.py": "ready-made scenarios",

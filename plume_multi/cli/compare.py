@@ -54,7 +54,7 @@ def run(args) -> int:
     """``plume-multi compare``: ``plume_multi.compare``, then the table, CSV and PNG."""
     from .. import tasks
     from ..errors import ValidationError
-    from ..evaluation import compare
+    from ..tasks.compare import compare
 
     for name in ("episodes", "worlds"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
