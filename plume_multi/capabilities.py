@@ -14,7 +14,9 @@ attributes, what it works with; nothing else lists it:
 * ``in_teams``: whether it works in ``Scenario(team=True)``.
 * ``needs``: a tuple of ``Need``: what it needs of the scenario's other parts (``sensors.Hits``
   needs a Poisson-hit plume, ``sensors.Heading`` a body with a heading, ``policies.Infotaxis`` a
-  Poisson-hit plume, a ``Belief`` sensor and a grid body with a table of moves).
+  ``Belief`` sensor and a grid body with a table of moves). A policy class with ``scenario_for``
+  (``Infotaxis``, ``Greedy``) brings its own sensor and body: ``evaluate`` puts them into the
+  scenario (``scenario_for``), so the check does not ask them of the scenario it is given.
 
 ``capabilities()`` gathers them into a ``CapabilityTable``: its ``rows`` (one per component),
 ``to_markdown()`` (the table in the docs), and ``check(scenario, policy=None)``, which
@@ -367,6 +369,8 @@ def _meets(row: Row, f: dict, parts) -> bool:
 
 
 def _check_need(part, name, need: Need, f, parts, table) -> None:
+    if part == "policy" and need.part in ("sensor", "body") and _brings_its_own(name, parts):
+        return  # a Bayesian searcher puts its Belief sensor and a grid body into the scenario (scenario_for)
     have = [c for p, c in parts if p == need.part]
     if any(need.met_by(_cls(c)) for c in have):
         return
@@ -382,6 +386,13 @@ def _check_need(part, name, need: Need, f, parts, table) -> None:
     why = f" ({need.why})" if need.why else ""
     _refuse(f"{name}.{need.part}: got {shown}; expected {need.words}{why}"
             + (f": use {'; or '.join(instead)}" if instead else ""), name, need.part, shown, need.words)
+
+
+def _brings_its_own(name: str, parts) -> bool:
+    """Whether the policy class ``name`` among ``parts`` makes the scenario it acts in
+    (``scenario_for``: ``evaluate`` calls it before this check)."""
+    return any(p == "policy" and _cls(c).__name__ == name and callable(getattr(_cls(c), "scenario_for", None))
+               for p, c in parts)
 
 
 class _Module(types.ModuleType):
