@@ -184,3 +184,20 @@ def test_infotaxis_on_a_calibrated_puff_plume_beats_a_random_walk():
     found = evaluate(Infotaxis(likelihood=lik), sc, 16, progress=False).summary()["success_rate"]
     walk = evaluate("random", sc, 16, progress=False).summary()["success_rate"]
     assert found > walk
+
+
+def test_a_mismatched_poisson_model_on_another_plume_and_its_json():
+    from plume_multi.scenario import scenario_from_metadata
+
+    plume = plumes.Gaussian(source=(2, 4), sigma=2.5, wind=(1.0, 0.0))
+    sc = Scenario(grid_size=(9, 9), plume=plume, action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),),
+                  max_steps=40)
+    model = PoissonLikelihood(plumes.PoissonHits(1.0, 2.0, grid_size=9, n_hits=2), thresholds=(0.05,))
+    policy = Infotaxis(likelihood=model)
+    prepared = policy.scenario_for(sc)
+    assert prepared.sensors[0].likelihood is model
+    result = evaluate(policy, sc, 4, progress=False)
+    assert result.scenario.sensors[0].likelihood is model
+    back = scenario_from_metadata(prepared.metadata())  # a scenario's JSON keeps its likelihood
+    assert np.array_equal(back.sensors[0].likelihood.centred_likelihood, model.centred_likelihood)
+    assert back.sensors[0].likelihood.thresholds == (0.05,)
