@@ -435,7 +435,7 @@ def test_the_help_names_every_model_and_every_plume_is_reachable():
 
 
 def test_built_in_policies_by_name():
-    from plume_multi import Scenario, bodies, sensors
+    from plume_multi import Scenario, bodies, plumes, sensors
     from plume_multi.cli import UsageError, load_policy
     from plume_multi.policies import Greedy, Infotaxis, SurgeCast, Team
     from plume_multi.scenarios import poisson_search
