@@ -7,7 +7,7 @@ the scenario's grid holds an agent that stays put and reads the signal, in ``wor
 worlds, each seeded, and the counts per offset give the estimate and its between-worlds error.
 A calibration is stored under the package's cache folder (``likelihoods/KEY.npz``), keyed on the
 plume (arrays by content, files by size and time), the grid, the walls, the thresholds, the budget,
-the seed, the floor and the package version; written whole (``plume_multi.files``) and read back
+the seed, the floor and the source of the code that measures it; written whole (``plume_multi.files``) and read back
 only when it holds that key and arrays of the right shapes, types and ranges.
 """
 
@@ -18,12 +18,13 @@ import hashlib
 import io
 import json
 import os
+import sys
 import warnings
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from . import __version__, files
+from . import files
 from .checks import check_bool, check_int, check_real, fail, shown
 from .engine import jit
 from .errors import ValidationError
@@ -62,9 +63,11 @@ def _digest_value(value, h) -> None:
 
 
 def _key(scenario, settings: dict) -> str:
-
+    # the code that measures (this module, the plume's, and every module of the package they reach:
+    # the engine, the models): an edited source is another key, so a cached calibration is never stale
+    code = jit.source_digest([sys.modules[__name__], sys.modules[type(scenario.plume).__module__]])
     h = hashlib.sha256()
-    h.update(json.dumps({**settings, "version": __version__, "layout": CACHE_VERSION,
+    h.update(json.dumps({**settings, "code": code, "layout": CACHE_VERSION,
                          "grid_size": list(scenario.grid_size)}, sort_keys=True).encode())
     _digest_value(scenario.plume, h)
     if scenario.walls is not None:

@@ -338,12 +338,22 @@ def likelihood_from_metadata(meta: dict) -> Likelihood:
     """The likelihood a ``metadata()`` describes (a scenario read back from JSON): a
     ``PoissonLikelihood`` from its plume, a ``CalibratedLikelihood`` from the arrays it carries
     (checked: shapes, types and ranges)."""
-    from .registry import from_metadata
+    from .plumes.poisson_hits import PoissonHits, WindyPoissonHits
 
     expected = "the metadata of a PoissonLikelihood or a CalibratedLikelihood"
     kind = meta.get("likelihood") if isinstance(meta, dict) else None
     if kind == "PoissonLikelihood":
-        return PoissonLikelihood(from_metadata(meta["plume"]), meta.get("thresholds"))
+        # the plume's own fields (Model.metadata()): the two Poisson-hit plumes, read here, below the
+        # registry (which imports the sensors, this one's reader among them)
+        plume = meta.get("plume") if isinstance(meta.get("plume"), dict) else {}
+        cls = {"PoissonHits": PoissonHits, "WindyPoissonHits": WindyPoissonHits}.get(plume.get("model"))
+        if cls is None:
+            fail("Belief", "likelihood", meta, "a PoissonLikelihood of plumes.PoissonHits or WindyPoissonHits")
+        try:
+            made = cls(**{k: v for k, v in plume.items() if k not in ("model", "family")})
+        except TypeError as exc:
+            fail("Belief", "likelihood", f"a PoissonLikelihood record whose plume cannot be made ({exc})", expected)
+        return PoissonLikelihood(made, meta.get("thresholds"))
     if kind != "CalibratedLikelihood":
         fail("Belief", "likelihood", meta, expected)
     try:
