@@ -397,7 +397,7 @@ def test_evaluate_takes_a_builtins_name_and_a_team_of_names_as_the_cli_does():
     np.testing.assert_array_equal(team.arrival_time, listed.arrival_time)
     with pytest.raises(ValidationError, match=r"policy: got 'clever'; expected one of \['random'"):
         evaluate("clever", one, 2, progress=False)
-    two = one.replace(plume=plumes.Gaussian(source=((4, 4), (20, 12)), sigma=5.0))  # a belief is of one source
+    two = Scenario(grid_size=(24, 17), plume=plumes.Gaussian(source=((4, 4), (20, 12)), sigma=5.0), max_steps=40)
     with pytest.raises(ValidationError, match=r"Infotaxis does not work with several sources"):  # refused before compiling
         evaluate("infotaxis", two, 2, progress=False)
 
