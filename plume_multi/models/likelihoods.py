@@ -213,26 +213,38 @@ class PoissonLikelihood(Likelihood):
             concentrations: a mismatched model of another plume, whose detection levels are read
             as hits (e.g. ``PoissonLikelihood(PoissonHits(...), thresholds=(0.0,))`` with
             ``n_hits=2``: any odour is a hit).
+        floor: with ``thresholds`` only (a model of another plume), the least probability of an
+            outcome, as a calibration's (``(1 - K floor) p + floor``): the closed form gives 0 to
+            a detection far off its plume (an underflow), and a belief multiplied by 0 everywhere
+            it holds mass would be empty. Without thresholds the plume's own table is used as it is.
     """
 
-    def __init__(self, plume, thresholds=None):
+    def __init__(self, plume, thresholds=None, floor: float = 1e-3):
         if not isinstance(plume, PoissonHitPlume):
             fail("PoissonLikelihood", "plume", plume, "a Poisson-hit plume (plumes.PoissonHits, WindyPoissonHits)")
         thresholds = check_thresholds("PoissonLikelihood", thresholds)
         if thresholds is not None and len(thresholds) != plume.n_hits - 1:
             fail("PoissonLikelihood", "thresholds", thresholds,
                  f"{plume.n_hits - 1} thresholds (one outcome per hit value 0..{plume.n_hits - 1})")
+        if not (is_real(floor) and 0.0 <= float(floor) < 1.0 / plume.n_hits):
+            fail("PoissonLikelihood", "floor", floor, f"a probability in [0, 1/{plume.n_hits})")
         self.plume = plume
         self.thresholds = thresholds
+        self.floor = float(floor) if thresholds is not None else 0.0
         self.shape = tuple(plume.shape)
 
     @property
     def dims(self) -> int:
         return len(self.shape)
 
-    @property
+    @cached_property
     def centred_likelihood(self) -> np.ndarray:
-        return self.plume.centred_likelihood
+        if not self.floor:
+            return self.plume.centred_likelihood
+        k = self.plume.n_hits
+        lik = self.plume.centred_likelihood * (1.0 - k * self.floor) + self.floor
+        lik[(slice(None),) + tuple(n - 1 for n in self.shape)] = 0.0  # on the source: found, no outcome
+        return readonly(lik)
 
     @property
     def first_hit_cdf(self) -> np.ndarray:
@@ -241,12 +253,14 @@ class PoissonLikelihood(Likelihood):
     @cached_property
     def tables(self) -> BeliefTables:
         p = self.plume
+        if self.floor:
+            return _tables(self.centred_likelihood, self.shape, p.first_hit_cdf)
         return BeliefTables(np.ascontiguousarray(p.centred_likelihood), np.ascontiguousarray(p.centred_likelihood_log),
                             np.ascontiguousarray(p.centred_manhattan), np.ascontiguousarray(p.first_hit_cdf))
 
     def metadata(self) -> dict:
         return {"likelihood": "PoissonLikelihood", "plume": self.plume.metadata(),
-                "thresholds": None if self.thresholds is None else list(self.thresholds)}
+                "thresholds": None if self.thresholds is None else list(self.thresholds), "floor": self.floor}
 
     def __repr__(self) -> str:
         given = "" if self.thresholds is None else f", thresholds={self.thresholds}"
@@ -353,7 +367,7 @@ def likelihood_from_metadata(meta: dict) -> Likelihood:
             made = cls(**{k: v for k, v in plume.items() if k not in ("model", "family")})
         except TypeError as exc:
             fail("Belief", "likelihood", f"a PoissonLikelihood record whose plume cannot be made ({exc})", expected)
-        return PoissonLikelihood(made, meta.get("thresholds"))
+        return PoissonLikelihood(made, meta.get("thresholds"), meta.get("floor", 1e-3))
     if kind != "CalibratedLikelihood":
         fail("Belief", "likelihood", meta, expected)
     try:

@@ -226,3 +226,20 @@ def test_a_calibrated_likelihood_in_a_scenarios_json_is_read_back_without_sampli
     belief["likelihood"]["arrays"] = belief["likelihood"]["arrays"][:40]  # a record cut short: refused, named
     with pytest.raises(ValidationError, match="Belief.likelihood"):
         scenario_from_metadata(record)
+
+
+def test_a_mismatched_poisson_model_has_a_floor_so_no_detection_empties_a_belief():
+    plume = plumes.WindyPoissonHits(R_bar=2.5, V_bar=2.0, tau_bar=150.0, grid_size=(41, 21), start=(32, 10))
+    own = plume.centred_likelihood
+    assert (own[1] == 0).sum() > 1  # the closed form gives 0 to a hit far off the plume (an underflow)
+    model = PoissonLikelihood(plume, thresholds=(0.0,))
+    lik = model.centred_likelihood
+    centre = tuple(n - 1 for n in model.shape)
+    off = np.ones(lik.shape[1:], bool)
+    off[centre] = False
+    assert lik[:, off].min() >= 1e-3 and np.all(lik[(slice(None), *centre)] == 0)
+    np.testing.assert_allclose(lik[:, off].sum(axis=0), 1.0)  # still a distribution over the outcomes
+    np.testing.assert_array_equal(model.tables.likelihood, lik)
+    exact = PoissonLikelihood(plume, thresholds=(0.0,), floor=0.0)
+    assert exact.centred_likelihood is own  # no floor: the closed form itself
+    assert PoissonLikelihood(plume).centred_likelihood is own  # its own plume's hits: no floor either
