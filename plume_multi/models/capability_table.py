@@ -371,6 +371,8 @@ def _check_need(part, name, need: Need, f, parts, table) -> None:
     providers = _others(need.part, lambda r: need.met_by(r.cls), table)
     if providers:
         instead.append(providers if need.part != "sensor" else f"add {providers} to the sensors")
+    if need.unless:  # a value of the component waives it
+        instead.append(f"give {name} {need.unless}=")
     why = f" ({need.why})" if need.why else ""
     _refuse(f"{name}.{need.part}: got {shown}; expected {need.words}{why}"
             + (f": use {'; or '.join(instead)}" if instead else ""), name, need.part, shown, need.words)

@@ -157,7 +157,7 @@ def test_calibration_does_not_depend_on_the_batch_split(monkeypatch):
 
 def test_refusals(gaussian_likelihood):
     sc = gaussian_scenario()
-    with pytest.raises(ValidationError, match="Belief.likelihood"):
+    with pytest.raises(ValidationError, match=r"Belief.plume: .* or give Belief likelihood="):
         sc.replace(sensors=(sensors.Belief(),))  # a Gaussian plume has no closed form
     with pytest.raises(ValidationError, match="grid"):
         Scenario(grid_size=(11, 9), plume=plumes.Gaussian(source=(3, 4)),

@@ -139,7 +139,7 @@ def test_a_triple_grid_makes_a_3d_scenario_that_round_trips_through_json():
                                                 r"grid_size=\(6, 5, 4\)"),
     (dict(plume=plumes.WindyPoissonHits()), r"WindyPoissonHits is 2-D only; the scenario is 3-D"),
     (dict(sensors=(sensors.Hits(),)), "Hits.plume: .* expected a Poisson-hit plume"),
-    (dict(sensors=(sensors.Belief(),)), "Belief.likelihood: .* Poisson-hit plume"),
+    (dict(sensors=(sensors.Belief(),)), "Belief.plume: .* expected a Poisson-hit plume"),
     (dict(source_location=(1, 2)), r"Scenario.source_location: got \(1, 2\); expected \(x, y, z\)"),
     (dict(plume=plumes.Gaussian(source=(1, 2, 4))), r"Gaussian.source: got \(1, 2, 4\); expected a cell \(x, y, z\) inside the 6x5x4"),
     (dict(start_positions=((1, 2),)), r"Scenario.start_positions: .* triples \(x, y, z\)"),

@@ -78,7 +78,7 @@ def test_hits_and_belief_observations():
 def test_sensors_need_the_poisson_plume():
     with pytest.raises(ValidationError, match="Hits.plume"):
         Scenario(sensors=(Hits(),))
-    with pytest.raises(ValidationError, match="Belief.likelihood"):
+    with pytest.raises(ValidationError, match="Belief.plume"):
         Scenario(sensors=(Belief(),))
     with pytest.raises(ValidationError, match="grid_size"):
         Scenario(plume=PoissonHits(1.0, 2.0), grid_size=(21, 21))
