@@ -44,6 +44,36 @@ DOMAINS = (("19x19 (L=1)", lambda: PoissonHits(1.0, 2.0)), ("37x37 (L=2)", lambd
            ("53x53 (L=3)", lambda: PoissonHits(3.0, 2.0)), ("81x41 windy (R=2.5)", lambda: WindyPoissonHits(2.5)))
 
 
+from plume_multi.models.likelihoods import Likelihood  # noqa: E402
+
+
+def calibrated_domain():
+    """A calibrated likelihood (``plume_multi.calibration.calibrate``) of a Gaussian plume on a 19x19 grid,
+    three detection levels, dressed with what ``sample_agents`` reads of a protocol plume (a start
+    cell, the first belief): the decisions and updates then run on a calibrated table."""
+    from plume_multi import Scenario
+    from plume_multi.models import plumes, sensors
+    from plume_multi.calibration import calibrate
+
+    sc = Scenario(grid_size=(19, 19), plume=plumes.Gaussian(source=(4, 9), sigma=4.0, wind=(1.0, 0.0)),
+                  sensors=(sensors.Concentration(),))
+    lik = calibrate(sc, (0.02, 0.2), worlds=2, steps=2, progress=False)
+    lik.start = (14, 9)
+    lik.n_actions = len(lik.moves)
+
+    def initial_belief(outcome):
+        p = np.full(lik.shape, 1.0 / (np.prod(lik.shape) - 1))
+        p[lik.start[::-1]] = 0.0
+        kp.update_belief(p, lik.centred_likelihood, lik.start, outcome)
+        return p
+
+    lik.initial_belief = initial_belief
+    return lik
+
+
+CALIBRATED = (("19x19 Gaussian, calibrated (3 levels)", calibrated_domain),)
+
+
 def numpy_decide(plume: PoissonHitPlume, p: np.ndarray, x: int, y: int, space_aware: bool = False) -> int:
     """The infotaxis decision in plain vectorized NumPy (the formulas of ``PoissonHits``)."""
     h, w = plume.shape
@@ -141,7 +171,7 @@ def decision_rows(n_agents: int, threads: int, numpy_agents: int, repeats: int, 
         plume = make()
         beliefs, pos = sample_agents(plume, n_agents)
         for space_aware in (False, True):
-            pol = Infotaxis(space_aware, plume=plume)
+            pol = Infotaxis(space_aware, **({"likelihood": plume} if isinstance(plume, Likelihood) else {"plume": plume}))
             pol.decide(beliefs, pos)  # compile, allocate
             k = min(numpy_agents, n_agents)
             t_np = _cpu(lambda: [numpy_decide(plume, beliefs[i], pos[i, 0], pos[i, 1], space_aware) for i in range(k)],
@@ -260,13 +290,13 @@ def main(argv=None) -> int:
     print(f"## One decision per agent, {n_agents} agents (NumPy on {min(numpy_agents, n_agents)})\n")
     print(f"| domain | policy | NumPy µs/agent | compiled, 1 thread µs/agent | speed-up | compiled, {args.threads} threads µs/agent (wall) |")
     print("|---|---|---|---|---|---|")
-    for r in decision_rows(n_agents, args.threads, numpy_agents, repeats, domains):
+    for r in decision_rows(n_agents, args.threads, numpy_agents, repeats, domains + CALIBRATED):
         print(f"| {r['domain']} | {r['policy']} | {r['numpy'] * 1e6:.1f} | {r['one'] * 1e6:.2f} | "
               f"{r['numpy'] / r['one']:.0f}x | {r['many'] * 1e6:.2f} |")
     print(f"\n## One Bayes update per agent, {n_agents} agents (NumPy on {min(numpy_agents, n_agents)})\n")
     print("| domain | NumPy µs/agent | compiled, 1 thread µs/agent | speed-up | same beliefs, bit for bit |")
     print("|---|---|---|---|---|")
-    for r in update_rows(n_agents, numpy_agents, repeats, domains):
+    for r in update_rows(n_agents, numpy_agents, repeats, domains + CALIBRATED):
         print(f"| {r['domain']} | {r['numpy'] * 1e6:.1f} | {r['one'] * 1e6:.2f} | {r['numpy'] / max(r['one'], 1e-9):.0f}x | "
               f"{'yes' if r['same'] else 'NO'} |")
     for domain in episode_domains:

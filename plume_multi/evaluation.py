@@ -617,6 +617,7 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
     capabilities.check(scenario, policy)  # the policy's declarations against the scenario, before compiling
+    scenario = scenario_for(policy, scenario)  # a Bayesian searcher's Belief sensor (a likelihood of the plume)
     _check_fit(policy, scenario)  # then the values a policy object holds (Perseus: the plume it was solved for)
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
@@ -627,6 +628,20 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         else:
             arrival, length = _run_ray(policy, scenario, seed, chunks, tasks, bar)
     return EvaluationResult(scenario, seed, until, arrival, length)
+
+
+def scenario_for(policy, scenario: Scenario) -> Scenario:
+    """``scenario`` as ``policy`` acts in it: each policy object (or team member) with
+    ``scenario_for`` (``policies.Infotaxis``, ``Greedy``, and their factories by name,
+    ``policies.named``: a ``sensors.Belief`` following a likelihood of the plume) makes it so, in
+    turn; others leave it as it is."""
+    from .policies.team import Team
+
+    for member in policy.members if isinstance(policy, Team) else (policy,):
+        prepare = getattr(member, "scenario_for", None)
+        if callable(prepare) and not isinstance(member, type):  # a policy object, or a built-in's factory
+            scenario = prepare(scenario)
+    return scenario
 
 
 def _check_fit(policy, scenario: Scenario) -> None:

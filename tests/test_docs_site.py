@@ -45,6 +45,7 @@ INTERNAL = {
     "plume_multi.policies.greedy_kernels": "the compiled kernels behind policies.Greedy",
     "plume_multi.policies.team_kernels": "the compiled kernels behind policies.Team",
     "plume_multi.policies.belief_state": "what Infotaxis, Greedy and Team share (the beliefs of a simulator)",
+    "plume_multi.policies.perseus_problem": "what Perseus, its solver and its files share",
 }
 INTERNAL_PREFIXES = ("plume_multi.cli.", "plume_multi.models.plumes.", "plume_multi.models.bodies.",
                      "plume_multi.models.sensors.", "plume_multi.models.rewards.", "plume_multi.models.sources.")

@@ -23,11 +23,12 @@ from ..checks import is_int, shown
 from ..errors import StateError, ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from ..models.plumes.poisson_hits.kernels import BeliefTables
+from ..models.likelihoods import Likelihood
 from ..models.plumes.poisson_hits.moving import predicted
 from .team_kernels import Scratch, WallMasks
 
 __all__ = ["simulator_of", "shaped_for", "BeliefView", "belief_view", "DecisionInputs", "decision_inputs",
-           "checked_moves", "tables_of", "scratch_for", "walls_for"]
+           "checked_moves", "tables_of", "scratch_for", "walls_for", "scenario_with_belief"]
 
 MAX_MOVES = 8  # the decision kernels keep one score per move on the stack of a group's loop
 BELIEF_TOLERANCE = 1e-6  # a belief's sum may differ from 1 by the rounding of its updates, not more
@@ -38,7 +39,10 @@ SCRATCH_ROWS_WALLS = 3 + 1 + 6
 
 
 def tables_of(plume) -> BeliefTables:
-    """The plume's tables as the compiled decisions read them (contiguous, read-only)."""
+    """The plume's (or a likelihood's, ``models.likelihoods``) tables as the compiled decisions read
+    them (contiguous, read-only)."""
+    if isinstance(plume, Likelihood):
+        return plume.tables
     return BeliefTables(np.ascontiguousarray(plume.centred_likelihood),
                         np.ascontiguousarray(plume.centred_likelihood_log),
                         np.ascontiguousarray(plume.centred_manhattan), np.ascontiguousarray(plume.first_hit_cdf))
@@ -86,7 +90,8 @@ class BeliefView:
     Attributes:
         beliefs: ``(G, H, W)`` float64: one per world (shared, ``G = B``) or per agent (``G = B*N``).
         groups: ``N`` when a world's agents share one belief, else ``None``.
-        plume: the scenario's Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``).
+        plume: the model the beliefs follow: the Belief sensor's likelihood (``models.likelihoods``),
+            or the scenario's Poisson-hit plume (``PoissonHits``, ``WindyPoissonHits``).
         moves: ``(K, dims)`` int32, the body's moves.
         positions: ``(B*N, dims)`` int32 cells.
         active: ``(B*N,)`` bool.
@@ -110,11 +115,11 @@ def belief_view(sim, who: str) -> BeliefView:
 
     sc = sim.scenario
     ks = [k for k, s in enumerate(sc.sensors) if isinstance(s, Belief)]
-    if not isinstance(sc.plume, PoissonHitPlume) or not ks:
+    if not ks:
         raise ValidationError(f"{who}: the simulator's scenario (plume {sc.plume.name}, sensors "
-                              f"{[s.name for s in sc.sensors]}) needs a Poisson-hit plume (PoissonHits, "
-                              "WindyPoissonHits) and a sensors.Belief "
-                              "(e.g. scenarios.poisson_search(...))")
+                              f"{[s.name for s in sc.sensors]}) needs a sensors.Belief (e.g. scenarios.poisson_search(...), "
+                              "or policy.scenario_for(scenario), which adds one with the plume's likelihood)")
+    model = sc.sensors[ks[0]].likelihood or sc.plume  # the Belief sensor refused a plume without one
     if not hasattr(sc.action_model, "moves"):
         raise ValidationError(f"{who}: the body {sc.action_model.name} has no table of moves; expected a grid "
                               "body with one (cardinal, moore)")
@@ -126,7 +131,7 @@ def belief_view(sim, who: str) -> BeliefView:
     if sc.walls is not None:  # each belief's world's mask: a shared belief is its world's, else its agent's
         index = sim.wall_index if shared else np.repeat(sim.wall_index, sc.n_agents)
         walls = WallMasks(sc.walls.masks, np.ascontiguousarray(index, dtype=np.int64))
-    return BeliefView(beliefs, sc.n_agents if shared else None, sc.plume, sc.moves(), sim.state.pos,
+    return BeliefView(beliefs, sc.n_agents if shared else None, model, sc.moves(), sim.state.pos,
                       sim.state.active, walls)
 
 
@@ -182,8 +187,9 @@ def decision_inputs(who: str, plume, beliefs, positions, groups=None, moves=None
     """
     from .infotaxis_kernels import all_probabilities
 
-    if not isinstance(plume, PoissonHitPlume):
-        raise StateError(f"{who}: no plume model; pass plume=PoissonHits(...) here or at construction")
+    if not isinstance(plume, (PoissonHitPlume, Likelihood)):
+        raise StateError(f"{who}: no plume model; pass plume=PoissonHits(...) (or a likelihood of "
+                         "plume_multi.models.likelihoods) here or at construction")
     try:
         given = np.asarray(beliefs)
     except (TypeError, ValueError):
@@ -279,3 +285,39 @@ def checked_moves(who: str, moves, shape) -> np.ndarray:
     out = np.array(arr, dtype=np.int32, order="C")
     out.flags.writeable = False
     return out
+
+
+def scenario_with_belief(who: str, scenario, likelihood=None):
+    """``scenario`` as a Bayesian searcher (``who``) acts in it: its sensors replaced by one
+    ``sensors.Belief`` following ``likelihood`` (default: the Poisson-hit plume's closed form, or a
+    likelihood calibrated from the plume, ``calibration.likelihood_for``, cached on disk), unless it
+    already has a ``Belief`` and no likelihood is given. A body without a table of moves (a
+    continuous one) is replaced by ``bodies.Cardinal()``, with a warning: the searcher scores grid
+    moves. Everything else (plume, grid, walls, starts, team, reward) is kept."""
+    import warnings
+
+    from ..models import bodies
+    from ..calibration import likelihood_for
+    from ..models.sensors.belief import Belief
+    from ..scenario import Scenario
+
+    if not isinstance(scenario, Scenario):
+        raise ValidationError(f"{who}.scenario_for: got {shown(scenario, typed=True)}; expected a Scenario")
+    has = [s for s in scenario.sensors if isinstance(s, Belief)]
+    changes = {}
+    if not hasattr(scenario.action_model, "moves"):
+        warnings.warn(f"{who}: the body {scenario.action_model.name} has no table of moves; the searcher moves on the "
+                      "grid with bodies.Cardinal() instead", UserWarning, stacklevel=3)
+        changes["action_model"] = bodies.Cardinal()
+    if likelihood is not None or not has:
+        if likelihood is None:
+            likelihood = likelihood_for(scenario)
+        elif not isinstance(likelihood, Likelihood):
+            raise ValidationError(f"{who}.likelihood: got {shown(likelihood, typed=True)}; expected a likelihood of "
+                                  "plume_multi.models.likelihoods (calibrate(scenario), PoissonLikelihood(plume)) or None")
+        shared = has[0].shared if has else None
+        if isinstance(likelihood, Likelihood) and isinstance(scenario.plume, PoissonHitPlume) \
+                and getattr(likelihood, "plume", None) is scenario.plume and likelihood.thresholds is None:
+            likelihood = None  # the plume's own closed form: the Belief as it always was
+        changes["sensors"] = (Belief(shared=shared, likelihood=likelihood),)
+    return scenario.replace(**changes) if changes else scenario

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..errors import ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from . import team_kernels as tk
-from .belief_state import belief_view, shaped_for, simulator_of
-from .infotaxis import DECIDES_ON_BELIEF
+from .belief_state import belief_view, scenario_with_belief, shaped_for, simulator_of
+from .infotaxis import checked_likelihood
 from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Greedy"]
@@ -35,6 +35,7 @@ class Greedy:
         team_rule: for agents that share a belief, as ``Infotaxis``'s: ``"believer"`` (in agent
             order, each on the belief updated with every earlier agent's move and most likely
             hit) or ``"independent"``.
+        likelihood: as ``Infotaxis``'s (``scenario_for`` likewise).
 
     ``act(sim)`` decides for a ``Simulator`` (or a front-end's simulator) on its ``sensors.Belief``
     state; ``decide(beliefs, positions, groups=None, plume=None, moves=None, active=None)``
@@ -53,20 +54,27 @@ class Greedy:
 
     # what it works with (plume_multi.capabilities)
     dimensions = (2, 3)
-    needs = DECIDES_ON_BELIEF
+    several_sources = False  # the belief is over one source's cell
+    # no needs: it brings its own Belief sensor (a likelihood of the plume) and a grid body
+    # (scenario_for, which evaluate calls)
 
-    def __init__(self, *, plume: PoissonHitPlume | None = None, team_rule: str = "believer"):
+    def __init__(self, *, plume: PoissonHitPlume | None = None, team_rule: str = "believer", likelihood=None):
         if plume is not None and not isinstance(plume, PoissonHitPlume):
             raise ValidationError(f"Greedy.plume: got {plume!r}; expected a Poisson-hit plume (PoissonHits, "
                                   "WindyPoissonHits) or None")
         if team_rule not in TEAM_RULES:
             raise ValidationError(f"Greedy.team_rule: got {team_rule!r}; expected one of {sorted(TEAM_RULES)}")
+        self.likelihood = checked_likelihood("Greedy", likelihood)
         self.plume = plume
         self.team_rule = team_rule
         self.scores = None
 
     def reset(self, mask=None) -> None:
         """No memory to clear (the beliefs are the memory, held by the caller)."""
+
+    def scenario_for(self, scenario):
+        """``scenario`` as this searcher acts in it (``Infotaxis.scenario_for``)."""
+        return scenario_with_belief("Greedy", scenario, self.likelihood)
 
     def act(self, sim):
         """Actions ``(B*N,)`` int64 for every agent of ``sim`` (a ``Simulator`` or a front-end with
@@ -78,7 +86,7 @@ class Greedy:
     def decide(self, beliefs, positions, groups=None, plume: PoissonHitPlume | None = None, moves=None,
                active=None, walls=None):
         """Actions of M agents; arguments as ``Infotaxis.decide``'s."""
-        plume = plume if plume is not None else self.plume
+        plume = plume if plume is not None else self.plume if self.plume is not None else self.likelihood
         actions, self.scores = decide_kinds("Greedy.decide", plume, beliefs, positions, lambda m: tk.KIND_GREEDY,
                                             self.team_rule, groups=groups, moves=moves, active=active, walls=walls)
         return actions

@@ -27,7 +27,7 @@ from . import bayesian_protocol as bp
 from . import team_kernels as tk
 from ..models.plumes.poisson_hits import PoissonHitPlume, PoissonHits
 from ..models.sensors.belief import Belief
-from .belief_state import belief_view, scratch_for, shaped_for, simulator_of, tables_of
+from .belief_state import belief_view, scenario_with_belief, scratch_for, shaped_for, simulator_of, tables_of
 from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
@@ -35,7 +35,8 @@ __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
 MAX_COUNT = 2**31 - 1  # episodes, searchers, steps and batch of run_search
 
 
-# What the belief searchers (Infotaxis, Greedy) need of a scenario (plume_multi.capabilities)
+# What a searcher on a Poisson-hit belief needs of a scenario (plume_multi.capabilities): Perseus, whose
+# alpha vectors are solved for that plume's likelihood
 DECIDES_ON_BELIEF = (
     Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
          "it decides on a belief over one"),
@@ -51,6 +52,11 @@ class Infotaxis:
             Eloy 2022) instead of the expected entropy ``(1 - p_end) sum_h P(h) S_h`` (bits).
         plume: the ``PoissonHits`` model whose likelihood the beliefs follow; may also be given
             to ``decide``.
+        likelihood: the observation model of the beliefs (``plume_multi.models.likelihoods``), or
+            None: in ``evaluate`` (``scenario_for``) the Poisson-hit plume's closed form, or a
+            likelihood calibrated from the scenario's plume (any plume: ``plume_multi.calibration.calibrate``,
+            cached on disk). Give one to study a mismatched model (``PoissonLikelihood`` of a
+            ``PoissonHits`` with detection thresholds on a puff plume).
         team_rule: how agents that share a belief choose: ``"believer"`` (in agent order, each
             on the belief updated with the most likely hit of every earlier agent's move) or
             ``"independent"`` (each on the shared belief alone; agents together then move
@@ -60,7 +66,11 @@ class Infotaxis:
     ``plume.moves``); ``scores`` then holds each move's value ``(M, K)`` (``inf`` off the grid or
     into a wall). Moves off the grid or into a wall are never chosen. No memory between calls.
     ``act(sim)`` decides for a ``Simulator`` on the float64 beliefs of its ``sensors.Belief``
-    state, among the scenario's walls if it has any.
+    state, among the scenario's walls if it has any, with the likelihood that sensor follows.
+    ``scenario_for(scenario)``: the scenario as the searcher acts in it (``evaluate`` calls it):
+    its sensors replaced by one ``sensors.Belief(likelihood=...)`` unless it has a Belief already
+    and no likelihood was given; a body without a table of moves replaced by ``Cardinal()`` (with
+    a warning).
 
     Among walls (``docs/walls.md``) the beliefs put no mass on solid cells, and space-aware
     infotaxis measures its distance ``D`` along free paths around them (the Manhattan distance
@@ -77,16 +87,19 @@ class Infotaxis:
 
     # what it works with (plume_multi.capabilities)
     dimensions = (2, 3)
-    needs = DECIDES_ON_BELIEF
+    several_sources = False  # the belief is over one source's cell
+    # no needs: it brings its own Belief sensor (a likelihood of the plume) and a grid body
+    # (scenario_for, which evaluate calls)
 
     def __init__(self, space_aware: bool = False, *, plume: PoissonHits | None = None,
-                 team_rule: str = "believer"):
+                 team_rule: str = "believer", likelihood=None):
         if not isinstance(space_aware, (bool, np.bool_)):
             raise ValidationError(f"Infotaxis.space_aware: got {space_aware!r}; expected True or False")
         if plume is not None and not isinstance(plume, PoissonHitPlume):
             raise ValidationError(f"Infotaxis.plume: got {plume!r}; expected a Poisson-hit plume (PoissonHits, "
                                   "WindyPoissonHits) or None")
         check_choice("Infotaxis", "team_rule", team_rule, sorted(TEAM_RULES))
+        self.likelihood = checked_likelihood("Infotaxis", likelihood)
         self.space_aware = bool(space_aware)
         self.plume = plume
         self.team_rule = team_rule
@@ -94,6 +107,10 @@ class Infotaxis:
 
     def reset(self, mask=None) -> None:
         """No memory to clear (the beliefs are the memory, held by the caller)."""
+
+    def scenario_for(self, scenario):
+        """``scenario`` as this searcher acts in it (the class docstring; ``belief_state.scenario_with_belief``)."""
+        return scenario_with_belief("Infotaxis", scenario, self.likelihood)
 
     def act(self, sim):
         """Actions for every agent of a ``Simulator`` (or of the simulator of a front-end:
@@ -129,13 +146,23 @@ class Infotaxis:
         Returns:
             ``(M,)`` int64 actions (a fresh array); ``self.scores`` ``(M, K)`` float64.
         """
-        plume = plume if plume is not None else self.plume
+        plume = plume if plume is not None else self.plume if self.plume is not None else self.likelihood
         kind = tk.KIND_SPACE_AWARE if self.space_aware else tk.KIND_INFOTAXIS
         actions, self.scores = decide_kinds("Infotaxis.decide", plume, beliefs, positions, lambda m: kind,
                                             self.team_rule, groups=groups, moves=moves, active=active, walls=walls)
         return actions
 
     __call__ = decide
+
+
+def checked_likelihood(who: str, likelihood):
+    """``likelihood`` when it is None or a likelihood of ``plume_multi.models.likelihoods``."""
+    from ..models.likelihoods import Likelihood
+
+    if likelihood is not None and not isinstance(likelihood, Likelihood):
+        raise ValidationError(f"{who}.likelihood: got {likelihood!r}; expected None or a likelihood of "
+                              "plume_multi.models.likelihoods (calibrate(scenario), PoissonLikelihood(plume))")
+    return likelihood
 
 
 PROTOCOLS = ("drawn", "bayesian")

@@ -73,5 +73,5 @@ def test_results_files_are_checked(tmp_path, capsys):
         read_rows(bad)
     code, _, err = _run(capsys, "benchmark", "run", "nothing", "--policy", "random")
     assert code == 2 and "TASK: got 'nothing'; expected a task id, a family" in err
-    code, _, err = _run(capsys, "benchmark", "run", "following", "--policy", "greedy", "--episodes", "2")
-    assert code == 2 and "following/gaussian-random-source-v0 --policy greedy:" in err
+    code, _, err = _run(capsys, "benchmark", "run", "following", "--policy", "surge-cast", "--episodes", "2")
+    assert code == 2 and "following/gaussian-random-source-v0 --policy surge-cast:" in err

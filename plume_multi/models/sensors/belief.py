@@ -1,5 +1,6 @@
-"""``Belief()``: the agent's posterior over the source cell, centred on the agent (a Poisson-hit plume:
-``plumes.PoissonHits``, ``plumes.WindyPoissonHits``)."""
+"""``Belief()``: the agent's posterior over the source cell, centred on the agent: of a Poisson-hit
+plume's hits (``plumes.PoissonHits``, ``plumes.WindyPoissonHits``), or of any plume's detections
+through a likelihood (``models.likelihoods``)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,69 @@ from typing import ClassVar
 import numpy as np
 from numba.extending import overload
 
-from ...engine.api import is_on, static_flag
+from numba import types
+
+from ...checks import fail
+from ...engine.api import is_on, sample_cell, static_flag
 from ...engine.jit import njit
 from ..base import Need, Sensor, SensorKernels, StateArray, check_bool
 from ..plumes.poisson_hits import kernels as _kp
 from ..plumes.poisson_hits.moving import predict
 from ..plumes.poisson_hits.plume import SUM_TOL, PoissonHitPlume, first_hit, hit, likelihood
 
-# moving: a compile-time flag (the plume's target moves: predict before each step's updates)
-BeliefParams = namedtuple("BeliefParams", "shared moving")
+# moving: a compile-time flag (the plume's target moves: predict before each step's updates);
+# table: None (the Poisson plume's own likelihood) or a likelihood's centred table (K, 2H-1, 2W-1)
+# float64; thresholds: None (the plume's hits are the outcomes) or (K-1,) float32 detection thresholds
+BeliefParams = namedtuple("BeliefParams", "shared moving table thresholds")
+
+
+def _given(P, name: str) -> bool:
+    """At compile time: whether the field ``name`` of the parameters' type ``P`` holds a value (not None)."""
+    return not isinstance(P.types[P.fields.index(name)], types.NoneType)
+
+
+def table_of(P, plume):
+    """In compiled code: the centred likelihood the belief follows: ``P.table``, or the Poisson
+    plume's own when it is None."""
+
+
+@overload(table_of, inline="always")
+def _table_of(P, plume):
+    if not _given(P, "table"):
+        return lambda P, plume: likelihood(plume.params)
+    return lambda P, plume: P.table
+
+
+def outcome_at(P, plume, b, t, n, seed, episode, cell):
+    """In compiled code: the outcome of agent ``n`` of world ``b`` at ``cell`` at step ``t``: the
+    Poisson plume's hit (``P.thresholds`` None), else the number of thresholds the concentration at
+    ``cell`` is strictly above (``sensors.Concentration``'s reading, ``Binary``'s comparison)."""
+
+
+@overload(outcome_at, inline="always")
+def _outcome_at(P, plume, b, t, n, seed, episode, cell):
+    if not _given(P, "thresholds"):
+        return lambda P, plume, b, t, n, seed, episode, cell: hit(plume.params, plume.state, b, t, n, seed, episode, cell)
+
+    def impl(P, plume, b, t, n, seed, episode, cell):
+        c = sample_cell(plume, cell)
+        k = 0
+        for j in range(P.thresholds.shape[0]):
+            k += c > P.thresholds[j]
+        return k
+    return impl
+
+
+def _predict(P, plume, belief, scratch):
+    """In compiled code: ``predict`` of a moving Poisson target (compiled away without one: other
+    plumes' parameters have no motion to read)."""
+
+
+@overload(_predict, inline="always")
+def _predict_impl(P, plume, belief, scratch):
+    if not _given(P, "moving"):
+        return lambda P, plume, belief, scratch: None
+    return lambda P, plume, belief, scratch: predict(plume.params, belief, scratch)
 
 
 @njit(inline="always")
@@ -27,12 +82,12 @@ def observe_agent(P, S, obs, col, plume, agent, inner):
     # first update for a shared belief, before the agent's own otherwise)
     if is_on(P.moving) and not agent.first and (agent.n == 0 if P.shared else agent.active):
         g = agent.b if P.shared else agent.i
-        predict(plume.params, S[0][g], S[1][g])
+        _predict(P, plume, S[0][g], S[1][g])
     # each active agent's hit updates its belief (or its world's shared one)
     if not agent.first and agent.active:
         g = agent.b if P.shared else agent.i
-        _kp.update_belief(S[0][g], likelihood(plume.params), agent.cell,
-                          hit(plume.params, plume.state, agent.b, agent.t, agent.n, agent.seed, agent.episode, agent.cell))
+        _kp.update_belief(S[0][g], table_of(P, plume), agent.cell,
+                          outcome_at(P, plume, agent.b, agent.t, agent.n, agent.seed, agent.episode, agent.cell))
 
 
 def solid_cells(plume):
@@ -47,10 +102,39 @@ def _solid_cells(plume):
     return lambda plume: None
 
 
+def first_outcome(P, plume, world):
+    """In compiled code: the outcome a world's belief starts from: the Poisson plume's first hit
+    (``P.thresholds`` None), else the outcome at the first agent's start cell; -1 when the world
+    is not at a reset."""
+
+
+@overload(first_outcome, inline="always")
+def _first_outcome(P, plume, world):
+    if not _given(P, "thresholds"):
+        return lambda P, plume, world: first_hit(plume.params, plume.state, world.b) if world.first else -1
+
+    def impl(P, plume, world):
+        if not world.first:
+            return -1
+        p = P.table[0]
+        return outcome_at(P, plume, world.b, 0, 0, world.seed, world.episode, _kp.cell_of(world.pos, world.base, p))
+    return impl
+
+
 @njit(inline="always")
 def observe_world(P, S, obs, col, plume, world, inner):
-    _kp.observe_beliefs(S[0], likelihood(plume.params), world, P.shared,
-                        first_hit(plume.params, plume.state, world.b), obs, col, solid_cells(plume))
+    lik = table_of(P, plume)
+    solid = solid_cells(plume)
+    if is_on(P.thresholds) and world.first and not P.shared:
+        # each agent's own belief starts from the outcome at its own start cell
+        for i in range(world.base, world.base + world.n_agents):
+            p = S[0][i]
+            cell = _kp.cell_of(world.pos, i, p)
+            _kp.init_belief(p, lik, cell, outcome_at(P, plume, world.b, 0, i - world.base, world.seed,
+                                                     world.episode, cell), solid)
+        _kp.write_beliefs(S[0], world, P.shared, obs, col)
+        return
+    _kp.observe_beliefs(S[0], lik, world, P.shared, first_outcome(P, plume, world), obs, col, solid)
 
 
 _NO_SCRATCH = {2: np.zeros((1, 1, 1)), 3: np.zeros((1, 1, 1, 1))}
@@ -82,16 +166,54 @@ class Belief(Sensor):
     """
 
     shared: object = None
+    likelihood: object = None
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
     dimensions: ClassVar[tuple] = (2, 3)
     needs: ClassVar[tuple] = (Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
-                                   "the belief follows its likelihood"),)
+                                   "the belief follows its hits", unless="likelihood"),)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
+        from ..likelihoods import Likelihood
+
         if self.shared is not None:
             self._set("shared", check_bool("Belief", "shared", self.shared))
+        if self.likelihood is not None and not isinstance(self.likelihood, Likelihood):
+            if isinstance(self.likelihood, dict):  # read back from a scenario's JSON
+                from ..likelihoods import likelihood_from_metadata
+
+                self._set("likelihood", likelihood_from_metadata(self.likelihood))
+            else:
+                fail("Belief", "likelihood", self.likelihood, "None (a Poisson-hit plume's own) or a likelihood of "
+                     "plume_multi.models.likelihoods (calibrate(scenario), PoissonLikelihood(plume))")
+
+    def metadata(self) -> dict:
+        out = super().metadata()
+        out["likelihood"] = None if self.likelihood is None else self.likelihood.metadata()
+        return out
+
+    def check(self, ctx) -> None:
+        """Without a likelihood, the plume must be a Poisson-hit one; with one, the likelihood must be
+        of the scenario's grid, with thresholds unless the plume has hits, and of one source that
+        stays (the belief is of one fixed source)."""
+        plume = ctx.plume
+        poisson = isinstance(plume, PoissonHitPlume)
+        if self.likelihood is None:
+            if not poisson:
+                fail("Belief", "likelihood", None, f"a likelihood of {plume.name} (Belief(likelihood=likelihoods."
+                     "calibrate(scenario))): without one the belief follows a Poisson-hit plume's hits "
+                     "(plumes.PoissonHits, WindyPoissonHits)")
+            return
+        self.likelihood.check_grid("Belief", ctx.grid_size)
+        if self.likelihood.thresholds is None and not poisson:
+            fail("Belief", "likelihood", self.likelihood, f"a likelihood with detection thresholds: {plume.name} has no "
+                 "hits of its own")
+        if self.likelihood.thresholds is None and self.likelihood.n_outcomes != plume.n_hits:
+            fail("Belief", "likelihood", self.likelihood, f"{plume.n_hits} outcomes, the plume's hits 0..{plume.n_hits - 1}")
+        if not poisson and (plume.sources_move() or plume.source_count() > 1):
+            fail("Belief", "likelihood", self.likelihood, "a plume with one source that stays (the likelihood is of the "
+                 f"offset to one fixed source; {plume.name} has {'moving' if plume.sources_move() else 'several'} sources)")
 
     def is_shared(self, ctx) -> bool:
         return bool(ctx.scenario.team) if self.shared is None else self.shared
@@ -104,10 +226,17 @@ class Belief(Sensor):
         return [f"belief_{dy}_{dx}" for dy in range(1 - h, h) for dx in range(1 - w, w)]
 
     def params(self, ctx) -> tuple:
-        return BeliefParams(self.is_shared(ctx), static_flag(self._moving(ctx)))
+        table = thresholds = None
+        if self.likelihood is not None:
+            table = np.ascontiguousarray(self.likelihood.centred_likelihood)
+            if self.likelihood.thresholds is not None:
+                thresholds = np.array(self.likelihood.thresholds, dtype=np.float32)
+        return BeliefParams(self.is_shared(ctx), static_flag(self._moving(ctx)), table, thresholds)
 
     @staticmethod
     def _moving(ctx) -> bool:
+        if not isinstance(ctx.plume, PoissonHitPlume):  # only a Poisson target's motion is predicted
+            return False
         motion = getattr(ctx.plume, "source_motion", None)
         return motion is not None and motion.moves
 

@@ -46,7 +46,7 @@ from .numpy_sum import window_sum
 __all__ = [
     "STREAM_FIRST_HIT", "STREAM_SOURCE", "STREAM_HITS", "BeliefTables",
     "draw_first_hit", "draw_first_hit_at", "draw_source", "draw_source_after", "draw_hit", "init_belief",
-    "update_belief", "hit_mass", "draw_weighted", "centred_belief", "observe_beliefs", "window_sum",
+    "update_belief", "hit_mass", "draw_weighted", "centred_belief", "observe_beliefs", "write_beliefs", "window_sum",
     "cell_of", "moved", "inside", "solid_at", "free_cells",
 ]
 
@@ -428,9 +428,6 @@ def observe_beliefs(beliefs, lik, world, shared, first_hit, obs, col, solid):
     b = world.b
     n_agents = world.n_agents
     base = b * n_agents
-    size = 1
-    for k in range(1, beliefs.ndim):
-        size *= 2 * beliefs.shape[k] - 1
     pos = world.pos
     if world.first:
         if shared:
@@ -442,6 +439,19 @@ def observe_beliefs(beliefs, lik, world, shared, first_hit, obs, col, solid):
                 init_belief(p, lik, cell_of(pos, i, p), first_hit, solid)
     elif world.was_done:
         return
-    for i in range(base, base + n_agents):
+    write_beliefs(beliefs, world, shared, obs, col)
+
+
+@njit(cache=True)
+def write_beliefs(beliefs, world, shared, obs, col):
+    """Each agent of the world ``world.b`` writes its belief (or the world's shared one), centred on
+    its cell, into ``obs[i, col : col + size]`` (``centred_belief``; ``observe_beliefs``' last part)."""
+    b = world.b
+    base = b * world.n_agents
+    size = 1
+    for k in range(1, beliefs.ndim):
+        size *= 2 * beliefs.shape[k] - 1
+    pos = world.pos
+    for i in range(base, base + world.n_agents):
         p = beliefs[b if shared else i]
         centred_belief(p, cell_of(pos, i, p), obs[i, col:col + size])
