@@ -48,12 +48,12 @@ from plume_multi.models.likelihoods import Likelihood  # noqa: E402
 
 
 def calibrated_domain():
-    """A calibrated likelihood (``models.likelihoods.calibrate``) of a Gaussian plume on a 19x19 grid,
+    """A calibrated likelihood (``plume_multi.calibration.calibrate``) of a Gaussian plume on a 19x19 grid,
     three detection levels, dressed with what ``sample_agents`` reads of a protocol plume (a start
     cell, the first belief): the decisions and updates then run on a calibrated table."""
     from plume_multi import Scenario
     from plume_multi.models import plumes, sensors
-    from plume_multi.models.likelihoods import calibrate
+    from plume_multi.calibration import calibrate
 
     sc = Scenario(grid_size=(19, 19), plume=plumes.Gaussian(source=(4, 9), sigma=4.0, wind=(1.0, 0.0)),
                   sensors=(sensors.Concentration(),))

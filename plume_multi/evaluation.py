@@ -616,8 +616,8 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
     policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
     if not callable(policy):
         raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
-    scenario = scenario_for(policy, scenario)  # a Bayesian searcher's Belief sensor (a likelihood of the plume)
     capabilities.check(scenario, policy)  # the policy's declarations against the scenario, before compiling
+    scenario = scenario_for(policy, scenario)  # a Bayesian searcher's Belief sensor (a likelihood of the plume)
     _check_fit(policy, scenario)  # then the values a policy object holds (Perseus: the plume it was solved for)
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
@@ -632,13 +632,14 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
 
 def scenario_for(policy, scenario: Scenario) -> Scenario:
     """``scenario`` as ``policy`` acts in it: each policy object (or team member) with
-    ``scenario_for`` (``policies.Infotaxis``, ``Greedy``: a ``sensors.Belief`` following a likelihood
-    of the plume) makes it so, in turn; others leave it as it is."""
+    ``scenario_for`` (``policies.Infotaxis``, ``Greedy``, and their factories by name,
+    ``policies.named``: a ``sensors.Belief`` following a likelihood of the plume) makes it so, in
+    turn; others leave it as it is."""
     from .policies.team import Team
 
     for member in policy.members if isinstance(policy, Team) else (policy,):
         prepare = getattr(member, "scenario_for", None)
-        if callable(prepare) and not _is_factory(member) and not isinstance(member, type):
+        if callable(prepare) and not isinstance(member, type):  # a policy object, or a built-in's factory
             scenario = prepare(scenario)
     return scenario
 

@@ -428,10 +428,11 @@ def test_every_supported_cell_is_stepped_against_its_reference():
 
 
 # ----------------------------------------------------------------------------- every door consults the table
-PUFFS = dict(grid_size=(16, 8), plume=plumes.Puffs(source=(2.0, 4.0)), n_agents=2, max_steps=5)
-INFOTAXIS_ON_PUFFS = ("Infotaxis.plume: got 'Puffs'; expected a Poisson-hit plume, plumes.PoissonHits or "
-                      "plumes.WindyPoissonHits (it decides on a belief over one): use policies.RandomPolicy, "
-                      "policies.GradientClimber or policies.SurgeCast; or plumes.PoissonHits or plumes.WindyPoissonHits")
+# Infotaxis acts on any plume through a likelihood (plume_multi.calibration), of one source: a puff
+# plume of two sources is refused up front
+PUFFS = dict(grid_size=(16, 8), plume=plumes.Puffs(source=((2.0, 2.0), (2.0, 6.0))), n_agents=2, max_steps=5)
+INFOTAXIS_ON_PUFFS = ("Infotaxis does not work with several sources; the scenario has them: use policies.RandomPolicy, "
+                      "policies.GradientClimber or policies.SurgeCast")
 
 
 def _quick_refusal(call, no_assembly) -> CapabilityError:
@@ -450,24 +451,25 @@ def test_evaluate_compare_and_sweep_refuse_infotaxis_on_puffs_before_compiling(p
     scenario = Scenario(**PUFFS)
     err = _quick_refusal(lambda: plume_multi.evaluate(policy, scenario, 2, progress=False), no_assembly)
     assert str(err) == INFOTAXIS_ON_PUFFS
-    assert (err.owner, err.field, err.got) == ("Infotaxis", "plume", "'Puffs'")
-    assert err.expected == "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits"
+    assert (err.owner, err.field, err.got) == ("Infotaxis", "several_sources", "several sources")
+    assert err.expected == "a scenario without several sources"
     _quick_refusal(lambda: plume_multi.compare(["random", policy], scenario, 2, progress=False), no_assembly)
     _quick_refusal(lambda: plume_multi.evaluation.sweep(policy, scenario, {"max_steps": [3, 4]}, 2, out=None,
                                                         progress=False), no_assembly)
 
 
-def test_the_cli_and_the_front_ends_refuse_before_compiling(no_assembly, capsys):
+def test_the_cli_and_the_front_ends_refuse_before_compiling(no_assembly, capsys, tmp_path):
     from plume_multi.cli import main
+    from plume_multi.scenario import save_scenario
 
-    argv = ["eval", "--policy", "infotaxis", "--plume", "puffs:source=2,4", "--grid", "16", "8", "--episodes", "2",
-            "--quiet"]
+    path = save_scenario(Scenario(**PUFFS), tmp_path / "two-sources.json")
+    argv = ["eval", "--policy", "infotaxis", "--scenario", str(path), "--episodes", "2", "--quiet"]
     for _ in range(2):  # the second: the command's modules imported
         start = time.perf_counter()
         code = main(argv)
         took = time.perf_counter() - start
     err = capsys.readouterr().err
-    assert code == 2 and "Infotaxis.plume: got 'Puffs'" in err, err
+    assert code == 2 and "Infotaxis does not work with several sources" in err, err
     assert took < 1.0 and not no_assembly
     err = _quick_refusal(lambda: plume_multi.parallel_env(grid_size=(5, 4, 2), sensors=(sensors.Heading(),)),
                          no_assembly)

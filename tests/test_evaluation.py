@@ -374,8 +374,7 @@ def test_cli_eval_takes_the_models_flags_and_named_scenarios_and_policies(tmp_pa
     assert json.loads((tmp_path / "team.json").read_text())["episodes"]["arrival_time"] == mixed.arrival_time.tolist()
     assert "PoissonHits, Cardinal, team" in out and "success = the first agent's arrival" in out
     assert "every searcher in" in out and (tmp_path / "team.png").exists()
-    for argv, message in ((["--policy", "infotaxis"], "--policy infotaxis: Infotaxis.plume: got 'Gaussian'; expected a "
-                                                         "Poisson-hit plume"),
+    for argv, message in ((["--policy", "surge-cast"], "--policy surge-cast: SurgeCast: the scenario has no sensors.Wind"),
                           (["--policy", "greedy,clever"], "--policy: got 'clever' in the team"),
                           (["--scenario", "poisson_search:colour=1"], "--scenario: poisson_search has no parameter"),
                           (["--scenario", "nowhere"], "--scenario: got 'nowhere'; expected a JSON file or a named"),

@@ -20,7 +20,8 @@ attributes, what it works with; nothing else lists it:
   needs a Poisson-hit plume, ``sensors.Heading`` a body with a heading, ``policies.Infotaxis`` a
   ``Belief`` sensor and a grid body with a table of moves). A policy class with ``scenario_for``
   (``Infotaxis``, ``Greedy``) brings its own sensor and body: ``evaluate`` puts them into the
-  scenario (``scenario_for``), so the check does not ask them of the scenario it is given.
+  scenario (``scenario_for``) after this check, so the check does not ask them of the scenario it
+  is given.
 
 ``plume_multi.capabilities()`` gathers them into a ``CapabilityTable``: its ``rows`` (one per component),
 ``to_markdown()`` (the table in the docs), and ``check(scenario, policy=None)``, which
@@ -376,6 +377,6 @@ def _check_need(part, name, need: Need, f, parts, table) -> None:
 
 def _brings_its_own(name: str, parts) -> bool:
     """Whether the policy class ``name`` among ``parts`` makes the scenario it acts in
-    (``scenario_for``: ``evaluate`` calls it before this check)."""
+    (``scenario_for``: ``evaluate`` calls it after this check)."""
     return any(p == "policy" and _cls(c).__name__ == name and callable(getattr(_cls(c), "scenario_for", None))
                for p, c in parts)

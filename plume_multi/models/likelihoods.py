@@ -20,7 +20,8 @@ Two kinds:
   ``WindyPoissonHits``): its own tables, bit for bit what the belief sensor and the decisions read
   today. With ``thresholds`` it is a *mismatched* model of another plume: its hits ``0..n_hits-1``
   are read as the detection levels of those thresholds (``len(thresholds) == n_hits - 1``).
-* ``CalibratedLikelihood``, made by ``calibrate(scenario, thresholds)``: measured on the engine.
+* ``CalibratedLikelihood``, made by ``plume_multi.calibration.calibrate(scenario, thresholds)``:
+  measured on the engine.
   Every free cell of the scenario's grid holds an agent that stays put (a ``Moore`` body) and
   reads the signal; ``worlds`` independent worlds (world ``b`` seeded ``seed + b``, the
   scenario's own source placement and wall mask) run ``warmup`` steps, then ``steps`` sampled
@@ -46,37 +47,29 @@ scenario's own source placement(s) and wall masks, used as if the plume were tra
 a stated approximation, exact for a plume that is (``PoissonHits``, a Gaussian plume away from the
 edges) and measured, not assumed, everywhere else.
 
-**Cache**: a calibration is stored on disk under the package's cache folder
-(``$PLUME_MULTI_CACHE_DIR/.../likelihoods/``, ``engine/jit.py``), keyed on the plume, the grid, the
-walls (their masks' bytes), the thresholds, the sample budget, the seed, the floor and the package
-version; written atomically (``plume_multi.files``); read back only when it holds that key and
-arrays of the right shapes, types and ranges (a corrupt or foreign file is recomputed, with a
-warning, never trusted).
+**Cache and files**: ``calibrate`` stores a calibration on disk under the package's cache folder
+(``plume_multi.calibration``); a scenario's JSON keeps a calibrated likelihood's measured arrays
+(``metadata``), so reading it back (``likelihood_from_metadata``) runs nothing.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
+import base64
 import io
-import json
 import math
-import os
-import warnings
+import zipfile
 from functools import cached_property
 
 import numpy as np
 
-from ..checks import check_bool, check_int, check_real, fail, is_real, shown
-from ..errors import ValidationError
+from ..checks import fail, is_real
 from .plumes.poisson_hits.kernels import BeliefTables
 from .plumes.poisson_hits.plume import (MOVES_2D, MOVES_3D, PoissonHitPlume, log_where_positive, readonly)
 
-__all__ = ["Likelihood", "PoissonLikelihood", "CalibratedLikelihood", "calibrate", "likelihood_for",
-           "default_thresholds", "outcomes_of", "likelihood_from_metadata"]
+__all__ = ["Likelihood", "PoissonLikelihood", "CalibratedLikelihood", "default_thresholds", "outcomes_of",
+           "likelihood_from_metadata", "checked_arrays", "ARRAYS"]
 
 MAX_THRESHOLDS = 15  # outcomes 0..15: a belief update per outcome, scored per move by the decisions
-CACHE_VERSION = 1  # the layout of a cached calibration
 
 
 def _tables(lik: np.ndarray, shape: tuple, cdf: np.ndarray) -> BeliefTables:
@@ -118,6 +111,27 @@ def outcomes_of(values: np.ndarray, thresholds) -> np.ndarray:
     for t in thresholds:
         out += v > np.float32(t)
     return out
+
+ARRAYS = ("estimate", "stderr", "samples", "worlds_sampled")  # what a calibration measured
+
+
+def checked_arrays(data: dict, shape: tuple, k: int) -> str | None:
+    """Why the measured arrays ``data`` (``ARRAYS``) cannot be a calibration of ``k`` outcomes on
+    beliefs of ``shape`` (their shapes, types or ranges), or None when they can."""
+    centred = tuple(2 * n - 1 for n in shape)
+    for name, tail, dtype in (("estimate", (k,), np.float64), ("stderr", (k,), np.float64),
+                              ("samples", (), np.int64), ("worlds_sampled", (), np.int64)):
+        a = data.get(name)
+        if not isinstance(a, np.ndarray) or a.shape != tail + centred or a.dtype != dtype:
+            return f"{name} is not {dtype.__name__} of shape {tail + centred}"
+    e, se = data["estimate"], data["stderr"]
+    if not (np.all(np.isfinite(e)) and np.all((e >= 0) & (e <= 1))):
+        return "estimate holds values outside [0, 1]"
+    if np.any(np.isnan(se)) or np.any(se < 0):
+        return "stderr holds NaN or negative values"
+    if np.any(data["samples"] < 0) or np.any(data["worlds_sampled"] < 0):
+        return "samples or worlds_sampled hold negative counts"
+    return None
 
 
 class Likelihood:
@@ -256,7 +270,7 @@ class CalibratedLikelihood(Likelihood):
         max_stderr: the largest finite standard error of the sampled offsets.
     """
 
-    def __init__(self, shape, thresholds, estimate, stderr, samples, worlds_sampled, floor, settings, key, scenario=None):
+    def __init__(self, shape, thresholds, estimate, stderr, samples, worlds_sampled, floor, settings, key):
         self.shape = tuple(int(n) for n in shape)
         self.thresholds = thresholds
         self.estimate = readonly(estimate)
@@ -266,7 +280,6 @@ class CalibratedLikelihood(Likelihood):
         self.floor = float(floor)
         self.settings = dict(settings)
         self.key = key
-        self.scenario = scenario
 
     @cached_property
     def sampled(self) -> np.ndarray:
@@ -301,8 +314,13 @@ class CalibratedLikelihood(Likelihood):
         return f"<{self.summary()}>"
 
     def metadata(self) -> dict:
+        """The record a scenario's JSON keeps: the settings, the key and the measured arrays
+        themselves (a compressed ``.npz``, base64), so that reading it back needs no calibration."""
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **{name: getattr(self, name) for name in ARRAYS})
         return {"likelihood": "CalibratedLikelihood", "key": self.key, "settings": self.settings,
-                "scenario": None if self.scenario is None else self.scenario.metadata()}
+                "shape": list(self.shape), "thresholds": None if self.thresholds is None else list(self.thresholds),
+                "floor": self.floor, "arrays": base64.b64encode(buf.getvalue()).decode("ascii")}
 
 
 def default_thresholds(plume) -> tuple | None:
@@ -316,261 +334,41 @@ def default_thresholds(plume) -> tuple | None:
     return (1e-3 * hi,) if math.isfinite(hi) and hi > 0 else (0.0,)
 
 
-# ----------------------------------------------------------------------------- calibration
-def _digest_value(value, h) -> None:
-    """Feed ``value`` (a model field) to the hash ``h``: arrays by content, paths with their size and
-    modification time, models by their fields."""
-    if isinstance(value, np.ndarray):
-        h.update(f"array{value.shape}{value.dtype}".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        h.update(type(value).__qualname__.encode())
-        for f in dataclasses.fields(value):
-            h.update(f.name.encode())
-            _digest_value(getattr(value, f.name), h)
-    elif isinstance(value, (tuple, list)):
-        h.update(b"[")
-        for v in value:
-            _digest_value(v, h)
-        h.update(b"]")
-    elif isinstance(value, (str, os.PathLike)) and os.path.exists(value):
-        st = os.stat(value)
-        h.update(f"path{os.fspath(value)}:{st.st_size}:{st.st_mtime_ns}".encode())
-    else:
-        h.update(repr(value).encode())
-
-
-def _key(scenario, settings: dict) -> str:
-    from .. import __version__
-
-    h = hashlib.sha256()
-    h.update(json.dumps({**settings, "version": __version__, "layout": CACHE_VERSION,
-                         "grid_size": list(scenario.grid_size)}, sort_keys=True).encode())
-    _digest_value(scenario.plume, h)
-    if scenario.walls is not None:
-        _digest_value(scenario.walls.masks, h)
-    return h.hexdigest()[:32]
-
-
-def _cache_path(key: str):
-    from ..engine.jit import CACHE_DIR
-
-    return None if CACHE_DIR is None else CACHE_DIR / "likelihoods" / f"{key}.npz"
-
-
-_FIELDS = ("key", "thresholds", "estimate", "stderr", "samples", "worlds_sampled")
-
-
-def _load(path, key: str, shape: tuple, k: int):
-    """The arrays of the cached calibration at ``path`` when it is one of ``key`` with arrays of the
-    expected shapes, types and ranges; else None (with a warning when a file was there)."""
-    from .. import files
-
-    if not files.is_file(path):
-        return None
-    centred = tuple(2 * n - 1 for n in shape)
-    try:
-        with np.load(io.BytesIO(files.read_bytes(path, "calibrate", limit=1 << 32)), allow_pickle=False) as z:
-            data = {name: z[name] for name in _FIELDS}
-        ok = (str(data["key"]) == key and data["estimate"].shape == (k,) + centred and data["estimate"].dtype == np.float64
-              and data["stderr"].shape == (k,) + centred and data["stderr"].dtype == np.float64
-              and data["samples"].shape == centred and data["samples"].dtype == np.int64
-              and data["worlds_sampled"].shape == centred and data["worlds_sampled"].dtype == np.int64
-              and np.all(np.isfinite(data["estimate"])) and np.all((data["estimate"] >= 0) & (data["estimate"] <= 1))
-              and not np.any(np.isnan(data["stderr"])) and np.all(data["stderr"] >= 0)
-              and np.all(data["samples"] >= 0) and np.all(data["worlds_sampled"] >= 0))
-    except Exception as exc:  # a truncated, corrupt or foreign file: never trusted
-        ok, why = False, f"{type(exc).__name__}: {exc}"
-    else:
-        why = "it is not this calibration's (key, shapes, types or ranges differ)"
-    if not ok:
-        warnings.warn(f"calibrate: the cached calibration {path} cannot be used ({shown(why, 160)}); calibrating again",
-                      RuntimeWarning, stacklevel=3)
-        return None
-    return data
-
-
-def _store(path, key: str, thresholds, arrays: dict) -> None:
-    from .. import files
-
-    buf = io.BytesIO()
-    np.savez(buf, key=np.array(key), thresholds=np.array(thresholds if thresholds is not None else [], np.float64),
-             **arrays)
-    try:
-        with files.writing(path, "calibrate", text=False) as f:
-            f.write(buf.getvalue())
-    except (OSError, ValidationError) as exc:  # a cache that cannot be written is not an error
-        warnings.warn(f"calibrate: could not cache the calibration in {path} ({exc})", RuntimeWarning, stacklevel=3)
-
-
-def _probe_cells(scenario) -> np.ndarray:
-    """``(N, dims)`` int64: every cell free in all the scenario's wall masks (every cell without)."""
-    shape = tuple(scenario.grid_size[::-1])
-    free = np.ones(shape, dtype=bool) if scenario.walls is None else ~scenario.walls.masks.any(axis=0)
-    idx = np.nonzero(free)  # axis order [z,] y, x
-    return np.stack(idx[::-1], axis=1).astype(np.int64)
-
-
-def _probe_scenario(scenario, cells: np.ndarray, thresholds, total_steps: int):
-    from ..scenario import Scenario
-    from . import bodies, sensors
-
-    signal = sensors.Hits() if thresholds is None else sensors.Concentration()
-    return Scenario(grid_size=scenario.grid_size, plume=scenario.plume, n_agents=len(cells), action_model=bodies.Moore(),
-                    sensors=(signal,), reward=scenario.reward, team=False, walls=scenario.walls, goal_radius=1e-6,
-                    start_positions=tuple(map(tuple, cells.tolist())), max_steps=min(total_steps, 2**31 - 1))
-
-
-def calibrate(scenario, thresholds="default", *, worlds: int = 32, steps: int = 200, warmup: int = 0, seed: int = 0,
-              floor: float = 1e-3, progress: bool = True, cache: bool = True) -> CalibratedLikelihood:
-    """Measure the likelihood of ``scenario``'s plume on the engine (module docstring).
-
-    Args:
-        scenario: a ``Scenario`` (its plume, grid, walls and source placement; its agents, body
-            and sensors are not used).
-        thresholds: the detection thresholds (concentrations; outcome = how many the signal is
-            strictly above), ``None`` for a Poisson-hit plume's own hits, or ``"default"``
-            (``default_thresholds``).
-        worlds: independent worlds, 2..65536 (world ``b`` seeded ``seed + b``).
-        steps: sampled steps per world, 1..10,000,000.
-        warmup: steps run before sampling (a ``Puffs`` plume also spins up at reset).
-        seed: the first world's seed.
-        floor: the least probability of an outcome in the belief's table, ``[0, 1 / K)``.
-        progress: a tqdm bar while calibrating.
-        cache: read and write the on-disk cache.
-
-    Returns:
-        A ``CalibratedLikelihood`` (the same arrays, bit for bit, for the same arguments, whatever
-        the thread count).
-
-    Raises:
-        ValidationError: a bad argument; a plume whose sources move or are several (the likelihood
-            is of one source that stays); ``thresholds=None`` for a plume without hits.
-    """
-    from ..scenario import Scenario
-    from ..simulator import Simulator
-
-    if not isinstance(scenario, Scenario):
-        fail("calibrate", "scenario", scenario, "a Scenario")
-    plume = scenario.plume
-    if isinstance(thresholds, str) and thresholds == "default":
-        thresholds = default_thresholds(plume)
-    thresholds = check_thresholds("calibrate", thresholds)
-    if thresholds is None and not isinstance(plume, PoissonHitPlume):
-        fail("calibrate", "thresholds", None, f"detection thresholds: {plume.name} has no hits of its own (thresholds=None "
-                                              "is for plumes.PoissonHits and WindyPoissonHits)")
-    if plume.sources_move() or plume.source_count() > 1:
-        fail("calibrate", "scenario", f"{plume.name} with {'moving' if plume.sources_move() else 'several'} sources",
-             "one source that stays (a likelihood is of the offset to one fixed source)")
-    worlds = check_int("calibrate", "worlds", worlds, 2, 1 << 16)
-    steps = check_int("calibrate", "steps", steps, 1, 10_000_000)
-    warmup = check_int("calibrate", "warmup", warmup, 0, 10_000_000)
-    seed = check_int("calibrate", "seed", seed, 0, 2**62)
-    k = plume.n_hits if thresholds is None else len(thresholds) + 1
-    floor = check_real("calibrate", "floor", floor, 0.0, 1.0 / k, high_open=True)
-    progress = check_bool("calibrate", "progress", progress)
-    cache = check_bool("calibrate", "cache", cache)
-    shape = tuple(scenario.grid_size[::-1])
-    settings = {"worlds": worlds, "steps": steps, "warmup": warmup, "seed": seed, "floor": floor,
-                "thresholds": None if thresholds is None else list(thresholds)}
-    key = _key(scenario, settings)
-    path = _cache_path(key) if cache else None
-    data = None if path is None else _load(path, key, shape, k)
-    if data is None:
-        cells = _probe_cells(scenario)
-        probe = _probe_scenario(scenario, cells, thresholds, warmup + steps)
-        arrays = _sample(probe, cells, shape, k, thresholds, worlds, steps, warmup, seed, progress, Simulator)
-        if path is not None:
-            _store(path, key, thresholds, arrays)
-        data = arrays
-    return CalibratedLikelihood(shape, thresholds, data["estimate"], data["stderr"], data["samples"],
-                                data["worlds_sampled"], floor, settings, key, scenario)
-
-
-# the most agents x worlds one simulator of the calibration holds at once (its observations, counts)
-CHUNK_AGENTS = 1 << 20
-
-
-def _sample(probe, cells, shape, k, thresholds, worlds, steps, warmup, seed, progress, Simulator) -> dict:
-    """Run the probes' scenario and return the estimate, its error and the sample counts."""
-    from tqdm.auto import tqdm
-
-    n = len(cells)
-    dims = len(shape)
-    centred = tuple(2 * s - 1 for s in shape)
-    size = int(np.prod(centred))
-    strides = np.array([int(np.prod(centred[a + 1:])) for a in range(dims)], dtype=np.int64)  # [z,] y, x
-    chunk = max(1, min(worlds, CHUNK_AGENTS // max(n, 1)))
-    s_c = np.zeros((k, size))
-    s_cc = np.zeros((k, size))
-    s_cn = np.zeros((k, size))
-    s_n = np.zeros(size)
-    s_nn = np.zeros(size)
-    n_worlds = np.zeros(size, dtype=np.int64)
-    cells_rev = cells[:, ::-1]  # [z,] y, x
-    with tqdm(total=worlds * (warmup + steps), desc="calibrate likelihood", unit="world-step", disable=not progress,
-              leave=False, dynamic_ncols=True) as bar:
-        for first in range(0, worlds, chunk):
-            b = min(chunk, worlds - first)
-            sim = Simulator(probe, num_worlds=b, autoreset="disabled")
-            sim.reset(seed=seed + first)
-            stay = np.full(sim.total_agents, sim.n_actions - 1, dtype=np.int64)  # Moore's last move: stay
-            src = np.floor(np.asarray(sim.sources, dtype=np.float64)[:, :dims] + 0.5).astype(np.int64)[:, ::-1]
-            off = src[:, None, :] - cells_rev[None, :, :] + (np.array(shape) - 1)  # (b, N, dims), [z,] y, x
-            inside = np.all((off >= 0) & (off < np.array(centred)), axis=2)
-            flat = (np.clip(off, 0, np.array(centred) - 1) * strides).sum(axis=2)  # (b, N)
-            rows = np.arange(b, dtype=np.int64)[:, None]
-            counts = np.zeros(b * k * size, dtype=np.int64)
-            for t in range(warmup + steps):
-                obs = sim.step(stay)[0]
-                bar.update(b)
-                if t < warmup:
-                    continue
-                o = np.minimum(outcomes_of(obs[:, 0].reshape(b, n), thresholds), k - 1)
-                live = inside & sim.active.reshape(b, n)
-                index = ((rows * k + o) * size + flat)[live]
-                counts += np.bincount(index, minlength=b * k * size)
-            c = counts.reshape(b, k, size).astype(np.float64)
-            nb = c.sum(axis=1)
-            s_c += c.sum(axis=0)
-            s_cc += (c * c).sum(axis=0)
-            s_cn += (c * nb[:, None, :]).sum(axis=0)
-            s_n += nb.sum(axis=0)
-            s_nn += (nb * nb).sum(axis=0)
-            n_worlds += (nb > 0).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(s_n > 0, s_c / np.where(s_n > 0, s_n, 1.0), 0.0)
-        resid = np.maximum(s_cc - 2.0 * p * s_cn + p * p * s_nn, 0.0)
-        w = n_worlds.astype(np.float64)
-        n = np.where(s_n > 0, s_n, 1.0)
-        var = resid * w / np.maximum(w - 1.0, 1.0) / n ** 2
-        q = (s_c + 0.5) / (n + 1.0)  # the binomial error of independent samples, never 0
-        var = np.where(n_worlds >= 2, np.maximum(var, q * (1.0 - q) / n), np.inf)
-    return {"estimate": p.reshape((k,) + centred), "stderr": np.sqrt(var).reshape((k,) + centred),
-            "samples": s_n.astype(np.int64).reshape(centred), "worlds_sampled": n_worlds.reshape(centred)}
-
-
-def likelihood_for(scenario, thresholds="default", **calibration) -> Likelihood:
-    """The likelihood a Bayesian searcher uses in ``scenario`` when none is given: the closed form
-    of a Poisson-hit plume (``PoissonLikelihood``; with ``thresholds`` left ``"default"``), else
-    ``calibrate(scenario, thresholds, **calibration)`` (cached)."""
-    if isinstance(scenario.plume, PoissonHitPlume) and isinstance(thresholds, str) and thresholds == "default":
-        return PoissonLikelihood(scenario.plume)
-    return calibrate(scenario, thresholds, **calibration)
-
-
 def likelihood_from_metadata(meta: dict) -> Likelihood:
     """The likelihood a ``metadata()`` describes (a scenario read back from JSON): a
-    ``PoissonLikelihood`` from its plume, a ``CalibratedLikelihood`` calibrated again from its
-    scenario and settings (a cache hit when the cache holds it)."""
-    from .registry import from_metadata
-    from ..scenario import scenario_from_metadata
+    ``PoissonLikelihood`` from its plume, a ``CalibratedLikelihood`` from the arrays it carries
+    (checked: shapes, types and ranges)."""
+    from .plumes.poisson_hits import PoissonHits, WindyPoissonHits
 
+    expected = "the metadata of a PoissonLikelihood or a CalibratedLikelihood"
     kind = meta.get("likelihood") if isinstance(meta, dict) else None
     if kind == "PoissonLikelihood":
-        return PoissonLikelihood(from_metadata(meta["plume"]), meta.get("thresholds"))
-    if kind == "CalibratedLikelihood" and isinstance(meta.get("scenario"), dict):
-        s = meta["settings"]
-        return calibrate(scenario_from_metadata(meta["scenario"]), s["thresholds"], worlds=s["worlds"], steps=s["steps"],
-                         warmup=s["warmup"], seed=s["seed"], floor=s["floor"], progress=False)
-    fail("Belief", "likelihood", meta, "the metadata of a PoissonLikelihood or a CalibratedLikelihood")
+        # the plume's own fields (Model.metadata()): the two Poisson-hit plumes, read here, below the
+        # registry (which imports the sensors, this one's reader among them)
+        plume = meta.get("plume") if isinstance(meta.get("plume"), dict) else {}
+        cls = {"PoissonHits": PoissonHits, "WindyPoissonHits": WindyPoissonHits}.get(plume.get("model"))
+        if cls is None:
+            fail("Belief", "likelihood", meta, "a PoissonLikelihood of plumes.PoissonHits or WindyPoissonHits")
+        try:
+            made = cls(**{k: v for k, v in plume.items() if k not in ("model", "family")})
+        except TypeError as exc:
+            fail("Belief", "likelihood", f"a PoissonLikelihood record whose plume cannot be made ({exc})", expected)
+        return PoissonLikelihood(made, meta.get("thresholds"))
+    if kind != "CalibratedLikelihood":
+        fail("Belief", "likelihood", meta, expected)
+    try:
+        shape = tuple(int(n) for n in meta["shape"])
+        thresholds = check_thresholds("Belief.likelihood", meta["thresholds"])
+        raw = base64.b64decode(meta["arrays"].encode("ascii"), validate=True)
+        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+            data = {name: z[name] for name in ARRAYS}
+        settings, key, floor = dict(meta["settings"]), str(meta["key"]), float(meta["floor"])
+    except (KeyError, TypeError, ValueError, AttributeError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        fail("Belief", "likelihood", f"a CalibratedLikelihood record that cannot be read ({type(exc).__name__})", expected)
+    k = len(thresholds) + 1 if thresholds is not None else data["estimate"].shape[0]
+    why = None if len(shape) in (2, 3) and min(shape) >= 1 else "a shape of 2 or 3 axes"
+    why = why or checked_arrays(data, shape, k)
+    if why is not None or not 0.0 <= floor < 1.0 / k:
+        fail("Belief", "likelihood", f"a CalibratedLikelihood record whose {why or 'floor'} is wrong", expected)
+    return CalibratedLikelihood(shape, thresholds, data["estimate"], data["stderr"], data["samples"],
+                                data["worlds_sampled"], floor, settings, key)

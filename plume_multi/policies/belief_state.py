@@ -290,14 +290,14 @@ def checked_moves(who: str, moves, shape) -> np.ndarray:
 def scenario_with_belief(who: str, scenario, likelihood=None):
     """``scenario`` as a Bayesian searcher (``who``) acts in it: its sensors replaced by one
     ``sensors.Belief`` following ``likelihood`` (default: the Poisson-hit plume's closed form, or a
-    likelihood calibrated from the plume, ``likelihoods.likelihood_for``, cached on disk), unless it
+    likelihood calibrated from the plume, ``calibration.likelihood_for``, cached on disk), unless it
     already has a ``Belief`` and no likelihood is given. A body without a table of moves (a
     continuous one) is replaced by ``bodies.Cardinal()``, with a warning: the searcher scores grid
     moves. Everything else (plume, grid, walls, starts, team, reward) is kept."""
     import warnings
 
     from ..models import bodies
-    from ..models.likelihoods import likelihood_for
+    from ..calibration import likelihood_for
     from ..models.sensors.belief import Belief
     from ..scenario import Scenario
 

@@ -54,6 +54,7 @@ class Greedy:
 
     # what it works with (plume_multi.capabilities)
     dimensions = (2, 3)
+    several_sources = False  # the belief is over one source's cell
     needs = DECIDES_ON_ANY_BELIEF
 
     def __init__(self, *, plume: PoissonHitPlume | None = None, team_rule: str = "believer", likelihood=None):

@@ -56,7 +56,7 @@ class Infotaxis:
             to ``decide``.
         likelihood: the observation model of the beliefs (``plume_multi.models.likelihoods``), or
             None: in ``evaluate`` (``scenario_for``) the Poisson-hit plume's closed form, or a
-            likelihood calibrated from the scenario's plume (any plume: ``likelihoods.calibrate``,
+            likelihood calibrated from the scenario's plume (any plume: ``plume_multi.calibration.calibrate``,
             cached on disk). Give one to study a mismatched model (``PoissonLikelihood`` of a
             ``PoissonHits`` with detection thresholds on a puff plume).
         team_rule: how agents that share a belief choose: ``"believer"`` (in agent order, each
@@ -89,6 +89,7 @@ class Infotaxis:
 
     # what it works with (plume_multi.capabilities)
     dimensions = (2, 3)
+    several_sources = False  # the belief is over one source's cell
     needs = DECIDES_ON_ANY_BELIEF
 
     def __init__(self, space_aware: bool = False, *, plume: PoissonHits | None = None,

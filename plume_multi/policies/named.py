@@ -56,6 +56,23 @@ def _infotaxis(space_aware):
     return make
 
 
+def _scenario_for(factory, kind):
+    """``factory`` with the ``scenario_for`` of the Bayesian searcher it makes (``evaluate`` calls it
+    first: the scenario then carries that searcher's ``Belief`` sensor)."""
+
+    def scenario_for(scenario):
+        if kind == "greedy":
+            from .greedy import Greedy
+
+            return Greedy().scenario_for(scenario)
+        from .infotaxis import Infotaxis
+
+        return Infotaxis(space_aware=kind == "space-aware-infotaxis").scenario_for(scenario)
+
+    factory.scenario_for = scenario_for
+    return factory
+
+
 def _greedy(scenario, seed):
     from .greedy import Greedy
 
@@ -66,9 +83,9 @@ def _greedy(scenario, seed):
 CLASSES = {"random": None, "gradient": "GradientClimber", "surge-cast": "SurgeCast", "infotaxis": "Infotaxis",
            "space-aware-infotaxis": "Infotaxis", "greedy": "Greedy"}
 NAMED = {"random": _random, "gradient": _checked("gradient", _gradient), "surge-cast": _checked("surge-cast", _surge_cast),
-         "infotaxis": _checked("infotaxis", _infotaxis(False)),
-         "space-aware-infotaxis": _checked("space-aware-infotaxis", _infotaxis(True)),
-         "greedy": _checked("greedy", _greedy)}
+         "infotaxis": _scenario_for(_checked("infotaxis", _infotaxis(False)), "infotaxis"),
+         "space-aware-infotaxis": _scenario_for(_checked("space-aware-infotaxis", _infotaxis(True)), "space-aware-infotaxis"),
+         "greedy": _scenario_for(_checked("greedy", _greedy), "greedy")}
 NAMES = tuple(NAMED)
 
 

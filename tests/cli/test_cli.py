@@ -435,7 +435,7 @@ def test_the_help_names_every_model_and_every_plume_is_reachable():
 
 
 def test_built_in_policies_by_name():
-    from plume_multi import Scenario, bodies, sensors
+    from plume_multi import Scenario, bodies, plumes, sensors
     from plume_multi.cli import UsageError, load_policy
     from plume_multi.policies import Greedy, Infotaxis, SurgeCast, Team
     from plume_multi.scenarios import poisson_search
@@ -449,8 +449,9 @@ def test_built_in_policies_by_name():
     assert isinstance(load_policy("surge-cast", windy), SurgeCast)
     with pytest.raises(UsageError, match="--policy surge-cast: SurgeCast: the scenario has no sensors.Wind"):
         load_policy("surge-cast", Scenario())
-    with pytest.raises(UsageError, match="--policy greedy: Greedy.plume: got 'Gaussian'; expected a Poisson-hit plume"):
-        load_policy("greedy", Scenario())
+    two = Scenario(plume=plumes.Gaussian(source=((10, 10), (30, 30))))  # a belief is over one source's cell
+    with pytest.raises(UsageError, match="--policy greedy: Greedy does not work with several sources"):
+        load_policy("greedy", two)
 
 
 # ------------------------------------------------------------------ compare, --walls
@@ -475,7 +476,7 @@ def test_compare_prints_the_table_and_writes_the_csv_and_figure(capsys, tmp_path
     (["--policies", "random", "random"], "--policies: got ['random', 'random']; expected each policy once"),
     (["--policies", "random", "--task", "walls/gaussian-baffles-v0", "--agents", "2"], "--agents: got it with --task"),
     (["--policies", "random", "--task", "nowhere/x-v0"], "--task: task_id: got 'nowhere/x-v0'"),
-    (["--policies", "infotaxis", "gradient"], "--policy infotaxis: Infotaxis.plume: got 'Gaussian'; expected a Poisson-hit plume"),
+    (["--policies", "surge-cast", "gradient"], "--policy surge-cast: SurgeCast: the scenario has no sensors.Wind"),
 ])
 def test_compare_refuses_bad_arguments_in_one_line(capsys, tmp_path, argv, message):
     code, _, err = run(capsys, "compare", *argv, "--episodes", "2", "--quiet", "--no-plot", "--out", str(tmp_path / "c"))

@@ -15,7 +15,9 @@ import pytest
 from plume_multi import Scenario, Simulator, evaluate
 from plume_multi.errors import ValidationError
 from plume_multi.models import bodies, likelihoods, plumes, sensors
-from plume_multi.models.likelihoods import CalibratedLikelihood, PoissonLikelihood, calibrate
+from plume_multi import calibration
+from plume_multi.calibration import calibrate
+from plume_multi.models.likelihoods import CalibratedLikelihood, PoissonLikelihood
 from plume_multi.policies import Greedy, Infotaxis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "policies"))
@@ -126,15 +128,15 @@ def test_cache_round_trip_key_and_corruption(tmp_path, monkeypatch):
     def no_sampling(*args, **kwargs):
         raise AssertionError("sampled again")
 
-    real = likelihoods._sample
-    monkeypatch.setattr(likelihoods, "_sample", no_sampling)
+    real = calibration._sample
+    monkeypatch.setattr(calibration, "_sample", no_sampling)
     again = calibrate(sc, (0.05,), worlds=2, steps=2, progress=False)  # from the cache
     assert np.array_equal(again.estimate, first.estimate) and np.array_equal(again.stderr, first.stderr)
     other = sc.replace(plume=plumes.Gaussian(source=(3, 4), sigma=2.0, wind=(1.0, 0.0)))
-    keys = {first.key, likelihoods._key(other, {**first.settings}),
-            likelihoods._key(sc, {**first.settings, "seed": 1}), likelihoods._key(sc, {**first.settings, "steps": 3})}
+    keys = {first.key, calibration._key(other, {**first.settings}),
+            calibration._key(sc, {**first.settings, "seed": 1}), calibration._key(sc, {**first.settings, "steps": 3})}
     assert len(keys) == 4  # the plume, the seed and the budget are in the key
-    monkeypatch.setattr(likelihoods, "_sample", real)
+    monkeypatch.setattr(calibration, "_sample", real)
     path.write_bytes(path.read_bytes()[:200])  # a truncated file: recomputed, never trusted
     with pytest.warns(RuntimeWarning, match="cannot be used"):
         mended = calibrate(sc, (0.05,), worlds=2, steps=2, progress=False)
@@ -147,7 +149,7 @@ def test_cache_round_trip_key_and_corruption(tmp_path, monkeypatch):
 def test_calibration_does_not_depend_on_the_batch_split(monkeypatch):
     sc = gaussian_scenario(sensors=(sensors.Concentration(),))
     whole = calibrate(sc, (0.05,), worlds=3, steps=2, progress=False, cache=False, seed=5)
-    monkeypatch.setattr(likelihoods, "CHUNK_AGENTS", 1)  # one world per simulator
+    monkeypatch.setattr(calibration, "CHUNK_AGENTS", 1)  # one world per simulator
     split = calibrate(sc, (0.05,), worlds=3, steps=2, progress=False, cache=False, seed=5)
     for name in ("estimate", "stderr", "samples", "worlds_sampled"):
         assert np.array_equal(getattr(whole, name), getattr(split, name))
@@ -201,3 +203,26 @@ def test_a_mismatched_poisson_model_on_another_plume_and_its_json():
     back = scenario_from_metadata(prepared.metadata())  # a scenario's JSON keeps its likelihood
     assert np.array_equal(back.sensors[0].likelihood.centred_likelihood, model.centred_likelihood)
     assert back.sensors[0].likelihood.thresholds == (0.05,)
+
+
+def test_a_calibrated_likelihood_in_a_scenarios_json_is_read_back_without_sampling(gaussian_likelihood, monkeypatch):
+    import json
+
+    from plume_multi.scenario import scenario_from_metadata
+
+    sc = gaussian_scenario(sensors=(sensors.Belief(likelihood=gaussian_likelihood),))
+    text = json.dumps(sc.metadata())
+
+    def no_sampling(*args, **kwargs):
+        raise AssertionError("sampled again")
+
+    monkeypatch.setattr(calibration, "_sample", no_sampling)
+    back = scenario_from_metadata(json.loads(text)).sensors[0].likelihood
+    assert isinstance(back, CalibratedLikelihood) and back.key == gaussian_likelihood.key
+    for name in ("estimate", "stderr", "samples", "worlds_sampled", "centred_likelihood"):
+        assert np.array_equal(getattr(back, name), getattr(gaussian_likelihood, name))
+    record = json.loads(text)
+    belief = next(s for s in record["sensors"] if s.get("likelihood"))
+    belief["likelihood"]["arrays"] = belief["likelihood"]["arrays"][:40]  # a record cut short: refused, named
+    with pytest.raises(ValidationError, match="Belief.likelihood"):
+        scenario_from_metadata(record)

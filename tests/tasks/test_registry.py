@@ -75,8 +75,8 @@ def test_evaluation_seeds_that_reach_the_training_seeds_are_refused_before_anyth
 
 
 def test_a_policy_that_cannot_act_in_the_task_is_refused_by_name_before_compiling():
-    with pytest.raises(ValidationError, match="Infotaxis.plume: got 'Gaussian'; expected a Poisson-hit plume"):
-        tasks.evaluate("following/gaussian-random-source-v0", "infotaxis", episodes=2)
+    with pytest.raises(ValidationError, match="SurgeCast: the scenario has no sensors.Wind to tell upwind"):
+        tasks.evaluate("following/gaussian-random-source-v0", "surge-cast", episodes=2)
     with pytest.raises(ValidationError, match="policy: got 'clever'; expected a policy object or one of"):
         tasks.evaluate("following/gaussian-random-source-v0", "clever", episodes=2)
 
