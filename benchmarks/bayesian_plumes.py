@@ -2,7 +2,7 @@
 """Bayesian searchers in realistic plumes: a calibrated likelihood against a mismatched one, beside
 surge-and-cast, gradient climbing and the learned PPO-GRU (the table of docs/likelihoods.md).
 
-    python benchmarks/bayesian_plumes.py [--episodes 40] [--worlds 16] [--steps 100]
+    python benchmarks/bayesian_plumes.py [--episodes 40] [--worlds 32] [--steps 200]
                                          [--results bayesian_plumes.json] [--rows ...] [--quick]
 
 Rows: the four puff regimes (``tasks.make("puffs/<regime>-v0").scenario()``), the walls task and
@@ -89,10 +89,8 @@ def mismatched(scenario):
 
 
 def _calibrate(scenario, worlds: int, steps: int):
-    try:  # the calibration lives above the simulator
-        from plume_multi.calibration import calibrate
-    except ImportError:
-        from plume_multi.models.likelihoods import calibrate
+    from plume_multi.calibration import calibrate
+
     return calibrate(scenario, worlds=worlds, steps=steps, progress=False)
 
 
@@ -198,8 +196,8 @@ def calibrations(data: dict, rows: dict, worlds: int, steps: int) -> list:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=40)
-    parser.add_argument("--worlds", type=int, default=16, help="calibration: independent worlds")
-    parser.add_argument("--steps", type=int, default=100, help="calibration: sampled steps per world")
+    parser.add_argument("--worlds", type=int, default=32, help="calibration: independent worlds")
+    parser.add_argument("--steps", type=int, default=200, help="calibration: sampled steps per world")
     parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=ROWS)
     parser.add_argument("--results", default=None, help="JSON file of the cells (resumable)")
     parser.add_argument("--force", action="store_true", help="measure again the cells --results holds")

@@ -75,10 +75,8 @@ def puff_search(n_agents: int, max_steps: int) -> Scenario:
 
 def puff_likelihood():
     """The likelihood calibrated from the small puff plume (the default budget; cached on disk)."""
-    try:  # the calibration lives above the simulator
-        from plume_multi.calibration import calibrate
-    except ImportError:
-        from plume_multi.models.likelihoods import calibrate
+    from plume_multi.calibration import calibrate
+
     return calibrate(puff_search(1, 1), progress=False)
 
 
