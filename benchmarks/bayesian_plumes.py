@@ -2,7 +2,7 @@
 """Bayesian searchers in realistic plumes: a calibrated likelihood against a mismatched one, beside
 surge-and-cast, gradient climbing and the learned PPO-GRU (the table of docs/likelihoods.md).
 
-    python benchmarks/bayesian_plumes.py [--episodes 40] [--worlds 32] [--steps 200]
+    python benchmarks/bayesian_plumes.py [--episodes 20] [--worlds 32] [--steps 200]
                                          [--results bayesian_plumes.json] [--rows ...] [--quick]
 
 Rows: the four puff regimes (``tasks.make("puffs/<regime>-v0").scenario()``), the walls task and
@@ -26,7 +26,7 @@ stratified-bootstrap 95 % interval, and the success rate with its Wilson 95 % in
 
 Resumable: every cell is written to ``--results`` (JSON, atomically) as soon as it is measured, and
 a later run with the same settings reuses it (``--force`` measures again). ``--quick`` runs a tiny
-puff plume (24 x 12 cells, a grid body) and a tiny Gaussian one instead: a check that it runs.
+puff plume (24 x 12 cells, a grid body) instead: a check that it runs.
 """
 
 from __future__ import annotations
@@ -54,16 +54,14 @@ QUOTED = {("walls/gaussian-baffles-v0", "ppo-gru"): "389 [372, 400] (27 %)",
 
 
 def _quick_rows() -> dict:
-    """Two tiny rows (what tests/models/test_likelihoods.py compiles: a puff plume on 24 x 12 cells
-    with a grid body, and a Gaussian plume) for ``--quick``."""
+    """One tiny row (what tests/models/test_likelihoods.py compiles and calibrates: a puff plume on
+    24 x 12 cells with a grid body) for ``--quick``."""
     from plume_multi import Scenario
     from plume_multi.models import bodies, plumes, sensors
 
     puffs = Scenario(grid_size=(24, 12), plume=plumes.Puffs(source=(2.0, 6.0), cell_size=0.25, spin_up_steps=300),
                      action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), max_steps=60)
-    gauss = Scenario(grid_size=(12, 10), plume=plumes.Gaussian(source=(2, 5), sigma=2.5, wind=(1.0, 0.0)),
-                     action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), max_steps=40)
-    return {"tiny puffs": (puffs, ()), "tiny gaussian": (gauss, ())}
+    return {"tiny puffs": (puffs, ())}
 
 
 def _task_rows(names) -> dict:
@@ -195,13 +193,13 @@ def calibrations(data: dict, rows: dict, worlds: int, steps: int) -> list:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=40)
+    parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--worlds", type=int, default=32, help="calibration: independent worlds")
     parser.add_argument("--steps", type=int, default=200, help="calibration: sampled steps per world")
     parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=ROWS)
     parser.add_argument("--results", default=None, help="JSON file of the cells (resumable)")
     parser.add_argument("--force", action="store_true", help="measure again the cells --results holds")
-    parser.add_argument("--quick", action="store_true", help="two tiny plumes: checks that the table still runs")
+    parser.add_argument("--quick", action="store_true", help="a tiny puff plume: checks that the table still runs")
     args = parser.parse_args(argv)
     if args.episodes < 2 or args.worlds < 2 or args.steps < 1:
         parser.error("--episodes and --worlds must be >= 2, --steps >= 1")

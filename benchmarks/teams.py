@@ -21,8 +21,8 @@ shared posterior volume.
 
 ``--plume puffs`` runs it on correlated hits: a small puff plume (``puff_search``: ``Puffs`` on
 40 x 20 cells of 0.25 length units, the source at (3, 10), the mean wind along +x, 300 spin-up
-steps; every agent starting at (30, 10), downwind; ``Cardinal`` moves, one cell a step; success
-within 1 cell of the source), each searcher following the likelihood calibrated from that plume
+steps; each agent starting on a cell drawn in the downwind box (24..36, 4..16), the team spread
+over it; ``Cardinal`` moves, one cell a step; success within 1 cell of the source), each searcher following the likelihood calibrated from that plume
 (``calibrate(scenario)``: one threshold, any odour a detection; cached), the team sharing one
 belief. A hit there is a puff passing, seen by the agents near it at once: the hits of a team
 are correlated, as in Piro et al.'s turbulence and unlike the independent Poisson hits.
@@ -48,7 +48,7 @@ MAKERS = {"infotaxis": lambda lik: Infotaxis(likelihood=lik),
           "space-aware": lambda lik: Infotaxis(space_aware=True, likelihood=lik),
           "greedy": lambda lik: Greedy(likelihood=lik)}
 PLUMES = ("poisson", "puffs")
-PUFF_GRID, PUFF_SOURCE, PUFF_START = (40, 20), (3.0, 10.0), (30, 10)
+PUFF_GRID, PUFF_SOURCE, PUFF_STARTS = (40, 20), (3.0, 10.0), ((24, 4), (36, 16))
 UNIFORM = {"infotaxis": ("infotaxis",), "space-aware infotaxis": ("space-aware",), "greedy": ("greedy",)}
 MIXED = {"infotaxis + greedy": ("infotaxis", "greedy"), "space-aware + greedy": ("space-aware", "greedy"),
          "infotaxis + space-aware": ("infotaxis", "space-aware"),
@@ -70,7 +70,7 @@ def puff_search(n_agents: int, max_steps: int) -> Scenario:
 
     return Scenario(grid_size=PUFF_GRID, plume=plumes.Puffs(source=PUFF_SOURCE, cell_size=0.25, spin_up_steps=300),
                     action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), n_agents=n_agents, team=True,
-                    start_positions=(PUFF_START,) * n_agents, goal_radius=1.0, max_steps=max_steps)
+                    start_region=PUFF_STARTS, goal_radius=1.0, max_steps=max_steps)
 
 
 def puff_likelihood():
@@ -193,8 +193,8 @@ def main(argv=None) -> int:
     sizes = tuple(args.sizes[:2] if args.quick else args.sizes)
     max_steps = 60 if args.quick else args.max_steps
     if args.plume == "puffs":
-        what = (f"{PUFF_GRID[0]}x{PUFF_GRID[1]} puff plume (correlated hits; source {PUFF_SOURCE}, every agent "
-                f"starting at {PUFF_START}), calibrated likelihood")
+        what = (f"{PUFF_GRID[0]}x{PUFF_GRID[1]} puff plume (correlated hits; source {PUFF_SOURCE}, starts drawn in "
+                f"{PUFF_STARTS}), calibrated likelihood")
     else:
         sc = poisson_search(1.0, 2.0, dims=args.dims, max_steps=max_steps)
         what = f"{'x'.join(str(s) for s in sc.grid_size)} domain (L=1, R_dt=2, {args.dims}-D)"
