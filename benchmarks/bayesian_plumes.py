@@ -127,10 +127,10 @@ def _save(path: Path, data: dict) -> None:
 
 
 def measure(rows: dict, episodes: int, worlds: int, steps: int, results=None, force: bool = False,
-            log=print) -> dict:
+            log=print, run: bool = True) -> dict:
     """``{key: cell}`` for every row and column (``_key``), read from ``results`` when there and
-    not ``force``, else measured and written there at once; ``"calibration"`` entries hold each
-    row's calibration time and largest standard error."""
+    not ``force``, else measured (unless not ``run``: then left out) and written there at once;
+    ``"calibration"`` entries hold each row's calibration time and largest standard error."""
     from plume_multi import evaluate
 
     data = {}
@@ -140,7 +140,7 @@ def measure(rows: dict, episodes: int, worlds: int, steps: int, results=None, fo
         lik = None
         for column in BAYESIAN + (MISMATCHED,) + own:
             key = _key(row, column, episodes, scenario.max_steps, worlds, steps)
-            if key in data:
+            if key in data or not run:
                 continue
             if column in BAYESIAN and lik is None:
                 cal = f"{row}|calibration {worlds}x{steps}"
@@ -173,11 +173,17 @@ def table(data: dict, rows: dict, episodes: int, worlds: int, steps: int) -> lis
     for row, (scenario, own) in rows.items():
         task_body = scenario.action_model
         moves = hasattr(task_body, "moves")
-        body = "the task's (Cardinal)" if moves else f"**Cardinal, 1 cell/step** (task: {task_body.name})"
+        speed = getattr(task_body, "max_speed", None)
+        flies = task_body.name + ("" if speed is None else f", {speed:g} cells/step")
+        body = f"the task's ({task_body.name})" if moves else f"**Cardinal, 1 cell/step** (task: {flies})"
         cells = []
+        runs = BAYESIAN + (MISMATCHED,) + own
         for column in COLUMNS:
             key = _key(row, column, episodes, scenario.max_steps, worlds, steps)
-            cells.append(_fmt(data[key]) if key in data else QUOTED.get((row, column), "–"))
+            if key in data:
+                cells.append(_fmt(data[key]))
+            else:  # "–": the policy cannot act in the task (or was not trained there)
+                cells.append("not run" if column in runs else QUOTED.get((row, column), "–"))
         lines.append(f"| {row} | {body} | " + " | ".join(cells) + " |")
     return lines
 
@@ -199,6 +205,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=ROWS)
     parser.add_argument("--results", default=None, help="JSON file of the cells (resumable)")
     parser.add_argument("--force", action="store_true", help="measure again the cells --results holds")
+    parser.add_argument("--table-only", action="store_true", help="print the cells --results holds, run nothing")
     parser.add_argument("--quick", action="store_true", help="a tiny puff plume: checks that the table still runs")
     args = parser.parse_args(argv)
     if args.episodes < 2 or args.worlds < 2 or args.steps < 1:
@@ -208,7 +215,8 @@ def main(argv=None) -> int:
     else:
         rows, episodes, worlds, steps = _task_rows(args.rows), args.episodes, args.worlds, args.steps
     started = time.perf_counter()
-    data = measure(rows, episodes, worlds, steps, args.results, args.force, log=(lambda *_: None) if args.quick else print)
+    data = measure(rows, episodes, worlds, steps, args.results, args.force, log=(lambda *_: None) if args.quick else print,
+                   run=not args.table_only)
     print(f"## Steps to the source, {episodes} episodes per cell (seeds 0..{episodes - 1}, the same for every column), "
           "IQM [95 % interval] (success rate, Wilson 95 % interval); each row at its task's step cap\n")
     for line in table(data, rows, episodes, worlds, steps):
