@@ -193,15 +193,17 @@ def main(argv=None) -> int:
     sizes = tuple(args.sizes[:2] if args.quick else args.sizes)
     max_steps = 60 if args.quick else args.max_steps
     if args.plume == "puffs":
+        same = "plumes and starts"
         what = (f"{PUFF_GRID[0]}x{PUFF_GRID[1]} puff plume (correlated hits; source {PUFF_SOURCE}, starts drawn in "
                 f"{PUFF_STARTS}), calibrated likelihood")
     else:
         sc = poisson_search(1.0, 2.0, dims=args.dims, max_steps=max_steps)
+        same = "sources"
         what = f"{'x'.join(str(s) for s in sc.grid_size)} domain (L=1, R_dt=2, {args.dims}-D)"
     started = time.perf_counter()
     data = measure(episodes, sizes, args.dims, max_steps, progress=not args.quick, plume=args.plume)
     print(f"## Steps until the first agent finds the source, {what}, one shared "
-          f"belief, believer rule; {episodes} episodes per cell (seeds 0..{episodes - 1}, the same sources for "
+          f"belief, believer rule; {episodes} episodes per cell (seeds 0..{episodes - 1}, the same {same} for "
           f"every team), mean ± 95 % interval, cap {max_steps} steps (a capped episode counts the cap)\n")
     for line in table(data, sizes):
         print(line)
