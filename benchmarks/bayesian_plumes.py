@@ -132,6 +132,7 @@ def measure(rows: dict, episodes: int, worlds: int, steps: int, results=None, fo
     not ``force``, else measured (unless not ``run``: then left out) and written there at once;
     ``"calibration"`` entries hold each row's calibration time and largest standard error."""
     from plume_multi import evaluate
+    from plume_multi.errors import PlumeError
 
     data = {}
     if results is not None and Path(results).is_file() and not force:
@@ -151,10 +152,13 @@ def measure(rows: dict, episodes: int, worlds: int, steps: int, results=None, fo
                                  "sampled": int(lik.sampled.sum()), "summary": lik.summary()}
             model = mismatched(scenario) if column == MISMATCHED else lik
             started = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*has no table of moves.*")  # said in the table
-                result = evaluate(_policy(column, model), scenario, episodes, seed=0, progress=False)
-            data[key] = {**_cell(result), "seconds": time.perf_counter() - started}
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=".*has no table of moves.*")  # said in the table
+                    result = evaluate(_policy(column, model), scenario, episodes, seed=0, progress=False)
+                data[key] = {**_cell(result), "seconds": time.perf_counter() - started}
+            except PlumeError as exc:  # kept as the cell: a model that cannot follow this plume
+                data[key] = {"error": str(exc), "seconds": time.perf_counter() - started}
             log(f"{key}: {data[key]}")
             if results is not None:
                 _save(Path(results), data)
@@ -162,6 +166,8 @@ def measure(rows: dict, episodes: int, worlds: int, steps: int, results=None, fo
 
 
 def _fmt(cell: dict) -> str:
+    if "error" in cell:
+        return "fails (see below)"
     return (f"{cell['iqm']:.0f} [{cell['iqm_low']:.0f}, {cell['iqm_high']:.0f}] "
             f"({100 * cell['success']:.0f} %, {100 * cell['success_low']:.0f}-{100 * cell['success_high']:.0f})")
 
@@ -186,6 +192,17 @@ def table(data: dict, rows: dict, episodes: int, worlds: int, steps: int) -> lis
                 cells.append("not run" if column in runs else QUOTED.get((row, column), "–"))
         lines.append(f"| {row} | {body} | " + " | ".join(cells) + " |")
     return lines
+
+
+def failures(data: dict, rows: dict, episodes: int, worlds: int, steps: int) -> list:
+    """The cells whose run raised, with the error."""
+    out = []
+    for row, (scenario, own) in rows.items():
+        for column in COLUMNS:
+            cell = data.get(_key(row, column, episodes, scenario.max_steps, worlds, steps), {})
+            if "error" in cell:
+                out.append(f"- {row}, {column}: {cell['error']}")
+    return out
 
 
 def calibrations(data: dict, rows: dict, worlds: int, steps: int) -> list:
@@ -221,6 +238,11 @@ def main(argv=None) -> int:
           "IQM [95 % interval] (success rate, Wilson 95 % interval); each row at its task's step cap\n")
     for line in table(data, rows, episodes, worlds, steps):
         print(line)
+    failed = failures(data, rows, episodes, worlds, steps)
+    if failed:
+        print("\nFailed cells:")
+        for line in failed:
+            print(line)
     print(f"\nCalibrations ({worlds} worlds x {steps} steps, one threshold):")
     for line in calibrations(data, rows, worlds, steps):
         print(line)

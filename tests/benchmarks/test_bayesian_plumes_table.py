@@ -6,9 +6,10 @@ grid body and a ``Belief`` following a likelihood (calibrated, or the Poisson cl
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 from plume_multi import evaluate
 from plume_multi.calibration import calibrate
@@ -19,10 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("bench_bayesian_plumes", ROOT / "benchmarks" / "bayesian_plumes.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return SimpleNamespace(**runpy.run_path(str(ROOT / "benchmarks" / "bayesian_plumes.py"), run_name="bench_bayesian_plumes"))
 
 
 def test_the_table_runs_tiny_resumes_and_its_cells_are_evaluate_s(capsys, tmp_path):
