@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import re
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 
 __all__ = ["ROWS", "COLUMNS", "QUOTED", "measure", "table", "main"]
 
@@ -158,7 +157,7 @@ def measure(rows: dict, episodes: int, worlds: int, steps: int, results=None, fo
                     result = evaluate(_policy(column, model), scenario, episodes, seed=0, progress=False)
                 data[key] = {**_cell(result), "seconds": time.perf_counter() - started}
             except PlumeError as exc:  # kept as the cell: a model that cannot follow this plume
-                data[key] = {"error": str(exc), "seconds": time.perf_counter() - started}
+                data[key] = {"error": str(exc.__cause__ or exc), "seconds": time.perf_counter() - started}
             log(f"{key}: {data[key]}")
             if results is not None:
                 _save(Path(results), data)
@@ -201,7 +200,7 @@ def failures(data: dict, rows: dict, episodes: int, worlds: int, steps: int) -> 
         for column in COLUMNS:
             cell = data.get(_key(row, column, episodes, scenario.max_steps, worlds, steps), {})
             if "error" in cell:
-                out.append(f"- {row}, {column}: {cell['error']}")
+                out.append(f"- {row}, {column}: " + re.sub(r" object at 0x[0-9a-f]+", "", cell["error"]))
     return out
 
 
