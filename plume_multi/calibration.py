@@ -20,6 +20,7 @@ import json
 import os
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -63,9 +64,11 @@ def _digest_value(value, h) -> None:
 
 
 def _key(scenario, settings: dict) -> str:
-    # the code that measures (this module, the plume's, and every module of the package they reach:
-    # the engine, the models): an edited source is another key, so a cached calibration is never stale
-    code = jit.source_digest([sys.modules[__name__], sys.modules[type(scenario.plume).__module__]])
+    # the code that measures (this file, the simulator's and the plume's modules and every module of
+    # the package they reach: the engine, the models): an edited source is another key, so a cached
+    # calibration is never stale
+    code = jit.source_digest([sys.modules[Simulator.__module__], sys.modules[type(scenario.plume).__module__]])
+    code += hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:20]
     h = hashlib.sha256()
     h.update(json.dumps({**settings, "code": code, "layout": CACHE_VERSION,
                          "grid_size": list(scenario.grid_size)}, sort_keys=True).encode())

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import plume_multi
-from plume_multi import Scenario, ValidationError
+from plume_multi import Scenario, ValidationError, plumes
 from plume_multi.cli import main as cli_main
 from plume_multi.errors import PlumeError
 from plume_multi.evaluation import EvaluationResult, evaluate, sweep
@@ -397,8 +397,9 @@ def test_evaluate_takes_a_builtins_name_and_a_team_of_names_as_the_cli_does():
     np.testing.assert_array_equal(team.arrival_time, listed.arrival_time)
     with pytest.raises(ValidationError, match=r"policy: got 'clever'; expected one of \['random'"):
         evaluate("clever", one, 2, progress=False)
-    with pytest.raises(ValidationError, match=r"Infotaxis.plume: .*\(it decides on a belief over one\)"):  # refused before compiling
-        evaluate("infotaxis", one, 2, progress=False)
+    two = Scenario(grid_size=(24, 17), plume=plumes.Gaussian(source=((4, 4), (20, 12)), sigma=5.0), max_steps=40)
+    with pytest.raises(ValidationError, match=r"Infotaxis does not work with several sources"):  # refused before compiling
+        evaluate("infotaxis", two, 2, progress=False)
 
 
 def test_compare_runs_every_policy_on_the_same_episodes_and_tabulates_them(tmp_path, monkeypatch):

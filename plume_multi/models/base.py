@@ -53,12 +53,20 @@ class Need:
             returning a bool.
         words: what it needs, as the error and the table say it (``"a Poisson-hit plume"``).
         why: why, in a few words (``"hits are its observation"``).
+        unless: the name of a field of the needing component that, when set (not None), waives the
+            need: ``sensors.Belief`` needs a Poisson-hit plume unless it is given a ``likelihood``.
     """
 
     part: str
     test: Any
     words: str
     why: str = ""
+    unless: str = ""
+
+    def waived_by(self, component) -> bool:
+        """True when ``component`` (a model or policy object; never a class) sets the field that
+        waives this need (``unless``)."""
+        return bool(self.unless) and not isinstance(component, type) and getattr(component, self.unless, None) is not None
 
     def met_by(self, cls) -> bool:
         """True when a part of class ``cls`` meets this need."""

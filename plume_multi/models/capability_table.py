@@ -18,10 +18,11 @@ attributes, what it works with; nothing else lists it:
 * ``in_teams``: whether it works in ``Scenario(team=True)``.
 * ``needs``: a tuple of ``Need``: what it needs of the scenario's other parts (``sensors.Hits``
   needs a Poisson-hit plume, ``sensors.Heading`` a body with a heading, ``policies.Infotaxis`` a
-  ``Belief`` sensor and a grid body with a table of moves). A policy class with ``scenario_for``
-  (``Infotaxis``, ``Greedy``) brings its own sensor and body: ``evaluate`` puts them into the
-  scenario (``scenario_for``) after this check, so the check does not ask them of the scenario it
-  is given.
+  ``Belief`` sensor and a grid body with a table of moves). A need may be waived by a value of the
+  component (``Need.unless``: ``sensors.Belief`` needs a Poisson-hit plume unless given a
+  ``likelihood``). ``Infotaxis`` and ``Greedy`` need nothing: they bring their own ``Belief``
+  sensor (a likelihood of the plume) and a grid body (``scenario_for``, which ``evaluate`` calls
+  after this check).
 
 ``plume_multi.capabilities()`` gathers them into a ``CapabilityTable``: its ``rows`` (one per component),
 ``to_markdown()`` (the table in the docs), and ``check(scenario, policy=None)``, which
@@ -194,7 +195,8 @@ class CapabilityTable:
                     "| component | 2-D | 3-D | walls | moving sources | several sources | teams | needs |",
                     "|---|---|---|---|---|---|---|---|"]
             for r in rows:
-                needs = "; ".join(f"{n.words}" + (f" ({n.why})" if n.why else "") for n in r.needs) or "—"
+                needs = "; ".join(f"{n.words}" + (f" ({n.why})" if n.why else "")
+                                  + (f", unless `{n.unless}=` is given" if n.unless else "") for n in r.needs) or "—"
                 out.append(f"| `{r.name}` | {_yes(2 in r.dimensions)} | {_yes(3 in r.dimensions)} | "
                            f"{_cell(r.among_walls)} | {_cell(r.moving_sources)} | {_cell(r.several_sources)} | "
                            f"{_cell(r.in_teams)} | {needs} |")
@@ -276,7 +278,8 @@ def check(scenario, policy=None, *, table: CapabilityTable | None = None) -> Non
         name = cls.__name__
         _check_axes(part, name, d, f, tuple(scenario.grid_size), table, parts)
         for need in d["needs"]:
-            _check_need(part, name, need, f, parts, table)
+            if not need.waived_by(component):
+                _check_need(part, name, need, f, parts, table)
 
 
 def check_plume(plume, grid_size) -> None:
@@ -356,8 +359,6 @@ def _meets(row: Row, f: dict, parts) -> bool:
 
 
 def _check_need(part, name, need: Need, f, parts, table) -> None:
-    if part == "policy" and need.part in ("sensor", "body") and _brings_its_own(name, parts):
-        return  # a Bayesian searcher puts its Belief sensor and a grid body into the scenario (scenario_for)
     have = [c for p, c in parts if p == need.part]
     if any(need.met_by(_cls(c)) for c in have):
         return
@@ -373,10 +374,3 @@ def _check_need(part, name, need: Need, f, parts, table) -> None:
     why = f" ({need.why})" if need.why else ""
     _refuse(f"{name}.{need.part}: got {shown}; expected {need.words}{why}"
             + (f": use {'; or '.join(instead)}" if instead else ""), name, need.part, shown, need.words)
-
-
-def _brings_its_own(name: str, parts) -> bool:
-    """Whether the policy class ``name`` among ``parts`` makes the scenario it acts in
-    (``scenario_for``: ``evaluate`` calls it after this check)."""
-    return any(p == "policy" and _cls(c).__name__ == name and callable(getattr(_cls(c), "scenario_for", None))
-               for p, c in parts)

@@ -6,7 +6,7 @@ from ..errors import ValidationError
 from ..models.plumes.poisson_hits import PoissonHitPlume
 from . import team_kernels as tk
 from .belief_state import belief_view, scenario_with_belief, shaped_for, simulator_of
-from .infotaxis import DECIDES_ON_ANY_BELIEF, checked_likelihood
+from .infotaxis import checked_likelihood
 from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Greedy"]
@@ -55,7 +55,8 @@ class Greedy:
     # what it works with (plume_multi.capabilities)
     dimensions = (2, 3)
     several_sources = False  # the belief is over one source's cell
-    needs = DECIDES_ON_ANY_BELIEF
+    # no needs: it brings its own Belief sensor (a likelihood of the plume) and a grid body
+    # (scenario_for, which evaluate calls)
 
     def __init__(self, *, plume: PoissonHitPlume | None = None, team_rule: str = "believer", likelihood=None):
         if plume is not None and not isinstance(plume, PoissonHitPlume):

@@ -35,15 +35,13 @@ __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
 MAX_COUNT = 2**31 - 1  # episodes, searchers, steps and batch of run_search
 
 
-# What the belief searchers (Infotaxis, Greedy) need of a scenario (plume_multi.capabilities)
+# What a searcher on a Poisson-hit belief needs of a scenario (plume_multi.capabilities): Perseus, whose
+# alpha vectors are solved for that plume's likelihood
 DECIDES_ON_BELIEF = (
     Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
          "it decides on a belief over one"),
     Need("sensor", Belief, "a sensors.Belief", "the belief it decides on"),
     Need("body", "moves", "a grid body with a table of moves (Cardinal, Moore)", "it scores each move"))
-# What Infotaxis and Greedy need: a Belief sensor (with a likelihood of any plume: the sensor checks
-# it; ``scenario_for`` adds one) and a grid body
-DECIDES_ON_ANY_BELIEF = DECIDES_ON_BELIEF[1:]
 
 
 class Infotaxis:
@@ -90,7 +88,8 @@ class Infotaxis:
     # what it works with (plume_multi.capabilities)
     dimensions = (2, 3)
     several_sources = False  # the belief is over one source's cell
-    needs = DECIDES_ON_ANY_BELIEF
+    # no needs: it brings its own Belief sensor (a likelihood of the plume) and a grid body
+    # (scenario_for, which evaluate calls)
 
     def __init__(self, space_aware: bool = False, *, plume: PoissonHits | None = None,
                  team_rule: str = "believer", likelihood=None):

@@ -16,7 +16,7 @@ from numba import types
 from ...checks import fail
 from ...engine.api import is_on, sample_cell, static_flag
 from ...engine.jit import njit
-from ..base import Sensor, SensorKernels, StateArray, check_bool
+from ..base import Need, Sensor, SensorKernels, StateArray, check_bool
 from ..plumes.poisson_hits import kernels as _kp
 from ..plumes.poisson_hits.moving import predict
 from ..plumes.poisson_hits.plume import SUM_TOL, PoissonHitPlume, first_hit, hit, likelihood
@@ -170,6 +170,8 @@ class Belief(Sensor):
 
     kernels: ClassVar = SensorKernels(observe_agent=observe_agent, observe_world=observe_world)
     dimensions: ClassVar[tuple] = (2, 3)
+    needs: ClassVar[tuple] = (Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
+                                   "the belief follows its hits", unless="likelihood"),)
     recomputable: ClassVar[bool] = False  # the belief is the history of hits
 
     def __post_init__(self):
