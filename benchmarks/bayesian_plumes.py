@@ -3,7 +3,8 @@
 surge-and-cast, gradient climbing and the learned PPO-GRU (the table of docs/likelihoods.md).
 
     python benchmarks/bayesian_plumes.py [--episodes 20] [--worlds 32] [--steps 200]
-                                         [--results bayesian_plumes.json] [--rows ...] [--quick]
+                                         [--results bayesian_plumes.json] [--rows ...] [--force]
+                                         [--table-only] [--quick]
 
 Rows: the four puff regimes (``tasks.make("puffs/<regime>-v0").scenario()``), the walls task and
 the synthetic recorded task, each at its protocol's step cap, ``--episodes`` episodes seeded from
@@ -25,7 +26,9 @@ table says so. Each cell: the IQM of the steps to the source (a failure counted 
 stratified-bootstrap 95 % interval, and the success rate with its Wilson 95 % interval.
 
 Resumable: every cell is written to ``--results`` (JSON, atomically) as soon as it is measured, and
-a later run with the same settings reuses it (``--force`` measures again). ``--quick`` runs a tiny
+a later run with the same settings reuses it (``--force`` measures again; ``--table-only`` prints
+what the file holds). A cell whose run raises (a likelihood that empties a belief) keeps the error,
+printed below the table. ``--quick`` runs a tiny
 puff plume (24 x 12 cells, a grid body) instead: a check that it runs.
 """
 
