@@ -8,7 +8,7 @@ surge-and-cast, gradient climbing and the learned PPO-GRU (the table of docs/lik
 
 Rows: the four puff regimes (``tasks.make("puffs/<regime>-v0").scenario()``), the walls task and
 the synthetic recorded task, each at its protocol's step cap, ``--episodes`` episodes seeded from
-0 (the same sources and starts for every column). Columns:
+0 (the same seeds for every column). Columns:
 
 * ``infotaxis``, ``space-aware``, ``greedy``: the Bayesian searchers with the likelihood calibrated
   from the row's own plume (``calibrate(scenario, worlds=--worlds, steps=--steps)``: one detection
