@@ -56,3 +56,22 @@ def test_the_verdict_reads_the_paired_interval():
     assert "infotaxis + greedy minus space-aware infotaxis: +1.50 ± 0.16 steps (paired): the uniform team is faster" in lines[1]
     times["infotaxis + greedy", 2] = base + np.tile([1.0, -1.0], 20)  # mean 0: not resolved
     assert "no difference resolved" in bench.verdict({"times": times}, (2,))[1]
+
+
+
+def test_the_puff_option_builds_a_team_on_correlated_hits_and_is_2d_only(capsys):
+    import pytest
+
+    from plume_multi.models.likelihoods import PoissonLikelihood
+    from plume_multi.models.plumes import WindyPoissonHits
+
+    bench = _load()
+    sc = bench.puff_search(4, 50)
+    assert sc.team and sc.n_agents == 4 and sc.grid_size == (40, 20) and sc.start_region == ((24, 4), (36, 16))
+    lik = PoissonLikelihood(WindyPoissonHits(grid_size=(40, 20), start=(30, 10)), thresholds=(0.0,))
+    made = bench.team(("infotaxis", "greedy"), 4, lik)
+    assert [type(m).__name__ for m in made.members] == ["Infotaxis", "Greedy"] * 2
+    assert all(m.likelihood is lik for m in made.members)
+    with pytest.raises(SystemExit):
+        bench.main(["--plume", "puffs", "--dims", "3"])
+    assert "--plume puffs is 2-D" in capsys.readouterr().err

@@ -118,7 +118,7 @@ TASKS = (
             "frames of 64 x 32 cells, a meandering, beating plume from (16, 16)): it needs no data, and "
             "write_synthetic_recording writes it as a file in the data-zoo layout.")),
         references=REFERENCES,
-        baselines=("random", "gradient"),
+        baselines=("random", "gradient", "infotaxis", "space-aware-infotaxis", "greedy"),
     ),
     Task(
         id="recorded/file-v0",
@@ -129,7 +129,7 @@ TASKS = (
             "dataset concentration (t, y, x) in [0, 1] with its source_location; .h5, .zarr, .npz or .npy as "
             "plumes.Movie reads them). Results name the file's task id only: publish the file with them.")),
         references=REFERENCES,
-        baselines=("random", "gradient"),
+        baselines=("random", "gradient", "infotaxis", "space-aware-infotaxis", "greedy"),
         options=("path",),
     ),
 )

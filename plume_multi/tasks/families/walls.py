@@ -49,6 +49,6 @@ TASKS = (
         references=("Berg & Brown, Nature 239, 500 (1972) (gradient climbing)",
                     "Reddy, Murthy & Vergassola, Olfactory sensing and navigation in turbulent environments, "
                     "Annu. Rev. Condens. Matter Phys. 13, 191 (2022) (search among obstacles)"),
-        baselines=("random", "gradient"),
+        baselines=("random", "gradient", "infotaxis", "space-aware-infotaxis", "greedy"),
     ),
 )
