@@ -112,7 +112,8 @@ def test_refusals_come_up_front(likelihood, solved, monkeypatch):
 
 def test_a_mismatched_poisson_model_solves_the_poisson_plume_s_own_pomdp():
     hits = plumes.PoissonHits(1.0, 2.0, grid_size=9, n_hits=3)
-    model = PoissonLikelihood(hits, thresholds=(0.05, 0.3))  # a Gaussian plume's levels read as hits
+    # a Gaussian plume's levels read as hits; no floor: the closed form's own table
+    model = PoissonLikelihood(hits, thresholds=(0.05, 0.3), floor=0.0)
     moves = np.zeros((4, 3), dtype=np.int64)
     moves[:, :2] = gaussian_scenario().moves()
     b3, c3 = ref.random_points(hits, moves, 8, seed=2)
