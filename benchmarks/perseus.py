@@ -29,8 +29,11 @@ or an otto-benchmark case, ``scenarios.otto_benchmark(case)``) within ``--second
 previous round's policy, starting from its vectors. Then ``plume_multi.evaluate`` of the solved
 policy, infotaxis, space-aware infotaxis and greedy on the same ``--episodes`` episodes (seeds
 ``10**6 ..``, the source drawn from the belief after the first hit: the mean of otto's Bayesian
-protocol). A JSON line per case goes to ``--json``; ``table`` makes the Markdown of the docs from
-such lines.
+protocol). Two cases have no closed form (``puffs``, ``gaussian``: ``case_scenario``): every policy
+uses the likelihood calibrated from the plume (``calibration.likelihood_for``, cached on disk), and
+the record gives, beside the mean over the episodes found, the mean over all of them with a capped
+one counted at the cap. A JSON line per case goes to ``--json``; ``table`` makes the Markdown of the
+docs from such lines.
 """
 
 from __future__ import annotations
