@@ -108,7 +108,10 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               # the tasks' statistics: a tiny run on the Gaussian probes of test_docs_script.py
               "test_task_statistics.py",
               # the standalone puff kernels, which the puffs' benchmark and engine tests above compile too
-              "test_puffs.py", "test_hostile_inputs.py")),
+              "test_puffs.py", "test_hostile_inputs.py",
+              # the Bayesian searchers on a puff and a Gaussian plume (Belief with a likelihood), and the
+              # tables that run the same combinations tiny
+              "test_likelihoods.py", "test_bayesian_plumes_table.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
