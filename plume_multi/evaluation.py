@@ -159,12 +159,14 @@ class EvaluationResult:
         return float(t.mean()) if t.size else math.nan
 
     def mean_interval(self) -> tuple[float, float]:
-        """95 % normal interval of ``mean`` (``mean ± 1.96 s / sqrt(n)``; NaN with fewer than 2)."""
+        """95 % normal interval of ``mean`` (``mean ± 1.96 s / sqrt(n)``; NaN with fewer than 2). A
+        search time is never negative, so neither is the interval: with few, spread successes the
+        normal interval's low end would fall below 0, and it is cut at 0 (the true mean lies above)."""
         t = self.search_time[self.success]
         if t.size < 2:
             return math.nan, math.nan
         half = Z95 * float(t.std(ddof=1)) / math.sqrt(t.size)
-        return self.mean - half, self.mean + half
+        return max(0.0, self.mean - half), self.mean + half
 
     def percentiles(self, q=PERCENTILES) -> dict:
         """``{q: steps}``: percentiles of the search time of the successful episodes."""

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import capabilities as _capabilities
+from .models import capability_table as _capabilities
 from . import files as _files
 from .errors import ValidationError
 from .models import bodies as _actions
@@ -287,7 +287,7 @@ class Scenario:
         set_("sensors", tuple(chosen))
         set_("reward", _rewards.SparseGoal() if self.reward is None else _model("reward", self.reward, "reward"))
         # what works with what (dimensions, walls, moving and several sources, teams, what each part
-        # needs of the others), from the parts' declarations: plume_multi/capabilities.py
+        # needs of the others), from the parts' declarations: plume_multi/models/capability_table.py
         _capabilities.check(self)
         for model in (self.plume, self.action_model, *self.sensors, self.reward):
             model.check_dims(dims, size)  # what a model's values allow (a movie of frames runs in 2-D)

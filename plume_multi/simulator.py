@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from . import capabilities
+from .models import capability_table as capabilities
 from .checks import check_memory
 from .checks import is_int as _is_int
 from .errors import StateError, ValidationError

@@ -128,6 +128,13 @@ def test_statistics_by_hand():
     np.testing.assert_allclose(frac, [0, 0, .2, .4, .6, .6, .6, .6, .6, .8, .8])
     # Wilson interval for 4 of 5 (z = 1.96): about 0.376..0.964
     assert r.success_interval() == pytest.approx((0.3755, 0.9638), abs=1e-3)
+
+
+def test_the_mean_interval_of_few_spread_successes_never_goes_below_zero():
+    r = _result([[1], [1], [1], [200]], max_steps=300)
+    half = 1.959963984540054 * np.std([1, 1, 1, 200], ddof=1) / 2
+    assert r.mean - half < 0                                  # the normal interval's low end, uncut
+    assert r.mean_interval() == pytest.approx((0.0, r.mean + half))
     r_all = _result([[3, -1], [-1, -1], [5, 2], [9, 9], [-1, 4]], until="all")
     np.testing.assert_array_equal(r_all.success, [False, False, True, True, False])
     np.testing.assert_array_equal(r_all.search_time, [np.nan, np.nan, 5, 9, np.nan])

@@ -25,6 +25,7 @@ object comes from it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from collections.abc import Mapping
@@ -34,6 +35,20 @@ import numpy as np
 from ..errors import ValidationError
 
 __all__ = ["as_policy", "SB3Policy", "TorchPolicy", "RLlibPolicy"]
+
+
+@contextlib.contextmanager
+def torch_threads(n: int):
+    """Run the block with torch on ``n`` CPU threads; the previous count is restored afterwards
+    (a few tenths of a microsecond each way)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _instance(obj, module: str, name: str) -> bool:
@@ -177,8 +192,6 @@ class TorchPolicy:
 
     def __call__(self, obs) -> np.ndarray:
         import torch
-
-        from ..training.policy import torch_threads
 
         x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
         with torch.no_grad(), torch_threads(1):

@@ -2,15 +2,17 @@
 
 ``NAMED[name](scenario, seed)`` makes the policy for ``scenario``; one that cannot act in it
 raises a ``ValidationError`` saying why (``CapabilityError`` from the capability table, which
-reads the declarations of the class ``CLASSES[name]`` names). ``plume_multi.evaluate`` takes these factories as they are
-(it calls them per chunk of worlds with that chunk's seed).
+reads the declarations of the class ``CLASSES[name]`` names; ``capability_table()``: the models'
+rows and the policies'). ``plume_multi.evaluate`` takes these factories as they are (it calls them
+per chunk of worlds with that chunk's seed).
 """
 
 from __future__ import annotations
 
 from ..errors import ValidationError
+from ..models import capability_table as _table
 
-__all__ = ["NAMED", "NAMES", "CLASSES", "named_policy"]
+__all__ = ["NAMED", "NAMES", "CLASSES", "named_policy", "capability_table"]
 
 
 def _random(scenario, seed):
@@ -39,9 +41,7 @@ def _checked(name: str, make):
     class of ``CLASSES[name]`` can act in the scenario (``CapabilityError`` if not)."""
 
     def factory(scenario, seed):
-        from .. import capabilities
-
-        capabilities.check(scenario, name)
+        _table.check(scenario, name, table=capability_table())
         return make(scenario, seed)
 
     return factory
@@ -70,6 +70,16 @@ NAMED = {"random": _random, "gradient": _checked("gradient", _gradient), "surge-
          "space-aware-infotaxis": _checked("space-aware-infotaxis", _infotaxis(True)),
          "greedy": _checked("greedy", _greedy)}
 NAMES = tuple(NAMED)
+
+
+def capability_table() -> "_table.CapabilityTable":
+    """The capability table: the models' rows, then a row per class of ``plume_multi.policies``
+    (``Team`` is made of the others), with ``CLASSES``' names (``plume_multi.capabilities()``)."""
+    from .. import policies
+
+    classes = [getattr(policies, n) for n in policies.__all__ if n != "Team"]
+    names = {name: getattr(policies, cls) if cls else None for name, cls in CLASSES.items()}
+    return _table.CapabilityTable(_table.model_rows() + [_table.row_of(c) for c in classes if isinstance(c, type)], names)
 
 
 def named_policy(name: str, scenario, seed: int = 0):

@@ -23,51 +23,19 @@ along the scenario's own episodes (``perseus_solve.py``); ``save`` / ``load`` ro
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 
 from ..checks import check_real, shown
-from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import perseus_kernels as pk
 from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
 from .infotaxis import DECIDES_ON_BELIEF
+from .perseus_problem import DEFAULT_DISCOUNT, best_values, fit_problem, three_axes
 
 __all__ = ["Perseus"]
 
-DEFAULT_DISCOUNT = 0.98  # otto-benchmark's Perseus and Sarsop policies (converter-pbvi-to-otto)
 MAX_ABS_VALUE = 1e100  # alpha vectors beyond this are refused: their sums over a grid could overflow
-
-
-def fit_problem(scenario) -> str | None:
-    """Why alpha vectors over offsets cannot hold for ``scenario`` (a sentence), or None."""
-    from ..models.plumes.poisson_hits import PoissonHitPlume
-    from ..scenario import Scenario
-
-    if not isinstance(scenario, Scenario):
-        return f"got {shown(scenario, typed=True)}; expected a plume_multi.Scenario"
-    plume = scenario.plume
-    if not isinstance(plume, PoissonHitPlume):
-        return (f"the scenario's plume is {plume.name}; expected a Poisson-hit plume (PoissonHits, WindyPoissonHits), "
-                "whose likelihood is known in closed form")
-    if plume.motion.moves:
-        return (f"the scenario's target moves ({plume.motion!r}); expected sources.Static() (the offset "
-                "formulation holds for a source that stays)")
-    if scenario.walls is not None:
-        return ("the scenario has walls; expected none (walls break the translation invariance that lets one "
-                "alpha vector serve every cell)")
-    if not hasattr(scenario.action_model, "moves"):
-        return f"the body {scenario.action_model.name} has no table of moves; expected a grid body (cardinal, moore)"
-    if scenario.goal_d2() != 0:
-        return (f"the scenario's goal_radius is {scenario.goal_radius}; expected the default (only the source's cell "
-                "ends the search, as in the POMDP)")
-    return None
-
-
-def three_axes(shape: tuple) -> tuple:
-    """``shape`` with leading 1s up to three axes (a 2-D ``(H, W)`` is ``(1, H, W)``)."""
-    return (1,) * (3 - len(shape)) + tuple(shape)
 
 
 class Perseus:
@@ -285,7 +253,7 @@ class Perseus:
         naming the file and what is wrong otherwise)."""
         from .perseus_files import load
 
-        return load(path)
+        return load(path, cls)
 
     @classmethod
     def load_otto(cls, path, scenario) -> "Perseus":
@@ -295,7 +263,7 @@ class Perseus:
         ``scenarios.otto_benchmark(case)``). Only NumPy arrays and plain values are unpickled."""
         from .perseus_files import load_otto
 
-        return load_otto(path, scenario)
+        return load_otto(path, scenario, cls)
 
     @classmethod
     def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
@@ -336,7 +304,7 @@ class Perseus:
         """
         from .perseus_solve import solve
 
-        return solve(scenario, beliefs=beliefs, discount=discount, iterations=iterations, seconds=seconds, tol=tol,
+        return solve(cls, scenario, beliefs=beliefs, discount=discount, iterations=iterations, seconds=seconds, tol=tol,
                      explore=explore, epsilon=epsilon, keep=keep, seed=seed, points=points, start=start,
                      progress=progress)
 
@@ -344,39 +312,6 @@ class Perseus:
         """The JSON-able record ``save`` writes beside the arrays."""
         return {"format": "plume_multi.Perseus", "version": 1, "scenario": self.scenario.metadata(),
                 "discount": self.discount, "report": None if self.report is None else self.report.to_dict()}
-
-
-AGENTS_PER_CALL = 256  # agents valued per kernel call: their values (agents x vectors) stay a few MB
-
-
-def best_values(beliefs, owner, cells, active, alphas, count, moves3, scores, best):
-    """``perseus_kernels.values`` then ``best_of`` for the active agents reading ``beliefs``
-    ``(G, D, H, W)`` (agent ``m`` the belief ``owner[m]`` at ``cells[m]`` ``(M, 3)``),
-    ``AGENTS_PER_CALL`` at a time: fills ``scores`` ``(M, K)`` and ``best`` ``(M,)`` (``-inf`` and
-    -1 for an inactive agent)."""
-    scores[:] = -np.inf
-    best[:] = -1
-    rows = np.flatnonzero(active)
-    if rows.size == 0:
-        return
-    if rows.size < len(active):  # only the agents still searching are valued
-        sub_scores = np.empty((rows.size, scores.shape[1]))
-        sub_best = np.empty(rows.size, dtype=np.int64)
-        best_values(beliefs, owner[rows], cells[rows], np.ones(rows.size, dtype=np.bool_), alphas, count, moves3,
-                    sub_scores, sub_best)
-        scores[rows] = sub_scores
-        best[rows] = sub_best
-        return
-    m = len(cells)
-    vals = np.empty((min(m, AGENTS_PER_CALL), count))
-    shape3 = np.array(beliefs.shape[1:], dtype=np.int64)
-    block = pk.block_for(int(np.prod(shape3)))
-    with PARALLEL_LOCK:  # parallel kernels: one launch at a time (engine/threads.py)
-        for m0 in range(0, m, AGENTS_PER_CALL):
-            m1 = min(m, m0 + AGENTS_PER_CALL)
-            pk.values(beliefs, owner[m0:m1], cells[m0:m1], alphas, count, block, vals[:m1 - m0])
-            pk.best_of(vals[:m1 - m0], cells[m0:m1], alphas.actions, count, moves3, shape3, active[m0:m1],
-                       scores[m0:m1], best[m0:m1])
 
 
 def _described(arr, given) -> str:
@@ -387,9 +322,3 @@ def _described(arr, given) -> str:
 
 def _plume_text(plume) -> str:
     return f"{plume.name}({json.dumps(plume.metadata(), sort_keys=True)[:300]})"
-
-
-def floor_value(discount: float) -> float:
-    """``-1 / (1 - discount)``: the value of never finding the source, the lowest there is."""
-    return -1.0 / (1.0 - discount) if discount < 1.0 else -math.inf
-

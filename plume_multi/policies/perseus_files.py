@@ -59,10 +59,10 @@ def _member(data, name: str, path):
         _bad(path, f"holds an unreadable {name!r} ({exc})")
 
 
-def load(path):
-    """The ``Perseus`` of a file ``save`` wrote; a ``ValidationError`` naming the file otherwise."""
+def load(path, cls):
+    """The policy (of class ``cls``, ``Perseus``) of a file ``save`` wrote; a ``ValidationError`` naming
+    the file otherwise."""
     from ..scenario import scenario_from_metadata
-    from .perseus import Perseus
     from .perseus_solve import SolveReport
 
     raw = files.read_bytes(path, "Perseus.load", EXPECTED, limit=MAX_FILE_BYTES)
@@ -110,7 +110,7 @@ def load(path):
         raise ValidationError(f"{where}: its scenario: {exc}") from None
     report = None if meta["report"] is None else SolveReport.from_dict(meta["report"], where)
     try:
-        return Perseus(alphas, actions, scenario, discount=meta["discount"], report=report)
+        return cls(alphas, actions, scenario, discount=meta["discount"], report=report)
     except ValidationError as exc:
         raise ValidationError(f"{where}: {exc}") from None
 
@@ -138,9 +138,10 @@ def _otto_move(action: int, dims: int) -> tuple:
     return tuple(step)
 
 
-def load_otto(path, scenario):
-    """The ``Perseus`` of otto-benchmark's converted file ``path`` for ``scenario``."""
-    from .perseus import Perseus, fit_problem
+def load_otto(path, scenario, cls):
+    """The policy (of class ``cls``, ``Perseus``) of otto-benchmark's converted file ``path`` for
+    ``scenario``."""
+    from .perseus_problem import fit_problem
 
     problem = fit_problem(scenario)
     if problem:
@@ -198,7 +199,7 @@ def load_otto(path, scenario):
         raise ValidationError(f"{where}: alphas hold values that are not finite; expected finite values")
     centred = tuple(2 * n - 1 for n in plume.shape)
     try:
-        return Perseus(stacked.reshape((len(alphas),) + centred), np.array(ours, dtype=np.int64), scenario,
+        return cls(stacked.reshape((len(alphas),) + centred), np.array(ours, dtype=np.int64), scenario,
                        discount=float(discount))
     except ValidationError as exc:
         raise ValidationError(f"{where}: {exc}") from None

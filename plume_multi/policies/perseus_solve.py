@@ -34,7 +34,7 @@ from ..checks import check_bool, check_int, check_memory, check_real, is_real, s
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import perseus_kernels as pk
-from .perseus import DEFAULT_DISCOUNT, Perseus, best_values, fit_problem, floor_value, three_axes
+from .perseus_problem import DEFAULT_DISCOUNT, best_values, fit_problem, floor_value, three_axes
 
 __all__ = ["SolveReport"]  # solving is Perseus.solve
 
@@ -305,11 +305,11 @@ def _values(beliefs, cells, table, actions, count, moves3):
     return scores.max(axis=1), best
 
 
-def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
+def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
           seconds: float | None = None, tol: float = 1e-6, explore="infotaxis", epsilon: float = 0.1,
-          keep: float = 0.25, seed: int = 0, points=None, start: Perseus | None = None,
-          progress: bool = False) -> Perseus:
-    """``Perseus.solve`` (its docstring gives the arguments)."""
+          keep: float = 0.25, seed: int = 0, points=None, start=None,
+          progress: bool = False):
+    """``Perseus.solve`` (its docstring gives the arguments): a policy of class ``cls``."""
     from tqdm.auto import tqdm
 
     from ..models.sensors.belief import Belief
@@ -329,7 +329,7 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
     seed = check_int("Perseus.solve", "seed", seed, 0, MAX_SEED - (n + 1) * SAMPLE_WORLDS)
     progress = check_bool("Perseus.solve", "progress", progress)
     if start is not None:
-        if not isinstance(start, Perseus):
+        if not isinstance(start, cls):
             raise ValidationError(f"Perseus.solve: start={shown(start, typed=True)}; expected None or a Perseus")
         start.check_scenario(scenario, "Perseus.solve: start")
         if start.discount != discount:
@@ -445,5 +445,5 @@ def solve(scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, 
                 break
     report = SolveReport(done, time.perf_counter() - began, sample_seconds, nb, tuple(lower), upper, tuple(sizes),
                          tuple(backups), stopped, discount)
-    return Perseus(table.T.reshape((count,) + tuple(2 * s - 1 for s in plume.shape)), actions, scenario,
+    return cls(table.T.reshape((count,) + tuple(2 * s - 1 for s in plume.shape)), actions, scenario,
                    discount=discount, report=report)

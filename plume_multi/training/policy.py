@@ -18,7 +18,6 @@ and a summary of the training run.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import json
@@ -31,24 +30,13 @@ import torch
 from .. import files
 from ..checks import check_arguments, check_bool, check_seed, is_int, is_real, shown
 from ..errors import ValidationError
+from ..integrations.trained import torch_threads
 from .config import POLICIES, PPOConfig
 from .networks import NETWORKS
 
 __all__ = ["LearnedPolicy", "load_policy", "FILE_FORMAT"]
 
 FILE_FORMAT = "plume_multi.learned_policy/1"
-
-
-@contextlib.contextmanager
-def torch_threads(n: int):
-    """Run the block with torch on ``n`` CPU threads; the previous count is restored afterwards
-    (a few tenths of a microsecond each way)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 class LearnedPolicy:
