@@ -122,6 +122,9 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py", "test_movie_3d.py")),
     # the trainers' imports (torch, TorchRL, Tianshou, Stable-Baselines3) once, in one process
     ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
+    # Perseus's solver and decisions (1-D, 2-D, 3-D, windy): its tests and its benchmark's tiny run on
+    # one worker, so that the two files, the last handed out, never compile the same kernels at once
+    ("perseus", ("test_perseus.py", "test_perseus_table.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
     ("engine_cache", ("test_cache.py", "test_compile.py", "test_cache_failures.py")),  # fresh processes, fresh caches
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)
