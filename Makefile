@@ -25,7 +25,7 @@ INSTALL := -m pip install --quiet --no-compile -c $(CONSTRAINTS)
 # holds for the newer Gymnasium only.
 GYM12_DESELECT := --deselect "tests/envs/test_vector.py::test_record_episode_statistics_counts_the_episodes_the_env_plays[SAME_STEP]"
 
-.PHONY: demo test test-deps test-ray test-agilerl ray-venv bench docs clean browser
+.PHONY: demo test test-suite test-deps test-ray test-agilerl ray-venv bench docs clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,14 +85,17 @@ test-deps:
 	@$(MAKE) --no-print-directory -j4 $(VENV)/.installed-test $(RAY_VENV)/.installed $(AGILERL_VENV)/.installed browser
 
 # The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
-# the same models on one worker and starts the longest first), then the Ray tests beside AgileRL's
-# (after the suite: both load what it compiled from the cache). Each keeps about one core busy (one
-# pytest process; Ray's runners only while an algorithm starts), so on two cores they overlap; -O
-# prints each one's output whole, when it ends.
+# the same models on one worker and starts the longest first), with the Ray tests and AgileRL's
+# beside it, not after it: each of those keeps at most one core busy, and less while Ray's runners
+# start or its processes wait on each other, so run after the suite they left a core idle for most
+# of their time; beside it, the suite's workers take up that slack, and the suite's own tail (one
+# worker finishing its last group) is filled too. -O prints each one's output whole, when it ends.
 # PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
 test: test-deps
+	$(MAKE) --no-print-directory -j3 -O test-suite test-ray test-agilerl
+
+test-suite: $(VENV)/.installed-test browser
 	PLUME_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n auto --dist loadfile
-	$(MAKE) --no-print-directory -j2 -O test-ray test-agilerl
 
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
 # tests again on RLlib's Gymnasium.

@@ -62,7 +62,7 @@ def _quick_rows() -> dict:
     from plume_multi.models import bodies, plumes, sensors
 
     puffs = Scenario(grid_size=(24, 12), plume=plumes.Puffs(source=(2.0, 6.0), cell_size=0.25, spin_up_steps=300),
-                     action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), max_steps=60)
+                     action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), max_steps=30)
     return {"tiny puffs": (puffs, ())}
 
 
@@ -230,7 +230,7 @@ def main(argv=None) -> int:
     if args.episodes < 2 or args.worlds < 2 or args.steps < 1:
         parser.error("--episodes and --worlds must be >= 2, --steps >= 1")
     if args.quick:
-        rows, episodes, worlds, steps = _quick_rows(), 4, 32, 200  # the calibration the tests already cache
+        rows, episodes, worlds, steps = _quick_rows(), 2, 32, 200  # the calibration the tests already cache
     else:
         rows, episodes, worlds, steps = _task_rows(args.rows), args.episodes, args.worlds, args.steps
     started = time.perf_counter()

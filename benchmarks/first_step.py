@@ -28,7 +28,10 @@ each point at a new temporary folder, so every kernel the combination needs is c
    sensors ``Hits`` + ``Belief`` (the infotaxis team of the Turbulent search page);
 5. ``puffs + continuous + antennae + wind``: the surge-and-cast scenario of docs/moving-sources.md (no spin-up);
 6. ``3-D default``: ``Scenario(grid_size=(64, 64, 64))`` (Gaussian, ``Cardinal`` with six moves,
-   ``Concentration`` + ``Position``), one agent per world.
+   ``Concentration`` + ``Position``), one agent per world;
+7. ``puffs among walls``: the scene of tests/models/sources/test_walls_scene.py (a 32 x 16 grid with
+   three walls, a puff plume of two sources that walk at random, a wind that switches, two agents
+   per world; ``Cardinal``, ``Concentration`` + ``Position``).
 
 Warm rows (``warm: ...``) measure what a change of numbers costs once a related combination is
 cached. One cache (both folders) is filled first by a child that runs ``Scenario(n_agents=4)`` (the
@@ -77,6 +80,7 @@ _SCENARIOS = {
         " sensors=(sensors.Antennae(angles=(30, -30)), sensors.Wind()), n_agents=8, max_steps=2000,"
         " goal_radius=4.0, start_region=((60, 35), (110, 65)))"),
     "3-D default": "Scenario(grid_size=(64, 64, 64))",
+    "puffs among walls": "puffs_among_walls()",
     # warm rows: one number changed from the fill's Scenario(n_agents=4)
     "warm: fill": "Scenario(n_agents=4)",
     "warm: same combination": "Scenario(n_agents=4)",
@@ -91,6 +95,23 @@ COLD_ROWS = [name for name in _SCENARIOS if not name.startswith("warm:")]
 WARM_ROWS = [name for name in _SCENARIOS if name.startswith("warm:") and name != "warm: fill"]
 FILL_ROW = "warm: fill"
 
+# the scene of tests/models/sources/test_walls_scene.py
+_PUFFS_AMONG_WALLS = r"""
+def puffs_among_walls():
+    from plume_multi import sources
+    walls = np.zeros((16, 32), bool)
+    walls[2:14, 7] = True
+    walls[:10, 16] = True
+    walls[6, 22:28] = True
+    plume = plumes.Puffs(source=[(4, 4), (4, 11)], region=((0.0, 16.0), (0.0, 8.0)),
+                         source_motion=sources.RandomWalk(speed=0.6, persistence=4.0),
+                         wind=plumes.Wind(u=3.0, regime="switch-many", switch_every=0.1, switch_jitter=0.02,
+                                          grid=(5, 5)),
+                         puff_release_rate=100.0, puff_init_rad=0.3, puff_spread_rate=0.02, conc_scale=0.05,
+                         init_num_puffs=5, max_num_puffs=200)
+    return Scenario(n_agents=2, max_steps=500, grid_size=(32, 16), plume=plume, walls=walls, goal_radius=0.5)
+"""
+
 _CHILD = r"""
 import json, sys, time
 c0, w0 = time.process_time(), time.perf_counter()
@@ -100,6 +121,7 @@ import numpy as np
 import plume_multi.scenarios
 from plume_multi import Scenario, Simulator, plumes, sensors, rewards
 bodies = getattr(plume_multi, "bodies", None) or plume_multi.actions
+{setup}
 scenario = {scenario}
 continuous = {continuous}
 c2, w2 = time.process_time(), time.perf_counter()
@@ -167,7 +189,8 @@ def _run_child(row: str, cache_root: str) -> dict:
     env["NUMBA_CACHE_DIR"] = os.path.join(cache_root, "numba")
     os.makedirs(env["PLUME_MULTI_CACHE_DIR"], exist_ok=True)
     os.makedirs(env["NUMBA_CACHE_DIR"], exist_ok=True)
-    code = _CHILD.format(scenario=_SCENARIOS[row], continuous=row in CONTINUOUS, num_worlds=NUM_WORLDS)
+    code = _CHILD.format(scenario=_SCENARIOS[row], continuous=row in CONTINUOUS, num_worlds=NUM_WORLDS,
+                         setup=_PUFFS_AMONG_WALLS)
     with tempfile.TemporaryDirectory(prefix="first_step-cwd-") as cwd:
         proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]

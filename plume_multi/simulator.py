@@ -188,7 +188,10 @@ class Simulator:
         # compile (or load from the cache) what this simulator runs now: a model that cannot
         # compile fails here, named, not at the first reset()
         run_args = (0, self._all_worlds, np.int64(0), self._no_actions, *self._args)
-        self._compile(self._driver.run, run_args, "step" if not self.parallel else "reset")
+        # a serial simulator's entry point has the step pasted in; a threaded one's calls the
+        # function step_parallel calls (engine/assemble.py)
+        self._run = self._driver.run_threaded if self.parallel else self._driver.run
+        self._compile(self._run, run_args, "step" if not self.parallel else "reset")
         if self.parallel:
             self._compile(self._driver.step_parallel, (self._no_actions, self._all_worlds, *self._args),
                           "threaded step")
@@ -452,7 +455,7 @@ class Simulator:
             if mask is self._all_worlds:
                 self.seed = seed
             self._seed_base[mask] = seed
-        self._driver.run(1, mask, -1 if seed is None else seed, self._no_actions, *self._args)
+        self._run(1, mask, -1 if seed is None else seed, self._no_actions, *self._args)
         self._ready = True
         return self.state.obs
 
@@ -486,7 +489,7 @@ class Simulator:
             with PARALLEL_LOCK:  # Numba's workqueue threads take one launch at a time
                 bad = self._driver.step_parallel(actions, self._all_worlds, *self._args)
         else:
-            bad = self._driver.run(0, self._all_worlds, -1, actions, *self._args)
+            bad = self._run(0, self._all_worlds, -1, actions, *self._args)
         if bad >= 0:
             self._bad_action(given, bad)
         s = self.state
@@ -787,7 +790,7 @@ class Simulator:
                               "world_t", "world_done", "world_episode", "world_seed", "final_obs",
                               "final_length")})
         # mode 2 of the compiled entry point: observe every world (the step's own sensor code)
-        self._driver.run(2, self._all_worlds, -1, self._no_actions, *self._args_for(copy))
+        self._run(2, self._all_worlds, -1, self._no_actions, *self._args_for(copy))
         return copy.obs
 
     def _distance2_to_source(self, state: WorldState) -> np.ndarray:

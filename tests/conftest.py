@@ -108,7 +108,10 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               # the tasks' statistics: a tiny run on the Gaussian probes of test_docs_script.py
               "test_task_statistics.py",
               # the standalone puff kernels, which the puffs' benchmark and engine tests above compile too
-              "test_puffs.py", "test_hostile_inputs.py")),
+              "test_puffs.py", "test_hostile_inputs.py",
+              # the Bayesian searchers on a puff and a Gaussian plume (Belief with a likelihood), and the
+              # tables that run the same combinations tiny
+              "test_likelihoods.py", "test_bayesian_plumes_table.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
@@ -119,6 +122,9 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("three_d", ("test_three_dimensions.py", "test_frontends_3d.py", "test_volume.py", "test_movie_3d.py")),
     # the trainers' imports (torch, TorchRL, Tianshou, Stable-Baselines3) once, in one process
     ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
+    # Perseus's solver and decisions (1-D, 2-D, 3-D, windy): its tests and its benchmark's tiny run on
+    # one worker, so that the two files, the last handed out, never compile the same kernels at once
+    ("perseus", ("test_perseus.py", "test_perseus_table.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
     ("engine_cache", ("test_cache.py", "test_compile.py", "test_cache_failures.py")),  # fresh processes, fresh caches
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)

@@ -34,10 +34,10 @@ def test_the_table_runs_tiny_resumes_and_its_cells_are_evaluate_s(capsys, tmp_pa
     data = json.loads(results.read_text(encoding="utf-8"))
     rows = bench._quick_rows()
     sc = rows["tiny puffs"][0]
-    cell = data[bench._key("tiny puffs", "infotaxis", 4, sc.max_steps, 32, 200)]
-    ref = evaluate(Infotaxis(likelihood=calibrate(sc, progress=False)), sc, 4, seed=0, progress=False)
+    cell = data[bench._key("tiny puffs", "infotaxis", 2, sc.max_steps, 32, 200)]
+    ref = evaluate(Infotaxis(likelihood=calibrate(sc, progress=False)), sc, 2, seed=0, progress=False)
     assert cell["success"] == ref.success_rate and cell["iqm"] == iqm(steps_of(ref))
     assert bench.mismatched(sc).natural_grid_size() == tuple(sc.grid_size)
     measured = []
-    bench.measure(rows, 4, 32, 200, results, log=measured.append)  # every cell is in the file: none run again
+    bench.measure(rows, 2, 32, 200, results, log=measured.append)  # every cell is in the file: none run again
     assert measured == []

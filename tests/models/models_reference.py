@@ -10,8 +10,8 @@ independently of the kernels and of the generated step drivers:
 The second half holds the Hypothesis strategies and fixed scenarios the tests/models/ tests
 modules share.
 
-``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"`` (team off),
-walls included: ``reset(seed)`` and ``step(actions)`` return ``(obs, reward, terminated, truncated)``
+``NaiveSim(scenario, num_worlds)`` mirrors ``Simulator`` under ``autoreset="next_step"``, walls and
+team episodes included: ``reset(seed)`` and ``step(actions)`` return ``(obs, reward, terminated, truncated)``
 as NumPy arrays, and expose ``pos``, ``heading``, ``xy``, ``sources``, ``movie_start``,
 ``wall_index``.
 """
@@ -19,7 +19,9 @@ as NumPy arrays, and expose ``pos``, ``heading``, ``xy``, ``sources``, ``movie_s
 from __future__ import annotations
 
 import math
+import sys
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 from hypothesis import strategies as st
@@ -172,6 +174,20 @@ def reference(table: dict, model):
 
 
 @registers(PLUMES, P.Gaussian)
+def _gaussian_reference(sim):
+    """One source that stays: ``GaussianReference``; several, drawn or moving ones (2-D): the
+    reference of tests/models/sources/sources_reference.py."""
+    plume = sim.plume
+    if plume.source_count() == 1 and not plume.source_motion.moves:
+        return GaussianReference(sim)
+    folder = str(Path(__file__).parent / "sources")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    from sources_reference import GaussianSourcesReference
+
+    return GaussianSourcesReference(sim)
+
+
 class GaussianReference:
     """2-D and 3-D: cells and points are ``(x, y)`` or ``(x, y, z)``."""
 
@@ -426,11 +442,12 @@ def _wind(sim, sensor, i, n, b):
 
 
 class NaiveSim:
-    """Reference of ``Simulator(scenario, num_worlds)`` (autoreset ``next_step``, team off)."""
+    """Reference of ``Simulator(scenario, num_worlds)`` (autoreset ``next_step``). In a team
+    (``scenario.team``) the first arrival in a world ends the episode of every agent of that world
+    still searching: each is terminated with the goal's reward in the same step (with several
+    sources, the arrival that finds the last of them)."""
 
     def __init__(self, scenario, num_worlds: int = 1):
-        if scenario.team:
-            raise NotImplementedError("the reference does not model team episodes")
         self.sc = sc = scenario
         self.B = num_worlds
         self.N = sc.n_agents
@@ -564,7 +581,7 @@ class NaiveSim:
         for c, a in enumerate(self.location(i)):
             d2 = d2 + (a - self.sources[b, c]) ** 2
         src = self.sources[b]
-        if self.continuous or not all(float(c).is_integer() for c in src):
+        if self.continuous or not self.plume.on_cells() or not all(float(c).is_integer() for c in src):
             return d2 <= self.sc.goal_radius ** 2  # float distances: compared squared
         return math.sqrt(d2) <= self.sc.goal_radius  # integer d2: exactly the Euclidean rule
 
@@ -652,23 +669,33 @@ class NaiveSim:
 
     def step(self, actions):
         goal_reward, step_reward = (F32(v) for v in self.sc.reward.values())
+        advance = getattr(self.plume_ref, "advance", None)
+        several = self.sc.plume.name == "Gaussian" and self.sc.plume.source_count() > 1
+        reach = self.plume_ref.reach if several else None
         for b in range(self.B):
             if self.done[b]:
                 self._reset_world(b, False)
                 continue
             self.t[b] += 1
+            if advance is not None:  # sources that move: before the agents do
+                advance(b)
             trunc = self.t[b] >= self.sc.max_steps
             base = b * self.N
             n_active = 0
+            someone_arrived = False
             for n in range(self.N):
                 i = base + n
                 if self.active[i]:
                     self._move_among_walls(i, n, b, actions[i])
                     self.ep_length[i] += 1
-                    if self.arrived(i, b):
+                    reached, ends_team = self.arrived(i, b), True
+                    if reach is not None:  # several sources: the first that counts is found
+                        reached, ends_team = reach(b, self.location(i))
+                    if reached:
                         self.reward[i] = goal_reward
                         self.active[i] = False
                         self.terminated[i] = True
+                        someone_arrived = someone_arrived or ends_team
                     else:
                         self.reward[i] = step_reward
                         self.terminated[i] = False
@@ -678,6 +705,13 @@ class NaiveSim:
                 self.truncated[i] = trunc
                 n_active += self.active[i]
                 self._observe_agent(i, n, b, False)
+            if self.sc.team and someone_arrived:
+                for i in range(base, base + self.N):
+                    if self.active[i]:
+                        self.reward[i] = goal_reward
+                        self.active[i] = False
+                        self.terminated[i] = True
+                n_active = 0
             self._observe_world(b)
             self.done[b] = trunc or n_active == 0
         return self.obs.copy(), self.reward.copy(), self.terminated.copy(), self.truncated.copy()

@@ -119,14 +119,18 @@ def test_sampled_points_are_deterministic_and_met_in_episodes():
 
 
 # ------------------------------------------------------------------------------------ decisions
-def test_decisions_equal_the_reference_for_agents_groups_and_inactive_ones():
-    sc, moves = _problem("2d")
+@pytest.mark.parametrize("kind", ["2d", "3d"])
+def test_decisions_equal_the_reference_for_agents_groups_and_inactive_ones(kind):
+    """Alone, in teams sharing a belief (``groups``) and with inactive agents, in 2-D and 3-D."""
+    sc, moves = _problem(kind)
     beliefs, cells = _points(sc, moves, 30, seed=7)
     pol = Perseus.solve(sc, points=(beliefs, cells), iterations=4, seed=1)
-    alphas, acts = list(pol.alphas.reshape((-1, 1) + pol.alphas.shape[1:])), pol.actions
-    b3 = beliefs.reshape((30, 1) + beliefs.shape[1:])
+    shape3 = (1,) * (3 - len(sc.plume.shape)) + tuple(sc.plume.shape)
+    alphas = list(pol.alphas.reshape((-1,) + (1,) * (4 - pol.alphas.ndim) + pol.alphas.shape[1:]))
+    acts = pol.actions
+    b3 = beliefs.reshape((30,) + shape3)
     c3 = np.zeros((30, 3), dtype=np.int64)
-    c3[:, :2] = cells
+    c3[:, :cells.shape[1]] = cells
     want = [acts[ref.best(b3[i], tuple(c3[i]), alphas, acts, moves)[1]] for i in range(30)]
     assert pol.decide(beliefs, cells).tolist() == want
     # a team of 3 sharing each belief: every agent on its group's belief

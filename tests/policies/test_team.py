@@ -4,7 +4,8 @@ every front-end (Simulator, evaluate, parallel_env, multi_agent_vector_env).
 The engine runs the Poisson search combination of tests/models/plumes/test_poisson_hits_engine.py
 (PoissonHits + Cardinal + Hits + Belief, several agents): grid sizes are numbers, not compiled. In 3-D
 the teams decide on arrays (the beliefs of PoissonHits(dims=3)), and the 3-D engine runs the
-one-agent scenario of tests/models/plumes/test_poisson_hits_3d.py, which compiles it.
+scenario of tests/models/plumes/test_poisson_hits_3d.py, which compiles it (alone, and as a team
+of two on one belief: a run-time flag).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import policies_reference as ref
 from plume_multi import Simulator, StateError, ValidationError, evaluate
 from plume_multi.models.plumes.poisson_hits import PoissonHits
 from plume_multi.policies import GradientClimber, Greedy, Infotaxis, Team
+from plume_multi.policies.infotaxis import run_search
 from plume_multi.policies import team_kernels as tk
 from plume_multi.policies.team_decide import decide_kinds
 from plume_multi.scenarios import poisson_search
@@ -129,6 +131,40 @@ def test_3d_teams_act_on_a_simulator_and_check_their_inputs():
         decide_kinds("Team.act", m, np.ones((2, 7, 7)) / 49, [[3, 3, 3], [3, 3, 3]], tk.KIND_GREEDY, "believer")
     with pytest.raises(ValidationError, match=r"positions has shape \(2, 2\).*expected \(M, 3\)"):
         decide_kinds("Team.act", m, np.stack([m.initial_belief(1)] * 2), [[3, 3], [3, 3]], tk.KIND_GREEDY, "believer")
+
+
+def test_a_3d_team_plays_the_protocol_runner_s_episodes_and_decides_as_the_reference():
+    """The 3-D engine's Poisson search with a team of two on one belief (``team=True``, the same
+    compiled step as the one-agent search): infotaxis for both plays ``run_search``'s team
+    episodes (arrival steps and sources), and a mixed team (greedy, infotaxis) decides on the
+    shared belief as the sequential reference."""
+    sc = poisson_search(1.0, 2.0, dims=3, grid_size=7, n_hits=3, n_agents=2, max_steps=40, team=True)
+    sim = Simulator(sc, num_worlds=4, autoreset="disabled")
+    sim.reset(seed=3)
+    steps = np.full(4, 40)
+    for t in range(1, 41):
+        active = sim.active.reshape(4, 2).any(axis=1)
+        _, reward, _, _ = sim.step(Infotaxis().act(sim))
+        steps[(reward.reshape(4, 2) > 0).any(axis=1) & active] = t
+        if not sim.active.any():
+            break
+    run = run_search(sc.plume, 4, team_size=2, shared=True, seed=3, max_steps=40)
+    np.testing.assert_array_equal(steps, run.steps)
+    np.testing.assert_array_equal(sim.sources, run.source)
+    assert run.found.any()
+    sim.reset(seed=5)
+    like, moves, names = _like(sc.plume), _moves(sc.plume), ["greedy", "infotaxis"]
+    compared = 0
+    for _ in range(4):
+        actions = Team([POLICIES[n]() for n in names]).act(sim)
+        beliefs = sim.state.models["sensor1.belief"]
+        for b in range(4):
+            if sim.active[2 * b:2 * b + 2].all():
+                want = ref.mixed_team_decide(beliefs[b], sim.positions[2 * b:2 * b + 2].tolist(), names, moves, like)
+                assert actions[2 * b:2 * b + 2].tolist() == want
+                compared += 1
+        sim.step(actions)
+    assert compared >= 8
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ...engine.api import is_on, static_flag
+from ...engine.api import grid_point, is_on, static_flag
 from ...engine.jit import njit
 from .. import sources as _sources  # every built-in motion: the step's cache key covers their files
 from ..base import PlumeKernels
@@ -116,10 +116,12 @@ def sample_cell(P, S, pw, cell):
 
 @njit(inline="always")
 def sample_at(P, S, pw, point):
-    """Concentration at a float position; 0 off the grid."""
-    x, y = point
-    if x < 0.0 or y < 0.0 or x > P.width - 1 or y > P.height - 1:
+    """Concentration at a float position: within half a cell of the grid, at the nearest point of
+    ``[0, W-1] x [0, H-1]``; 0 farther out (``engine.api.grid_point``, as the one-source plume)."""
+    inside, clamped = grid_point(point, (P.width, P.height))
+    if not inside:
         return np.float32(0.0)
+    x, y = clamped
     if is_on(P.shared_field):
         return bilinear(P.field, x, y)
     return _summed(P, S, pw, x, y)

@@ -1,5 +1,7 @@
 """plumes.Puffs inside the engine: what the agents sense is what the standalone model computes."""
 
+import math
+
 import numba
 import numpy as np
 import pytest
@@ -41,6 +43,36 @@ def test_agents_sense_the_standalone_plume_at_their_cells():
         obs, *_ = sim.step(rng.integers(0, 4, sim.total_agents))
         ref.step()
     assert seen > 0  # the agents were in the plume
+
+
+def test_a_team_moves_senses_and_ends_at_the_first_arrival_as_the_reference():
+    """The same compiled step with ``team=True`` (a run-time flag), one agent next to the source:
+    cells move by the body's table (clamped), column 0 is the standalone plume at the cells, and
+    the first arrival stops every agent of the world with the goal's reward, step by step."""
+    starts = ((21, 25), (40, 30), (50, 20), (30, 35), (60, 15), (45, 25))
+    sc = _scenario().replace(team=True, start_region=None, start_positions=starts)
+    sim = Simulator(sc, num_worlds=1, autoreset="disabled", parallel=False)
+    ref = PuffPlume(sc.plume, GRID, num_worlds=1)
+    obs = sim.reset(seed=4)
+    ref.reset(seed=4)
+    pos = [list(c) for c in starts]
+    moves, (w, h), (sx, sy) = sc.moves(), GRID, sc.source_location
+    rng = np.random.default_rng(2)
+    for step in range(1, 200):
+        actions = rng.integers(0, 4, 6)
+        obs, reward, terminated, _ = sim.step(actions)
+        ref.step()
+        arrived = False
+        for n, a in enumerate(actions):
+            pos[n] = [min(max(pos[n][0] + moves[a][0], 0), w - 1), min(max(pos[n][1] + moves[a][1], 0), h - 1)]
+            arrived = arrived or math.sqrt((pos[n][0] - sx) ** 2 + (pos[n][1] - sy) ** 2) <= sc.goal_radius
+        np.testing.assert_array_equal(sim.positions, pos, err_msg=f"step {step}")
+        conc, _ = ref.sample(np.array(pos, np.float64).reshape(1, 6, 2))
+        np.testing.assert_array_equal(obs[:, 0], conc.astype(np.float32).ravel(), err_msg=f"step {step}")
+        assert reward.tolist() == [1.0 if arrived else 0.0] * 6 and terminated.tolist() == [arrived] * 6, step
+        if arrived:
+            break
+    assert arrived and not sim.active.any()
 
 
 def test_parallel_engine_equals_serial_whatever_the_thread_count():

@@ -111,9 +111,9 @@ def test_decisions_on_windy_beliefs_match_the_reference(space_aware):
         np.testing.assert_allclose(scores[fin], ref_scores[fin], rtol=1e-9, atol=1e-12)
 
 
-def _windy_scenario(n_agents=1, team=False, **kwargs):
+def _windy_scenario(n_agents=1, team=False, max_steps=300, **kwargs):
     plume = WindyPoissonHits(**{**SMALL, **kwargs})
-    return Scenario(plume=plume, n_agents=n_agents, team=team, max_steps=300, start_positions=(plume.start,) * n_agents,
+    return Scenario(plume=plume, n_agents=n_agents, team=team, max_steps=max_steps, start_positions=(plume.start,) * n_agents,
                     sensors=(Hits(), Belief()))
 
 
@@ -142,6 +142,27 @@ def test_engine_episodes_equal_the_protocol_runner_and_beliefs_follow_the_refere
     np.testing.assert_array_equal(steps, ref.steps)
     np.testing.assert_array_equal(sim.state.models["plume.source"], ref.source)
     assert (sim.state.models["plume.first_hit"] == 1).all() and sim.validate() == []
+
+
+def test_a_team_on_one_belief_plays_the_protocol_runner_s_team_episodes():
+    """Two searchers on one belief (``team=True``: the same compiled step, a run-time flag): the
+    first arrival ends the world's search, as in ``run_search(team_size=2, shared=True)``."""
+    sc = _windy_scenario(n_agents=2, team=True, max_steps=120)
+    sim = Simulator(sc, num_worlds=4, autoreset="disabled")
+    sim.reset(seed=3)
+    steps = np.full(4, sc.max_steps)
+    for t in range(1, sc.max_steps + 1):
+        active = sim.active.reshape(4, 2).any(axis=1)
+        _, reward, terminated, _ = sim.step(Infotaxis().act(sim))
+        arrived = (reward.reshape(4, 2) > 0).any(axis=1) & active
+        steps[arrived] = t
+        assert terminated.reshape(4, 2)[arrived].all()  # the whole team stops
+        if not sim.active.any():
+            break
+    ref = run_search(sc.plume, 4, team_size=2, shared=True, seed=3, max_steps=sc.max_steps)
+    np.testing.assert_array_equal(steps, ref.steps)
+    np.testing.assert_array_equal(sim.state.models["plume.source"], ref.source)
+    assert ref.found.any()
 
 
 @pytest.mark.parametrize("kwargs,field", [

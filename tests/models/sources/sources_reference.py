@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from models_reference import F32, stream_key, uniform
+from models_reference import F32, bilinear, stream_key, uniform
 from simulator_reference import counter_starts, numpy_starts
 from plume_multi import sources
 
@@ -219,3 +219,72 @@ class NaiveSourcesWorld:
                     self.reward[n], self.active[n], self.terminated[n] = 1.0, False, True
         self.obs = self.observe()
         self.done = self.t >= sc.max_steps or not any(self.active)
+
+
+class GaussianSourcesReference:
+    """``NaiveSim``'s reference of a ``Gaussian`` of several, drawn or moving sources (2-D): the
+    plume's part of one world at a time, for every body and sensor ``NaiveSim`` steps. ``xy[b]``:
+    world b's source points ``[[x, y], ...]``; ``found[b]``: which were found this episode."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.plume = p = sim.plume
+        self.motion = MotionRef(p.source_motion)
+        self.cells = [] if p.source == "random" else ([p.source] if isinstance(p.source[0], int) else list(p.source))
+        self.k = p.source_count()
+        self.on_cells = not p.source_motion.moves
+        self.field = summed_field(sim.W, sim.H, self.cells, p.sigma) if p.source != "random" and self.on_cells \
+            else None
+        self.xy = [None] * sim.B
+        self.state = [None] * sim.B
+        self.found = [None] * sim.B
+
+    def reset(self, b, seed, ep):
+        key = stream_key(seed, ep, STREAM_GAUSSIAN)
+        xy, state = [], []
+        for k in range(self.k):
+            if self.plume.source == "random":
+                xy.append([float(math.floor(uniform(key, 0, 2 * k) * self.sim.W)),
+                           float(math.floor(uniform(key, 0, 2 * k + 1) * self.sim.H))])
+            else:
+                xy.append([float(c) for c in self.cells[k]])
+            state.append([0.0] * self.plume.source_motion.state_width())
+            self.motion.start(xy, state, k, seed, ep)
+        self.xy[b], self.state[b], self.found[b] = xy, state, [False] * self.k
+        self.sim.sources[b] = xy[0]
+
+    def advance(self, b):
+        """The sources' move at the start of world b's step (its clock already advanced)."""
+        sim = self.sim
+        for k in range(self.k):
+            self.motion.move(self.xy[b], self.state[b], k, int(sim.t[b]), sim.W, sim.H, int(sim.seed[b]),
+                             int(sim.episode[b]))
+        sim.sources[b] = self.xy[b][0]
+
+    def conc_cell(self, b, x, y):
+        if self.field is not None:
+            return self.field[y, x]
+        return summed(self.xy[b], float(x), float(y), self.plume.sigma)
+
+    def conc_at(self, b, x, y):
+        if self.field is not None:
+            return F32(bilinear(self.field, x, y))
+        return summed(self.xy[b], x, y, self.plume.sigma)
+
+    def wind_at(self, b, x, y):
+        return tuple(self.plume.wind)
+
+    def reach(self, b, point):
+        """``(reached, every source found)`` for an agent at ``point`` of world b: the first source
+        within the goal radius that counts (with a team, one not found yet) is marked found."""
+        sc = self.sim.sc
+        reached = False
+        for k in range(self.k):
+            if not reached and not (sc.team and self.found[b][k]):
+                d2 = (point[0] - self.xy[b][k][0]) ** 2 + (point[1] - self.xy[b][k][1]) ** 2
+                within = math.sqrt(d2) <= sc.goal_radius if self.on_cells and not self.sim.continuous \
+                    else d2 <= sc.goal_radius ** 2
+                if within:
+                    self.found[b][k] = True
+                    reached = True
+        return reached, all(self.found[b])
