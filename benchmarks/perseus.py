@@ -29,8 +29,11 @@ or an otto-benchmark case, ``scenarios.otto_benchmark(case)``) within ``--second
 previous round's policy, starting from its vectors. Then ``plume_multi.evaluate`` of the solved
 policy, infotaxis, space-aware infotaxis and greedy on the same ``--episodes`` episodes (seeds
 ``10**6 ..``, the source drawn from the belief after the first hit: the mean of otto's Bayesian
-protocol). A JSON line per case goes to ``--json``; ``table`` makes the Markdown of the docs from
-such lines.
+protocol). Two cases have no closed form (``puffs``, ``gaussian``: ``case_scenario``): every policy
+uses the likelihood calibrated from the plume (``calibration.likelihood_for``, cached on disk), and
+the record gives, beside the mean over the episodes found, the mean over all of them with a capped
+one counted at the cap. A JSON line per case goes to ``--json``; ``table`` makes the Markdown of the
+docs from such lines.
 """
 
 from __future__ import annotations
@@ -221,17 +224,30 @@ def table(rows, threads: int) -> str:
 
 
 # ------------------------------------------------------------------------------------------- searches
-CASES = ("1d", "isotropic-19x19", "isotropic-53x53", "windy-medium-detections", "windy-low-detections")
+CALIBRATED = ("puffs", "gaussian")  # plumes without a closed form: every policy on the calibrated likelihood
+CASES = ("1d", "isotropic-19x19", "isotropic-53x53", "windy-medium-detections", "windy-low-detections") + CALIBRATED
 OTTO_1D_CAP = 132  # otto's STOP_t in 1-D: 4 N
 EVAL_SEED = 10**6
 BASELINES = ("infotaxis", "space-aware-infotaxis", "greedy")
 
 
 def case_scenario(case: str):
+    """The scenario of ``case``: otto's 1-D default, an otto-benchmark case, or a small plume without
+    a closed form (``puffs``: the puff plume of tests/models/test_likelihoods.py, 24x12 cells;
+    ``gaussian``: a Gaussian plume in a wind, 21x11 cells), a grid body and the plume's own
+    concentration sensor, which each Bayesian searcher replaces by its Belief (``scenario_for``)."""
+    from plume_multi import Scenario
+    from plume_multi.models import bodies, plumes, sensors
     from plume_multi.scenarios import otto_benchmark, poisson_search
 
     if case == "1d":
         return poisson_search(2.0, 2.0, dims=1, max_steps=OTTO_1D_CAP)
+    if case == "puffs":
+        return Scenario(grid_size=(24, 12), plume=plumes.Puffs(source=(2.0, 6.0), cell_size=0.25, spin_up_steps=300),
+                        action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), max_steps=200)
+    if case == "gaussian":
+        return Scenario(grid_size=(21, 11), plume=plumes.Gaussian(source=(3, 5), sigma=2.5, wind=(1.0, 0.0)),
+                        action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),), max_steps=200)
     return otto_benchmark(case)
 
 
@@ -244,6 +260,12 @@ def searches(case: str, beliefs: int, seconds: float, rounds: int, episodes: int
 
     sc = case_scenario(case)
     wall = time.perf_counter()
+    calibrating = 0.0
+    if case in CALIBRATED:  # the likelihood every searcher uses (calibration.likelihood_for: cached on disk)
+        from plume_multi.calibration import likelihood_for
+
+        likelihood_for(sc, progress=progress)
+        calibrating = time.perf_counter() - wall
     policy, solves = None, []
     for r in range(rounds):
         policy = Perseus.solve(sc, beliefs=beliefs, seconds=seconds, iterations=10**6, seed=seed + r,
@@ -259,13 +281,19 @@ def searches(case: str, beliefs: int, seconds: float, rounds: int, episodes: int
     scores = {}
     for name, pol in (("perseus", policy), *((n, NAMED[n]) for n in BASELINES)):
         t0 = time.perf_counter()
-        s = evaluate(pol, sc, episodes, EVAL_SEED, progress=progress).summary()
+        result = evaluate(pol, sc, episodes, EVAL_SEED, progress=progress)
+        s = result.summary()
+        # every episode, a capped one counted at the cap: the mean a policy that cycles cannot hide
+        length = np.asarray(result.episode_length, dtype=np.float64)
         scores[name] = {"mean": s["mean_search_time"], "low": s["mean_search_time_ci95_low"],
                         "high": s["mean_search_time_ci95_high"], "success": s["success_rate"],
+                        "steps": float(length.mean()), "steps_half": float(1.96 * length.std(ddof=1) /
+                                                                            np.sqrt(len(length))),
                         "seconds": time.perf_counter() - t0}
         print(f"{case} {name}: {scores[name]}", flush=True)
     return {"case": case, "beliefs": beliefs, "seconds_per_round": seconds, "rounds": rounds, "episodes": episodes,
-            "max_steps": sc.max_steps, "solve_wall": solve_wall, "solves": solves, "scores": scores}
+            "max_steps": sc.max_steps, "solve_wall": solve_wall, "calibration_seconds": calibrating, "solves": solves,
+            "scores": scores}
 
 
 def search_table(records: list) -> str:
@@ -277,6 +305,8 @@ def search_table(records: list) -> str:
             s = r["scores"][name]
             half = (s["high"] - s["low"]) / 2
             fail = "" if s["success"] == 1.0 else f", {100 * (1 - s['success']):.2g} % capped"
+            if s["success"] < 1.0 and "steps" in s:  # the mean of the episodes found, then of all of them
+                fail += f" (all: {s['steps']:.1f} ± {s['steps_half']:.1f})"
             cells.append(f"{s['mean']:.2f} ± {half:.2f}{fail}")
         last = r["solves"][-1]
         its = "+".join(str(x["iterations"]) for x in r["solves"])

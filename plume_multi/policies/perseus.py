@@ -1,9 +1,11 @@
-"""``Perseus``: a quasi-optimal policy of the Poisson-hit search POMDP, as alpha vectors.
+"""``Perseus``: a quasi-optimal policy of the olfactory search POMDP, as alpha vectors.
 
 The POMDP (Vergassola et al. 2007; Loisy & Eloy 2022; Heinonen et al. 2023): the agent knows its
 cell; the state is the source's cell; an action is one of the body's moves (a move off the grid is
 never taken); after a move the agent either stands on the source (the search ends) or observes a
-number of hits drawn from the plume's likelihood; every step costs 1, discounted by ``discount``.
+number of hits drawn from the plume's likelihood (or, for any other plume, a detection level drawn
+from a likelihood calibrated from it: ``models.likelihoods``, the same centred tables); every step
+costs 1, discounted by ``discount``.
 
 Formulation (that of PerseusPOMDP and otto-benchmark, Loisy & Heinonen 2023): the value function is
 held over the source's *offset* from the agent, on the doubled grid (``2n - 1`` cells per axis),
@@ -13,7 +15,8 @@ at every other cell. Over absolute cells each vector would hold for one agent ce
 times as many vectors for the same policy). The walls of the domain are in the belief (no mass
 outside the grid), and the moves that would leave it are excluded at every decision, so the
 offset formulation solves the bounded problem itself; it is refused where the plume is not
-translation-invariant (walls inside the domain, a moving target).
+translation-invariant (walls inside the domain, a moving target). A calibrated likelihood pools
+every (cell, source) pair by its offset: the POMDP solved is the one its belief assumes.
 
 ``Perseus.solve(scenario)`` runs point-based value iteration (Spaan & Vlassis 2005) on beliefs met
 along the scenario's own episodes (``perseus_solve.py``); ``save`` / ``load`` round-trip the policy
@@ -29,9 +32,8 @@ import numpy as np
 from ..checks import check_real, shown
 from ..errors import ValidationError
 from . import perseus_kernels as pk
-from .belief_state import belief_view, decision_inputs, shaped_for, simulator_of
-from .infotaxis import DECIDES_ON_BELIEF
-from .perseus_problem import DEFAULT_DISCOUNT, best_values, fit_problem, three_axes
+from .belief_state import belief_view, decision_inputs, scenario_with_belief, shaped_for, simulator_of
+from .perseus_problem import DEFAULT_DISCOUNT, belief_model, best_values, fit_problem, same_model, three_axes
 
 __all__ = ["Perseus"]
 
@@ -39,7 +41,7 @@ MAX_ABS_VALUE = 1e100  # alpha vectors beyond this are refused: their sums over 
 
 
 class Perseus:
-    """A policy of alpha vectors for the Poisson-hit search POMDP, for M agents at once.
+    """A policy of alpha vectors for the olfactory search POMDP, for M agents at once.
 
     The value of a belief ``p`` for an agent at cell ``c`` is ``max_i sum_y p(y) alpha_i(y - c)``
     over the vectors whose move keeps the agent in the grid; the agent makes the move of the first
@@ -53,9 +55,12 @@ class Perseus:
             layout of ``plume.centred_likelihood``).
         actions: ``(n_alphas,)`` integers, each vector's action (an index into
             ``scenario.moves()``).
-        scenario: the scenario whose POMDP the vectors solve: a Poisson-hit plume
-            (``PoissonHits``, ``WindyPoissonHits``) that stays, no walls, a grid body. The policy
-            acts in any scenario with the same plume and moves (teams included).
+        scenario: the scenario whose POMDP the vectors solve: one source that stays, on a cell,
+            no walls, a grid body, and a belief model: a Poisson-hit plume (``PoissonHits``,
+            ``WindyPoissonHits``: its closed form), or any plume with a
+            ``sensors.Belief(likelihood=...)`` (``models.likelihoods``: a ``CalibratedLikelihood``
+            of the plume, a mismatched ``PoissonLikelihood``). The policy acts in any scenario
+            whose belief follows the same model with the same moves (teams included).
         discount: the discount of the values, in ``(0, 1)`` (otto-benchmark's 0.98).
 
     ``decide(beliefs, positions, groups=None, moves=None, active=None)`` takes the arrays as
@@ -64,6 +69,10 @@ class Perseus:
     has). Agents that share a belief (a team) each decide on it alone. ``act(sim)`` decides for a
     ``Simulator`` (or a front-end's) on its ``sensors.Belief`` state. ``report`` holds what the
     solver reached (``Perseus.solve``), or None.
+
+    ``likelihood`` is the likelihood solved for (None: a Poisson-hit plume's closed form);
+    ``scenario_for(scenario)`` gives a scenario a ``sensors.Belief`` of it, as ``evaluate`` asks
+    (as ``Infotaxis.scenario_for``).
 
     Example:
         >>> from plume_multi import Simulator
@@ -76,24 +85,32 @@ class Perseus:
     """
 
     #: What the policy acts in (``fit_problem`` refuses the rest, before anything compiles): the
-    #: Poisson-hit plumes with their dimensions, a grid body's moves, a source that stays, no walls,
-    #: the source's cell as the goal, a ``Belief`` sensor to act on; and then only the plume and
+    #: Poisson-hit plumes with their dimensions (their closed form), the others through a likelihood
+    #: (``"likelihoods"``: calibrated from the plume by default, ``calibration``; a recorded movie
+    #: too where its source lies on a cell, not listed: no test here runs one), a grid
+    #: body's moves, one source that stays on a cell, no walls, the source's cell as the goal, a
+    #: ``Belief`` sensor to act on (``scenario_for`` adds it); and then only the likelihood and
     #: moves it was solved for (``check_scenario``).
-    CAPABILITIES = {"plumes": {"PoissonHits": (1, 2, 3), "WindyPoissonHits": (2,)}, "bodies": ("cardinal", "moore"),
-                    "walls": False, "moving_source": False, "goal_radius": False, "sensors": ("Belief",)}
+    CAPABILITIES = {"plumes": {"PoissonHits": (1, 2, 3), "WindyPoissonHits": (2,), "Gaussian": (2, 3),
+                               "Puffs": (2,)},
+                    "likelihoods": ("closed form", "CalibratedLikelihood", "PoissonLikelihood"),
+                    "bodies": ("cardinal", "moore"), "walls": False, "moving_source": False, "several_sources": False,
+                    "goal_radius": False, "sensors": ("Belief",)}
     # the same, as the capability table reads it (plume_multi.capabilities)
     dimensions = (2, 3)
     among_walls = False  # walls break the translation invariance that lets one vector serve every cell
     moving_sources = False  # the offset formulation holds for a source that stays
-    needs = DECIDES_ON_BELIEF
+    several_sources = False  # the belief is over one source's cell
+    # no needs: it brings its Belief sensor (the likelihood solved for) and a grid body
+    # (scenario_for, which evaluate calls); check_scenario then refuses another likelihood or moves
 
     def __init__(self, alphas, actions, scenario, *, discount: float = DEFAULT_DISCOUNT, report=None):
         problem = fit_problem(scenario)
         if problem:
             raise ValidationError(f"Perseus.scenario: {problem}")
         self.discount = check_real("Perseus", "discount", discount, 0.0, 1.0, low_open=True, high_open=True)
-        plume = scenario.plume
-        centred = tuple(2 * n - 1 for n in plume.shape)
+        model = belief_model(scenario)  # the tables solved for: the plume's closed form or a likelihood
+        centred = tuple(2 * n - 1 for n in model.shape)
         try:
             vectors = np.asarray(alphas)
         except (TypeError, ValueError):
@@ -118,13 +135,15 @@ class Perseus:
             raise ValidationError(f"Perseus.actions: got actions in {int(acts.min())}..{int(acts.max())}; expected "
                                   f"indices of the body's {len(moves)} moves, 0..{len(moves) - 1}")
         self.scenario = scenario
-        self.plume = plume
+        self.plume = scenario.plume
+        self.model = model
+        self.likelihood = None if model is scenario.plume else model
         self.report = report
         self.scores = None
         self._moves = moves
         # the kernels' layout: three axes whatever the dimension; the vectors by offset (one row per
         # offset: perseus_kernels.py); writable arrays (one compiled type)
-        self._shape3 = three_axes(plume.shape)
+        self._shape3 = three_axes(model.shape)
         self._table = np.ascontiguousarray(vectors.reshape(vectors.shape[0], -1).T)
         self._actions = np.require(acts, np.int64, ["C", "W", "O"])
         self._moves3 = np.zeros((len(moves), 3), dtype=np.int64)
@@ -134,7 +153,7 @@ class Perseus:
     @property
     def alphas(self) -> np.ndarray:
         """The alpha vectors ``(n_alphas, *centred)`` float64 (a read-only copy)."""
-        out = self._table.T.reshape((-1,) + tuple(2 * n - 1 for n in self.plume.shape)).copy()
+        out = self._table.T.reshape((-1,) + tuple(2 * n - 1 for n in self.model.shape)).copy()
         out.flags.writeable = False
         return out
 
@@ -155,7 +174,8 @@ class Perseus:
         return int(self._actions.shape[0])
 
     def __repr__(self) -> str:
-        return (f"Perseus({self.n_alphas} alpha vectors, plume={self.plume.name}, shape={self.plume.shape}, "
+        given = "" if self.likelihood is None else f", likelihood={type(self.likelihood).__name__}"
+        return (f"Perseus({self.n_alphas} alpha vectors, plume={self.plume.name}{given}, shape={self.model.shape}, "
                 f"discount={self.discount})")
 
     def reset(self, mask=None) -> None:
@@ -171,15 +191,29 @@ class Perseus:
         return twin
 
     # -- where it acts ------------------------------------------------------------------------
+    def scenario_for(self, scenario):
+        """``scenario`` as the policy acts in it (``evaluate`` calls it): its sensors replaced by
+        one ``sensors.Belief`` following the likelihood solved for (none replaced for a
+        Poisson-hit plume's closed form when the scenario has a Belief already), a body without a
+        table of moves replaced by ``bodies.Cardinal()`` with a warning
+        (``belief_state.scenario_with_belief``). ``check_scenario`` then says whether it fits."""
+        return scenario_with_belief("Perseus", scenario, self.likelihood)
+
     def check_scenario(self, scenario, who: str = "Perseus") -> None:
-        """Refuse (``ValidationError``) a scenario the vectors do not solve: another plume or
-        other moves, walls, a moving target. ``evaluate`` asks before anything compiles."""
+        """Refuse (``ValidationError``) a scenario the vectors do not solve: another plume (for
+        a closed form) or belief likelihood (compared by its tables), other moves, walls, a moving
+        target. ``evaluate`` asks before anything compiles."""
         problem = fit_problem(scenario)
         if problem:
             raise ValidationError(f"{who}: {problem}")
-        if scenario.plume.metadata() != self.plume.metadata():
+        if self.likelihood is None and scenario.plume.metadata() != self.plume.metadata():
             raise ValidationError(f"{who}: the scenario's plume is {_plume_text(scenario.plume)}; expected the plume the "
                                   f"alpha vectors were solved for, {_plume_text(self.plume)}")
+        model = belief_model(scenario)
+        if not same_model(model, self.model):
+            raise ValidationError(f"{who}: the scenario's belief follows {model!r}; expected the likelihood the alpha "
+                                  f"vectors were solved for, {self.model!r} (Perseus.scenario_for(scenario) gives the "
+                                  "scenario a Belief of it)")
         moves = np.asarray(scenario.moves())
         if moves.shape != self._moves.shape or not np.array_equal(moves, self._moves):
             raise ValidationError(f"{who}: the scenario's body moves by {moves.tolist()}; expected the moves the alpha "
@@ -211,7 +245,7 @@ class Perseus:
         Returns:
             ``(M,)`` int64 actions (a fresh array); ``self.scores`` ``(M, K)`` float64.
         """
-        d = decision_inputs("Perseus.decide", self.plume, beliefs, positions, groups,
+        d = decision_inputs("Perseus.decide", self.model, beliefs, positions, groups,
                             self._moves if moves is None else moves, active)
         if d.moves.shape != self._moves.shape or not np.array_equal(d.moves, self._moves):
             raise ValidationError(f"Perseus.decide: moves {d.moves.tolist()}; expected the moves the alpha vectors "
@@ -232,7 +266,7 @@ class Perseus:
         if stuck.any():
             i = int(np.flatnonzero(stuck)[0])
             raise ValidationError(f"Perseus.decide: agent {i} at {tuple(int(v) for v in d.positions[i])} has no alpha "
-                                  f"vector whose move stays inside the grid {self.plume.shape[::-1]}; expected a set "
+                                  f"vector whose move stays inside the grid {self.model.shape[::-1]}; expected a set "
                                   "with a vector for some move allowed there")
         return np.where(best >= 0, self._actions[np.maximum(best, 0)], 0).astype(np.int64)
 
@@ -269,7 +303,7 @@ class Perseus:
     def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
               seconds: float | None = None, tol: float = 1e-6, explore="infotaxis", epsilon: float = 0.1,
               keep: float = 0.25, seed: int = 0, points=None, start: "Perseus | None" = None,
-              progress: bool = False) -> "Perseus":
+              progress: bool = False, likelihood=None) -> "Perseus":
         """Point-based value iteration (Perseus; Spaan & Vlassis 2005) on ``scenario``'s POMDP:
         the policy, its ``report`` (a ``perseus_solve.SolveReport``: iterations, times, the lower
         and upper bounds reached on the points, per iteration).
@@ -282,9 +316,14 @@ class Perseus:
         seed, whatever the thread count. How it works: ``plume_multi/policies/perseus_solve.py``.
 
         Args:
-            scenario: a Poisson-hit plume (``PoissonHits`` in 1-D, 2-D or 3-D, ``WindyPoissonHits``)
-                that stays, no walls, a grid body, and (unless ``points`` are given) a
-                ``sensors.Belief``; a team's scenario is solved for one searcher.
+            scenario: one source that stays on a cell, no walls, the default goal radius; a grid
+                body (a continuous one is replaced by ``Cardinal``, with a warning). Its belief
+                model: ``likelihood`` if given, else the scenario's ``sensors.Belief``'s, else the
+                closed form of a Poisson-hit plume (``PoissonHits`` in 1-D, 2-D or 3-D,
+                ``WindyPoissonHits``), else a likelihood calibrated from the plume
+                (``calibration.likelihood_for``, cached on disk): the scenario is solved with a
+                ``sensors.Belief`` of it (``scenario_for``), and ``policy.scenario`` keeps it. A
+                team's scenario is solved for one searcher.
             beliefs: belief points to sample, 1..1,000,000.
             discount: in ``(0, 1)``; values are minus discounted numbers of steps.
             iterations: the iteration budget, >= 1.
@@ -301,12 +340,15 @@ class Perseus:
                 set (go on solving: ``solve(sc, explore=policy, start=policy)``); default one
                 vector per move at the floor ``-1 / (1 - discount)``.
             progress: tqdm bars (points, iterations) on stderr.
+            likelihood: the observation model to solve for (``models.likelihoods``:
+                ``calibration.calibrate(scenario, thresholds)``, a mismatched
+                ``PoissonLikelihood(plume, thresholds)``), or None (above).
         """
         from .perseus_solve import solve
 
         return solve(cls, scenario, beliefs=beliefs, discount=discount, iterations=iterations, seconds=seconds, tol=tol,
                      explore=explore, epsilon=epsilon, keep=keep, seed=seed, points=points, start=start,
-                     progress=progress)
+                     progress=progress, likelihood=likelihood)
 
     def record(self) -> dict:
         """The JSON-able record ``save`` writes beside the arrays."""

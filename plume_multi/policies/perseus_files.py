@@ -141,9 +141,13 @@ def _otto_move(action: int, dims: int) -> tuple:
 def load_otto(path, scenario, cls):
     """The policy (of class ``cls``, ``Perseus``) of otto-benchmark's converted file ``path`` for
     ``scenario``."""
-    from .perseus_problem import fit_problem
+    from ..models.plumes.poisson_hits import PoissonHitPlume
+    from .perseus_problem import belief_model, fit_problem
 
     problem = fit_problem(scenario)
+    if problem is None and not isinstance(belief_model(scenario), PoissonHitPlume):
+        problem = (f"the scenario's belief follows {belief_model(scenario)!r}; expected a Poisson-hit plume's closed "
+                   "form (otto-benchmark's vectors solve its POMDP)")
     if problem:
         raise ValidationError(f"Perseus.load_otto: {problem}")
     where = f"Perseus.load_otto: {shown(str(path), 120)}"

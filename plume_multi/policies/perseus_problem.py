@@ -12,33 +12,69 @@ from ..checks import shown
 from ..engine.threads import PARALLEL_LOCK
 from . import perseus_kernels as pk
 
-__all__ = ["DEFAULT_DISCOUNT", "fit_problem", "three_axes", "best_values", "floor_value"]
+__all__ = ["DEFAULT_DISCOUNT", "fit_problem", "belief_model", "same_model", "three_axes", "best_values", "floor_value"]
 
 DEFAULT_DISCOUNT = 0.98  # otto-benchmark's Perseus and Sarsop policies (converter-pbvi-to-otto)
 
-def fit_problem(scenario) -> str | None:
-    """Why alpha vectors over offsets cannot hold for ``scenario`` (a sentence), or None."""
+def belief_model(scenario):
+    """The model ``scenario``'s belief follows: its ``sensors.Belief``'s likelihood
+    (``models.likelihoods``), else a Poisson-hit plume's own closed form (the plume), else None."""
     from ..models.plumes.poisson_hits import PoissonHitPlume
+    from ..models.sensors.belief import Belief
+
+    for sensor in scenario.sensors:
+        if isinstance(sensor, Belief) and sensor.likelihood is not None:
+            return sensor.likelihood
+    return scenario.plume if isinstance(scenario.plume, PoissonHitPlume) else None
+
+
+def fit_problem(scenario, *, model: bool = True) -> str | None:
+    """Why alpha vectors over offsets cannot hold for ``scenario`` (a sentence), or None.
+
+    ``model=False`` asks only what no likelihood changes (one source that stays, on a cell, no
+    walls, the source's cell as the goal): what ``Perseus.solve`` refuses before it calibrates one;
+    ``model=True`` asks too for a grid body and a belief model (``belief_model``)."""
     from ..scenario import Scenario
 
     if not isinstance(scenario, Scenario):
         return f"got {shown(scenario, typed=True)}; expected a plume_multi.Scenario"
     plume = scenario.plume
-    if not isinstance(plume, PoissonHitPlume):
-        return (f"the scenario's plume is {plume.name}; expected a Poisson-hit plume (PoissonHits, WindyPoissonHits), "
-                "whose likelihood is known in closed form")
-    if plume.motion.moves:
-        return (f"the scenario's target moves ({plume.motion!r}); expected sources.Static() (the offset "
+    if plume.sources_move() or getattr(getattr(plume, "motion", None), "moves", False):
+        motion = getattr(plume, "motion", None) or getattr(plume, "source_motion", None)
+        return (f"the scenario's target moves ({motion!r}); expected sources.Static() (the offset "
                 "formulation holds for a source that stays)")
+    if plume.source_count() > 1:
+        return (f"the scenario's plume {plume.name} has {plume.source_count()} sources; expected one (the belief is "
+                "over one source's cell)")
     if scenario.walls is not None:
         return ("the scenario has walls; expected none (walls break the translation invariance that lets one "
                 "alpha vector serve every cell)")
-    if not hasattr(scenario.action_model, "moves"):
-        return f"the body {scenario.action_model.name} has no table of moves; expected a grid body (cardinal, moore)"
+    if not plume.on_cells():
+        return (f"the scenario's source {plume.fixed_source()} lies between cells; expected a source on a cell (the "
+                "POMDP's state is the source's cell)")
     if scenario.goal_d2() != 0:
         return (f"the scenario's goal_radius is {scenario.goal_radius}; expected the default (only the source's cell "
                 "ends the search, as in the POMDP)")
+    if not model:
+        return None
+    if not hasattr(scenario.action_model, "moves"):
+        return f"the body {scenario.action_model.name} has no table of moves; expected a grid body (cardinal, moore)"
+    if belief_model(scenario) is None:
+        return (f"the scenario's plume is {plume.name} and its sensors {[s.name for s in scenario.sensors]} hold no "
+                "sensors.Belief(likelihood=...); expected a belief that follows a likelihood (Perseus.solve(scenario) "
+                "calibrates one, Perseus.scenario_for(scenario) adds the one solved for), or a Poisson-hit plume "
+                "(PoissonHits, WindyPoissonHits), whose likelihood is known in closed form")
     return None
+
+
+def same_model(a, b) -> bool:
+    """Whether two belief models (``belief_model``) give the same tables: the same outcomes
+    (thresholds), grid and centred likelihood, compared by value (not identity)."""
+    if a is b:
+        return True
+    if getattr(a, "thresholds", None) != getattr(b, "thresholds", None) or tuple(a.shape) != tuple(b.shape):
+        return False
+    return np.array_equal(np.asarray(a.centred_likelihood), np.asarray(b.centred_likelihood))
 
 
 def three_axes(shape: tuple) -> tuple:

@@ -1,5 +1,11 @@
 """``Perseus.solve``: point-based value iteration (Perseus; Spaan & Vlassis 2005, JAIR 24, 195) on
-the Poisson-hit search POMDP of a scenario (the formulation: ``perseus.py``).
+the search POMDP of a scenario (the formulation: ``perseus.py``), whose observations follow the
+scenario's belief model: a Poisson-hit plume's closed form or a likelihood (``models.likelihoods``:
+calibrated from any plume by default).
+
+0. **The model.** The scenario gets a ``sensors.Belief`` of that model
+   (``belief_state.scenario_with_belief``, as ``Perseus.scenario_for``): the given likelihood, else
+   its own Belief's, else the Poisson closed form, else one calibrated from the plume (cached).
 
 1. **Belief points.** Episodes of the scenario itself (one searcher, ``Simulator`` worlds seeded
    ``seed, seed + 1, ...``) are played by an exploring policy (infotaxis by default), a share
@@ -34,7 +40,7 @@ from ..checks import check_bool, check_int, check_memory, check_real, is_real, s
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import perseus_kernels as pk
-from .perseus_problem import DEFAULT_DISCOUNT, best_values, fit_problem, floor_value, three_axes
+from .perseus_problem import DEFAULT_DISCOUNT, belief_model, best_values, fit_problem, floor_value, three_axes
 
 __all__ = ["SolveReport"]  # solving is Perseus.solve
 
@@ -175,7 +181,7 @@ def sample_points(scenario, n: int, *, explore="infotaxis", epsilon: float = 0.1
     sc = _single(scenario)
     explorer = _explorer(explore, sc)
     moves = np.asarray(sc.moves(), dtype=np.int64)
-    sides = sc.plume.shape[::-1][:moves.shape[1]]
+    sides = belief_model(sc).shape[::-1][:moves.shape[1]]
     sim = Simulator(sc, num_worlds=SAMPLE_WORLDS, autoreset="disabled")
     beliefs, cells, seen = [], [], set()
     barren = 0
@@ -308,16 +314,19 @@ def _values(beliefs, cells, table, actions, count, moves3):
 def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCOUNT, iterations: int = 100,
           seconds: float | None = None, tol: float = 1e-6, explore="infotaxis", epsilon: float = 0.1,
           keep: float = 0.25, seed: int = 0, points=None, start=None,
-          progress: bool = False):
+          progress: bool = False, likelihood=None):
     """``Perseus.solve`` (its docstring gives the arguments): a policy of class ``cls``."""
     from tqdm.auto import tqdm
 
     from ..models.sensors.belief import Belief
     from ..simulator import MAX_SEED
+    from .belief_state import scenario_with_belief
+    from .infotaxis import checked_likelihood
 
-    problem = fit_problem(scenario)
+    problem = fit_problem(scenario, model=False)  # what no likelihood changes: before one is calibrated
     if problem:
         raise ValidationError(f"Perseus.solve: {problem}")
+    likelihood = checked_likelihood("Perseus.solve", likelihood)
     n = check_int("Perseus.solve", "beliefs", beliefs, 1, MAX_BELIEFS)
     discount = check_real("Perseus.solve", "discount", discount, 0.0, 1.0, low_open=True, high_open=True)
     iterations = check_int("Perseus.solve", "iterations", iterations, 1, 2**31 - 1)
@@ -328,6 +337,16 @@ def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCO
     keep = check_real("Perseus.solve", "keep", keep, 0.0, 1.0, low_open=True)
     seed = check_int("Perseus.solve", "seed", seed, 0, MAX_SEED - (n + 1) * SAMPLE_WORLDS)
     progress = check_bool("Perseus.solve", "progress", progress)
+    if isinstance(explore, str) and explore not in EXPLORERS:
+        _explorer(explore, scenario)  # refused by name now, before a likelihood is calibrated
+    if likelihood is not None:
+        likelihood.check_grid("Perseus.solve", scenario.grid_size)
+    # the scenario as the policy acts in it: a Belief of the model solved for (calibrated here when
+    # the plume has no closed form and none is given; cached on disk)
+    scenario = scenario_with_belief("Perseus", scenario, likelihood)
+    problem = fit_problem(scenario)
+    if problem:
+        raise ValidationError(f"Perseus.solve: {problem}")
     if start is not None:
         if not isinstance(start, cls):
             raise ValidationError(f"Perseus.solve: start={shown(start, typed=True)}; expected None or a Perseus")
@@ -335,7 +354,7 @@ def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCO
         if start.discount != discount:
             raise ValidationError(f"Perseus.solve: start has discount {start.discount}; expected the discount solved "
                                   f"for, {discount}")
-    plume = scenario.plume
+    plume = belief_model(scenario)  # the tables solved for: the plume's closed form or a likelihood
     shape3 = three_axes(plume.shape)
     box = tuple(2 * s - 1 for s in shape3)
     n_box = int(np.prod(box))
