@@ -19,29 +19,18 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..models.base import Need
 from ..checks import check_choice, check_int, check_memory, check_real
 from ..engine.threads import PARALLEL_LOCK
 from ..errors import ValidationError
 from . import bayesian_protocol as bp
 from . import team_kernels as tk
 from ..models.plumes.poisson_hits import PoissonHitPlume, PoissonHits
-from ..models.sensors.belief import Belief
 from .belief_state import belief_view, scenario_with_belief, scratch_for, shaped_for, simulator_of, tables_of
 from .team_decide import TEAM_RULES, decide_kinds
 
 __all__ = ["Infotaxis", "SearchResult", "run_search", "TEAM_RULES", "PROTOCOLS"]
 
 MAX_COUNT = 2**31 - 1  # episodes, searchers, steps and batch of run_search
-
-
-# What a searcher on a Poisson-hit belief needs of a scenario (plume_multi.capabilities): Perseus, whose
-# alpha vectors are solved for that plume's likelihood
-DECIDES_ON_BELIEF = (
-    Need("plume", PoissonHitPlume, "a Poisson-hit plume, plumes.PoissonHits or plumes.WindyPoissonHits",
-         "it decides on a belief over one"),
-    Need("sensor", Belief, "a sensors.Belief", "the belief it decides on"),
-    Need("body", "moves", "a grid body with a table of moves (Cardinal, Moore)", "it scores each move"))
 
 
 class Infotaxis:
