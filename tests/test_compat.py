@@ -170,6 +170,7 @@ def test_import_plume_multi_warns_nothing():
 TOP_LEVEL = {
     "__init__.py": "public names",
     "_compat.py": "shims for the versions of Gymnasium and PettingZoo we support",
+    "calibration.py": "a plume's likelihood measured on the simulator (above it, below the policies that use it)",
     "capabilities.py": "what composes with what",
     "checks.py": "the only validators",
     "errors.py": "the one error hierarchy",
