@@ -243,3 +243,27 @@ def test_a_mismatched_poisson_model_has_a_floor_so_no_detection_empties_a_belief
     exact = PoissonLikelihood(plume, thresholds=(0.0,), floor=0.0)
     assert exact.centred_likelihood is own  # no floor: the closed form itself
     assert PoissonLikelihood(plume).centred_likelihood is own  # its own plume's hits: no floor either
+
+
+def test_a_3d_calibration_of_a_static_plume_is_its_thresholded_field_at_every_offset():
+    # a Gaussian plume without noise: the detection at a cell is certain, so the calibrated estimate
+    # at offset d is exactly whether the field at source - d is above the threshold (plain NumPy)
+    grid = (5, 4, 3)
+    plume = plumes.Gaussian(source=(2, 1, 1), sigma=1.5)
+    sc = Scenario(grid_size=grid, plume=plume, action_model=bodies.Cardinal(), sensors=(sensors.Concentration(),))
+    lik = calibrate(sc, (0.4,), worlds=2, steps=2, progress=False, cache=False)
+    d, h, w = grid[2], grid[1], grid[0]
+    assert lik.shape == (d, h, w) and lik.estimate.shape == (2, 2 * d - 1, 2 * h - 1, 2 * w - 1)
+    field = plume.bind(grid).field(grid).astype(np.float32)  # [z, y, x]
+    expected = np.zeros((2 * d - 1, 2 * h - 1, 2 * w - 1))
+    seen = np.zeros(expected.shape, bool)
+    sx, sy, sz = 2, 1, 1
+    for z, y, x in np.ndindex(d, h, w):  # the agent at (x, y, z): the source at offset source - cell
+        idx = (sz - z + d - 1, sy - y + h - 1, sx - x + w - 1)
+        expected[idx] = float(field[z, y, x] > np.float32(0.4))
+        seen[idx] = True
+    seen[d - 1, h - 1, w - 1] = False  # the agent on the source has found it: no outcome there
+    assert 0 < expected[seen].sum() < seen.sum()  # the threshold splits the cells
+    np.testing.assert_array_equal(lik.sampled, seen)
+    np.testing.assert_array_equal(lik.estimate[1][seen], expected[seen])
+    np.testing.assert_array_equal(lik.estimate[0][seen], 1.0 - expected[seen])
