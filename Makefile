@@ -80,19 +80,22 @@ browser:
 	  { $(SUDO) apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
-# The two environments and the browser install side by side (-j3: each waits mostly on downloads).
+# The environments and the browser install side by side (each waits mostly on downloads and
+# unpacking), and each group of tests starts as soon as its own environment is ready: the suite
+# (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile the same models on one
+# worker and starts the longest first) does not wait for Ray's or AgileRL's environment. The Ray
+# tests and AgileRL's run beside the suite, not after it: each of those keeps at most one core busy,
+# and less while Ray's runners start or its processes wait on each other, so run after the suite
+# they left a core idle for most of their time; beside it, the suite's workers take up that slack,
+# and the suite's own tail (one worker finishing its last group) is filled too. -O prints each
+# one's output whole, when it ends. PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never
+# skips, without chromium.
+test:
+	$(MAKE) --no-print-directory -j4 -O test-suite test-ray test-agilerl
+
+# Every environment of the tests, without running them.
 test-deps:
 	@$(MAKE) --no-print-directory -j4 $(VENV)/.installed-test $(RAY_VENV)/.installed $(AGILERL_VENV)/.installed browser
-
-# The suite on every core (pytest-xdist: `-n auto`; tests/conftest.py keeps the files that compile
-# the same models on one worker and starts the longest first), with the Ray tests and AgileRL's
-# beside it, not after it: each of those keeps at most one core busy, and less while Ray's runners
-# start or its processes wait on each other, so run after the suite they left a core idle for most
-# of their time; beside it, the suite's workers take up that slack, and the suite's own tail (one
-# worker finishing its last group) is filled too. -O prints each one's output whole, when it ends.
-# PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
-test: test-deps
-	$(MAKE) --no-print-directory -j3 -O test-suite test-ray test-agilerl
 
 test-suite: $(VENV)/.installed-test browser
 	PLUME_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n auto --dist loadfile
