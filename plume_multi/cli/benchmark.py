@@ -8,7 +8,9 @@
 
 ``TASK`` is a task id, a family (every task of it) or ``all``; ``NAME`` a built-in policy, a
 policy's ``MODULE:NAME`` (as ``plume-multi eval`` takes it) or ``baselines`` (each task's own
-baselines). The same seeds give the same rows, locally or on Ray.
+baselines). A built-in's name over a family or ``all`` runs the tasks that list it among their
+baselines (the others, where it cannot act, are named and left out). The same seeds give the same
+rows, locally or on Ray.
 
 ``run`` writes each task's rows as soon as it finishes, whole or not at all (into its own file of
 the folder, or by rewriting the one ``--out`` file), so a run killed after some tasks keeps them;
@@ -180,11 +182,19 @@ def _run(args) -> int:
             raise UsageError(f"--{name.replace('_', '-')}: got {value}; expected an integer >= 1")
     ids = _task_ids(args.task)
     options = parse_options(args.option)
-    jobs = []
+    from ..policies.named import NAMED
+
+    jobs, left_out = [], []
     for task_id in ids:
         task = tasks.make(task_id, **options) if options else tasks.get(task_id)
         names = task.baselines if args.policy == "baselines" else (args.policy,)
+        if len(ids) > 1 and args.policy in NAMED and args.policy not in task.baselines:
+            left_out.append(task.id)  # a built-in over several tasks: where it can act (its baselines)
+            continue
         jobs.extend((task, name) for name in names)
+    if left_out:
+        print(f"--policy {args.policy}: not among the baselines of {', '.join(left_out)} (it cannot act there); "
+              "left out", flush=True)
     out = Path(args.out)
     single = out.suffix.lower() in (".csv", ".parquet")
     if single:
