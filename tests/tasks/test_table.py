@@ -84,3 +84,27 @@ def test_results_files_are_checked(tmp_path, capsys):
     assert code == 0, err
     assert "--policy perseus: not among the baselines of puffs/constant-v0, puffs/switch-once-v0" in out
     assert "0 run, 0 reused" in out
+
+
+def test_a_column_is_merged_into_an_earlier_table_whose_other_cells_stay(tmp_path, capsys):
+    from plume_multi.tasks.table import merged_markdown, table_cells
+
+    earlier = ("Text above.\n<!-- benchmark-table: begin -->\n| task | random | greedy | ppo-gru |\n|---|---:|---:|---:|\n"
+               "| teams/uniform-2-v0 | 496 [440, 545] (60%) | 21 [20, 22] (100%) | – |\n"
+               "| otto/isotropic-19x19-v0 | 280 [248, 315] (69%) | 13 [12, 14] (100%) | 5 [5, 5] (1%) |\n"
+               "<!-- benchmark-table: end -->\nText below.\n")
+    cell = {"reduced": False, "iqm_steps": 9.2, "iqm_low": 8.4, "iqm_high": 10.1, "success_rate": 1.0}
+    summary = [{"task": "otto/isotropic-19x19-v0", "policy": "perseus", **cell},
+               {"task": "teams/uniform-2-v0", "policy": "greedy", **cell, "reduced": True}]
+    assert merged_markdown(summary, earlier).splitlines() == [
+        "| task | random | greedy | perseus | ppo-gru |", "|---|---:|---:|---:|---:|",
+        "| otto/isotropic-19x19-v0 | 280 [248, 315] (69%) | 13 [12, 14] (100%) | 9 [8, 10] (100%) | 5 [5, 5] (1%) |",
+        "| teams/uniform-2-v0 | 496 [440, 545] (60%) | 9 [8, 10] (100%)* | – | – |"]
+    with pytest.raises(ValidationError, match="line 4 has 3 cells; expected 4"):
+        table_cells(earlier.replace("| 21 [20, 22] (100%) | – |", "| 21 [20, 22] (100%) |"), "page.md")
+    with pytest.raises(ValidationError, match="page.md: holds no table"):
+        table_cells("no table here", "page.md")
+    page = tmp_path / "page.md"
+    code, _, err = _run(capsys, "benchmark", "table", "--results", str(tmp_path), "--merge", str(page), "--markdown",
+                        str(page))
+    assert code == 2 and "is the --merge file" in err
