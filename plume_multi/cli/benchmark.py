@@ -4,11 +4,13 @@
     plume-multi benchmark run TASK --policy NAME [--episodes E] [--seed S] [--max-steps T]
                               [--out results.csv|.parquet|FOLDER] [--ray [ADDRESS]] [--option KEY=VALUE]
                               [--resume | --force]
-    plume-multi benchmark table [--results DIR] [--markdown FILE] [--figure FILE] [--csv FILE]
+    plume-multi benchmark table [--results DIR] [--markdown FILE] [--figure FILE] [--csv FILE] [--merge FILE]
 
 ``TASK`` is a task id, a family (every task of it) or ``all``; ``NAME`` a built-in policy, a
 policy's ``MODULE:NAME`` (as ``plume-multi eval`` takes it) or ``baselines`` (each task's own
-baselines). The same seeds give the same rows, locally or on Ray.
+baselines). A built-in's name over a family or ``all`` runs the tasks that list it among their
+baselines (the others, where it cannot act, are named and left out). The same seeds give the same
+rows, locally or on Ray.
 
 ``run`` writes each task's rows as soon as it finishes, whole or not at all (into its own file of
 the folder, or by rewriting the one ``--out`` file), so a run killed after some tasks keeps them;
@@ -72,6 +74,10 @@ def add_parser(sub) -> None:
     table.add_argument("--markdown", default=None, metavar="FILE", help="write the Markdown table here (else printed)")
     table.add_argument("--figure", default=None, metavar="FILE.png", help="write the performance profile here")
     table.add_argument("--csv", default=None, metavar="FILE.csv", help="write the summary (one row per task and policy)")
+    table.add_argument("--merge", default=None, metavar="FILE.md",
+                       help="keep the cells of the table in this Markdown file (between its benchmark-table markers, "
+                            "as in docs/benchmark.md, else its first table) where --results has none: a column run "
+                            "alone, added to the others")
 
 
 def _task_ids(spec: str) -> list:
@@ -180,11 +186,19 @@ def _run(args) -> int:
             raise UsageError(f"--{name.replace('_', '-')}: got {value}; expected an integer >= 1")
     ids = _task_ids(args.task)
     options = parse_options(args.option)
-    jobs = []
+    from ..policies.named import NAMED
+
+    jobs, left_out = [], []
     for task_id in ids:
         task = tasks.make(task_id, **options) if options else tasks.get(task_id)
         names = task.baselines if args.policy == "baselines" else (args.policy,)
+        if len(ids) > 1 and args.policy in NAMED and args.policy not in task.baselines:
+            left_out.append(task.id)  # a built-in over several tasks: where it can act (its baselines)
+            continue
         jobs.extend((task, name) for name in names)
+    if left_out:
+        print(f"--policy {args.policy}: not among the baselines of {', '.join(left_out)} (it cannot act there); "
+              "left out", flush=True)
     out = Path(args.out)
     single = out.suffix.lower() in (".csv", ".parquet")
     if single:
@@ -284,16 +298,23 @@ def _check_not_an_input(value, option: str, results) -> None:
 
 
 def _table(args) -> int:
-    from ..files import write_text
-    from ..tasks.table import markdown_table, performance_profile, read_rows, summarise, write_summary
+    from ..files import read_text, write_text
+    from ..tasks.table import markdown_table, merged_markdown, performance_profile, read_rows, summarise, write_summary
 
     for value, option in ((args.markdown, "--markdown"), (args.figure, "--figure"), (args.csv, "--csv")):
         if value is not None:
             check_writable(value, option)
             _check_not_an_input(value, option, args.results)
+    if args.merge is not None and args.markdown is not None and _resolved(args.merge) == _resolved(args.markdown):
+        raise UsageError(f"--markdown: {args.markdown!r} is the --merge file; expected another file (the table is "
+                         "written whole, the rest of that page would be lost)")
     rows = read_rows(args.results)
     summary = summarise(rows)
-    text = markdown_table(summary)
+    if args.merge is None:
+        text = markdown_table(summary)
+    else:
+        text = merged_markdown(summary, read_text(args.merge, "--merge", "a Markdown file holding a benchmark table",
+                                                  limit=1 << 24), args.merge)
     if args.markdown:
         write_text(args.markdown, text, "--markdown", "a Markdown file to write")
         print(f"wrote {args.markdown}")

@@ -4,7 +4,9 @@
 raises a ``ValidationError`` saying why (``CapabilityError`` from the capability table, which
 reads the declarations of the class ``CLASSES[name]`` names; ``capability_table()``: the models'
 rows and the policies'). ``plume_multi.evaluate`` takes these factories as they are (it calls them
-per chunk of worlds with that chunk's seed).
+per chunk of worlds with that chunk's seed). ``"perseus"`` solves the scenario's POMDP with
+``Perseus.solve`` and a fixed iteration budget, once per process and cached on disk
+(``perseus_named``: ``BUDGET``, the cache).
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ def _scenario_for(factory, kind):
     first: the scenario then carries that searcher's ``Belief`` sensor)."""
 
     def scenario_for(scenario):
+        if kind == "perseus":
+            from .perseus_named import solved
+
+            return solved(scenario).scenario_for(scenario)
         if kind == "greedy":
             from .greedy import Greedy
 
@@ -79,13 +85,23 @@ def _greedy(scenario, seed):
     return Greedy()
 
 
+def _perseus(scenario, seed):
+    # the solve's own seed is perseus_named.BUDGET's: every chunk of worlds gets the same vectors
+    from .perseus_named import solved
+
+    policy = solved(scenario)
+    policy.check_scenario(policy.scenario_for(scenario))
+    return policy
+
+
 # The class each name makes (plume_multi.policies' names; None: it picks by the body, and fits every one)
 CLASSES = {"random": None, "gradient": "GradientClimber", "surge-cast": "SurgeCast", "infotaxis": "Infotaxis",
-           "space-aware-infotaxis": "Infotaxis", "greedy": "Greedy"}
+           "space-aware-infotaxis": "Infotaxis", "greedy": "Greedy", "perseus": "Perseus"}
 NAMED = {"random": _random, "gradient": _checked("gradient", _gradient), "surge-cast": _checked("surge-cast", _surge_cast),
          "infotaxis": _scenario_for(_checked("infotaxis", _infotaxis(False)), "infotaxis"),
          "space-aware-infotaxis": _scenario_for(_checked("space-aware-infotaxis", _infotaxis(True)), "space-aware-infotaxis"),
-         "greedy": _scenario_for(_checked("greedy", _greedy), "greedy")}
+         "greedy": _scenario_for(_checked("greedy", _greedy), "greedy"),
+         "perseus": _scenario_for(_checked("perseus", _perseus), "perseus")}
 NAMES = tuple(NAMED)
 
 

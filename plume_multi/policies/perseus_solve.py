@@ -128,7 +128,7 @@ class SolveReport:
 
 
 # ---------------------------------------------------------------------------------------------- points
-def _single(scenario):
+def single_searcher(scenario):
     """The scenario with one searcher (the POMDP's agent): its first start cell, no team."""
     if scenario.n_agents == 1:
         return scenario
@@ -178,7 +178,7 @@ def sample_points(scenario, n: int, *, explore="infotaxis", epsilon: float = 0.1
     from ..simulator import Simulator
     from .belief_state import belief_view
 
-    sc = _single(scenario)
+    sc = single_searcher(scenario)
     explorer = _explorer(explore, sc)
     moves = np.asarray(sc.moves(), dtype=np.int64)
     sides = belief_model(sc).shape[::-1][:moves.shape[1]]
@@ -364,7 +364,7 @@ def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCO
             raise ValidationError(f"Perseus.solve: the scenario's sensors {[s.name for s in scenario.sensors]} hold no "
                                   "sensors.Belief; expected one (its episodes give the belief points), or points=")
         if not isinstance(explore, str) or explore != "random":
-            _explorer(explore, _single(scenario))  # refused now, before anything compiles
+            _explorer(explore, single_searcher(scenario))  # refused now, before anything compiles
         check_memory("Perseus.solve", n * cells_per * 8, f"{n} belief points of {cells_per} cells",
                      "ask for fewer beliefs")
         t0 = time.perf_counter()

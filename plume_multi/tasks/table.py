@@ -38,8 +38,8 @@ from ..files import check_file, check_path, open_file, read_bytes, writing
 from .scores import BENCH_EXTRA, BOOTSTRAP_SEED, iqm, iqm_interval, rliable_library, seeded_global_numpy
 from .task import MAX_SEED
 
-__all__ = ["COLUMNS", "write_rows", "read_rows", "summarise", "markdown_table", "performance_profile",
-           "write_summary"]
+__all__ = ["COLUMNS", "write_rows", "read_rows", "summarise", "markdown_table", "merged_markdown", "table_cells",
+           "performance_profile", "write_summary"]
 
 COLUMNS = ("task", "policy", "episode", "seed", "success", "steps", "search_time", "max_steps", "reduced")
 SUFFIXES = (".csv", ".parquet")
@@ -392,25 +392,62 @@ def markdown_table(summary) -> str:
     reduced run is marked ``*``; ``–``: the policy cannot act in the task or was not run. The
     built-in policies come first, then the learned baselines (``ppo-mlp``, ``ppo-gru``: the
     protocol's episodes shared among their training seeds), then any other."""
+    cells = {}
+    for s in summary:
+        star = "*" if s["reduced"] else ""
+        cells[s["task"], s["policy"]] = (f"{s['iqm_steps']:.0f} [{s['iqm_low']:.0f}, {s['iqm_high']:.0f}] "
+                                         f"({s['success_rate']:.0%}){star}")
+    return _rendered(cells)
+
+
+def _rendered(cells: dict) -> str:
+    """The Markdown table of ``{(task, policy): cell text}``, rows and columns in the table's order."""
     from ..policies.named import NAMES
     from .registry import list as task_ids
 
-    tasks = _order([s["task"] for s in summary], task_ids())
-    policies = _order([s["policy"] for s in summary], NAMES + LEARNED)
-    cells = {(s["task"], s["policy"]): s for s in summary}
+    tasks = _order([t for t, _ in cells], task_ids())
+    policies = _order([p for _, p in cells], NAMES + LEARNED)
     lines = ["| task | " + " | ".join(policies) + " |", "|---|" + "---:|" * len(policies)]
     for task in tasks:
-        row = []
-        for policy in policies:
-            s = cells.get((task, policy))
-            if s is None:
-                row.append("–")
-                continue
-            star = "*" if s["reduced"] else ""
-            row.append(f"{s['iqm_steps']:.0f} [{s['iqm_low']:.0f}, {s['iqm_high']:.0f}] "
-                       f"({s['success_rate']:.0%}){star}")
-        lines.append(f"| {task} | " + " | ".join(row) + " |")
+        lines.append(f"| {task} | " + " | ".join(cells.get((task, policy), "–") for policy in policies) + " |")
     return "\n".join(lines) + "\n"
+
+
+TABLE_BEGIN, TABLE_END = "<!-- benchmark-table: begin -->", "<!-- benchmark-table: end -->"
+
+
+def table_cells(text: str, where: str = "table") -> dict:
+    """``{(task, policy): cell text}`` of the Markdown table ``markdown_table`` wrote, found in
+    ``text`` (between ``TABLE_BEGIN`` and ``TABLE_END`` when it holds them, as docs/benchmark.md
+    does; else its first table); ``–`` cells left out. A ``ValidationError`` when there is no such
+    table or a row has another number of cells than its header."""
+    if TABLE_BEGIN in text and TABLE_END in text:
+        text = text[text.index(TABLE_BEGIN) + len(TABLE_BEGIN):text.index(TABLE_END)]
+    lines = [line.strip() for line in text.splitlines()]
+    try:
+        first = next(i for i, line in enumerate(lines) if line.startswith("| task |"))
+    except StopIteration:
+        raise ValidationError(f"{where}: holds no table whose header begins '| task |'; expected the Markdown table "
+                              "of plume-multi benchmark table") from None
+    policies = [c.strip() for c in lines[first].strip("|").split("|")][1:]
+    cells = {}
+    for number, line in enumerate(lines[first + 2:], first + 3):
+        if not line.startswith("|"):
+            break
+        row = [c.strip() for c in line.strip("|").split("|")]
+        if len(row) != len(policies) + 1:
+            raise ValidationError(f"{where}: table line {number} has {len(row)} cells; expected {len(policies) + 1} "
+                                  f"(a task and {len(policies)} policies): {line[:120]!r}")
+        cells.update({(row[0], p): c for p, c in zip(policies, row[1:]) if c != "–"})
+    return cells
+
+
+def merged_markdown(summary, earlier: str, where: str = "table") -> str:
+    """``markdown_table(summary)`` with the cells of the ``earlier`` table (``table_cells``) where
+    ``summary`` has none: a column run alone, added to a table whose other columns' results are
+    elsewhere, those cells unchanged."""
+    new = table_cells(markdown_table(summary))
+    return _rendered({**table_cells(earlier, where), **new})
 
 
 # ----------------------------------------------------------------------------------------- figure

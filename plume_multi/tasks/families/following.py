@@ -29,6 +29,6 @@ TASKS = (
                     "Nature 239, 500 (1972)",
                     "Vergassola, Villermaux & Shraiman, 'Infotaxis' as a strategy for searching without "
                     "gradients, Nature 445, 406 (2007) (the gradient-climbing regime it contrasts with)"),
-        baselines=("random", "gradient", "infotaxis", "space-aware-infotaxis", "greedy"),
+        baselines=("random", "gradient", "infotaxis", "space-aware-infotaxis", "greedy", "perseus"),
     ),
 )

@@ -8,7 +8,7 @@ from ..task import Protocol, Task
 
 __all__ = ["TASKS", "poisson_search_3d"]
 
-BASELINES = ("infotaxis", "space-aware-infotaxis", "greedy", "random")
+BASELINES = ("infotaxis", "space-aware-infotaxis", "greedy", "random", "perseus")
 REFERENCES = ("Loisy & Heinonen, Deep reinforcement learning for the olfactory search POMDP: a quantitative "
               "benchmark, Eur. Phys. J. E 46, 17 (2023) (otto-benchmark)",
               "Loisy & Eloy, Searching for a source without gradients: how good is infotaxis and how to beat it, "
@@ -74,6 +74,6 @@ TASKS = tuple(_otto(case) for case in STOP_T) + (
               "centre and moving to one of its six face neighbours; it observes its hits and carries the "
               "posterior over the cube. Success: stepping onto the source within 1000 steps."),
         references=REFERENCES,
-        baselines=("infotaxis", "space-aware-infotaxis", "random"),
+        baselines=("infotaxis", "space-aware-infotaxis", "random", "perseus"),
     ),
 )

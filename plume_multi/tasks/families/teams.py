@@ -10,7 +10,7 @@ __all__ = ["TASKS", "team_search", "SIZES"]
 
 SIZES = (2, 4, 8)
 PARTNER = "greedy"  # the fixed teammates of a mixed team
-BELIEF_BASELINES = ("infotaxis", "space-aware-infotaxis", "greedy", "random")
+BELIEF_BASELINES = ("infotaxis", "space-aware-infotaxis", "greedy", "random", "perseus")
 
 
 def team_search(n_agents: int):
