@@ -124,7 +124,7 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     ("trainers", ("test_trainers.py", "test_integrations.py", "test_sb3.py")),
     # Perseus's solver and decisions (1-D, 2-D, 3-D, windy): its tests and its benchmark's tiny run on
     # one worker, so that the two files, the last handed out, never compile the same kernels at once
-    ("perseus", ("test_perseus.py", "test_perseus_table.py")),
+    ("perseus", ("test_perseus.py", "test_perseus_table.py", "test_perseus_named.py")),
     ("engine_hardening", ("test_simulator_hardening.py",)),  # compiles in fresh processes
     ("engine_cache", ("test_cache.py", "test_compile.py", "test_cache_failures.py")),  # fresh processes, fresh caches
     # strategies.scenarios' combinations (both table bodies, one agent or several, neighbours)
