@@ -166,8 +166,8 @@ def test_render_refuses_an_output_below_a_file_without_creating_anything(tmp_pat
     (["--fps", "0"], "--fps: got 0.0"),
     (["--trail", "-1"], "--trail: got -1"),
     (["--policy", "clever"], "--policy: got 'clever'; expected one of random, gradient, surge-cast, infotaxis, "
-                             "space-aware-infotaxis, greedy (or a comma-separated list of them, one per agent), "
-                             "or MODULE:NAME"),
+                             "space-aware-infotaxis, greedy, perseus (or a comma-separated list of them, one per "
+                             "agent), or MODULE:NAME"),
     (["--policy", "no_such_module_xyz:f"], "--policy: cannot import module 'no_such_module_xyz'"),
     (["--policy", "plume_multi.policies:Nothing"], "--policy: 'plume_multi.policies' has no attribute 'Nothing'"),
     (["--policy", "math:pi"], "--policy: 'math:pi' is a float, not a callable"),

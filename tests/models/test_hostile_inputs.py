@@ -331,6 +331,17 @@ def test_every_model_round_trips_through_json_to_an_equal_scenario(tmp_path_fact
     assert back.metadata() == scenario.metadata() == json.loads(path.read_text())
 
 
+def test_a_constant_wind_keeps_the_regime_fields_it_does_not_use(tmp_path):
+    """A constant wind's record left out the regimes' fields, whatever their values: one with
+    ``sparsity=0`` loaded back with the default 0.4 (found by the test above)."""
+    for wind, written in ((plumes.Wind(regime="constant", switch_degrees=0.0, sparsity=0.0), True),
+                          (plumes.Wind(), False)):  # at the defaults: the record as before regimes existed
+        scenario = Scenario(plume=plumes.Puffs(source=(2, 5), wind=wind), grid_size=GRID)
+        save_scenario(scenario, tmp_path / "scenario.json")
+        assert load_scenario(tmp_path / "scenario.json") == scenario
+        assert ("sparsity" in wind.metadata()) == written
+
+
 def test_the_json_loader_names_the_file_for_deep_nesting_and_bytes_that_are_not_text(tmp_path):
     """Issue 23, item 16: RecursionError and UnicodeDecodeError reached the user."""
     deep = tmp_path / "deep.json"

@@ -333,18 +333,22 @@ def test_a_run_killed_after_two_tasks_keeps_their_rows_and_a_rerun_reuses_them(t
     assert "6 run, 0 reused" in capsys.readouterr().out and _same(read_rows(out), rows)
 
 
-def test_a_folder_run_reuses_complete_files_and_runs_again_what_is_cut_or_different(tmp_path, capsys):
+def test_a_folder_run_reuses_complete_files_and_runs_again_what_is_cut_or_different(tmp_path, capsys, monkeypatch):
+    from plume_multi.policies import perseus_named
+
+    # the task's baselines include perseus: a tiny solve (its own tests check the named budget)
+    monkeypatch.setattr(perseus_named, "BUDGET", {"beliefs": 10, "iterations": 2, "seed": 0})
     out = tmp_path / "results"
     argv = ["benchmark", "run", "teams/uniform-2-v0", "--policy", "baselines", "--episodes", "2", "--max-steps", "4",
             "--out", str(out), "--quiet"]
     assert main(argv) == 0
     files = sorted(out.iterdir())
-    assert len(files) == 4 and "4 run, 0 reused" in capsys.readouterr().out
+    assert len(files) == 5 and "5 run, 0 reused" in capsys.readouterr().out
     first = {f.name: f.read_bytes() for f in files}
     files[0].write_bytes(first[files[0].name][:-7])  # cut: refused, run again
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert f"{files[0]}: not reused (results: {files[0]}, row 2 (line 3)" in text and "1 run, 3 reused" in text
+    assert f"{files[0]}: not reused (results: {files[0]}, row 2 (line 3)" in text and "1 run, 4 reused" in text
     assert {f.name: f.read_bytes() for f in sorted(out.iterdir())} == first
     assert main([*argv[:6], "3", *argv[7:]]) == 0  # three episodes asked for: none of the files is that run
     assert "2 episodes where 3 are asked for" in capsys.readouterr().out

@@ -15,6 +15,7 @@ concentration is read at height 0, times ``conc_scale``; the wind is reported in
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import namedtuple
 from dataclasses import dataclass, replace
@@ -111,11 +112,16 @@ class Wind(metaclass=CheckedArguments):
                 "interpolation": self.interpolation, **self._regime_metadata()}
 
     def _regime_metadata(self) -> dict:
-        if self.regime == "constant":  # as before regimes existed
+        record = {"regime": self.regime, "switch_degrees": self.switch_degrees, "switch_after": list(self.switch_after),
+                  "switch_every": self.switch_every, "switch_jitter": self.switch_jitter,
+                  "direction_std": self.direction_std, "direction_max": self.direction_max, "sparsity": self.sparsity}
+        # a constant wind with the regimes' default fields is written as before regimes existed; other
+        # values of those fields (unused by a constant wind) are written, so the record loads back equal
+        defaults = {f.name: f.default for f in dataclasses.fields(self) if f.name in record}
+        if self.regime == "constant" and all(tuple(v) == defaults[k] if isinstance(v, list) else v == defaults[k]
+                                             for k, v in record.items()):
             return {}
-        return {"regime": self.regime, "switch_degrees": self.switch_degrees, "switch_after": list(self.switch_after),
-                "switch_every": self.switch_every, "switch_jitter": self.switch_jitter,
-                "direction_std": self.direction_std, "direction_max": self.direction_max, "sparsity": self.sparsity}
+        return record
 
 
 # ---------------------------------------------------------------------------------------------
