@@ -74,6 +74,6 @@ TASKS = tuple(_otto(case) for case in STOP_T) + (
               "centre and moving to one of its six face neighbours; it observes its hits and carries the "
               "posterior over the cube. Success: stepping onto the source within 1000 steps."),
         references=REFERENCES,
-        baselines=("infotaxis", "space-aware-infotaxis", "random", "perseus"),
+        baselines=BASELINES,
     ),
 )
