@@ -27,8 +27,6 @@ import json
 import sys
 import warnings
 
-import numpy as np
-
 from .. import files
 from ..checks import shown
 from ..engine import jit
@@ -116,27 +114,6 @@ def _store(path, policy) -> None:
         warnings.warn(f"perseus: could not cache the solve in {path} ({exc})", RuntimeWarning, stacklevel=3)
 
 
-def every_move(policy):
-    """``policy`` with, for each move no vector has, the vector of that move at the floor value
-    (``-1 / (1 - discount)``, 0 on the source: the solver's first set), after the others.
-
-    A short solve can end with vectors of a few moves only (every point met preferred them); in a
-    corner where none of those moves stays in the grid ``Perseus.decide`` has no vector to act on.
-    Every backed-up vector is worth at least the floor everywhere, and a decision takes the first
-    vector of highest value, so the added vectors decide only where no other one applies: the
-    policy's value on every belief the solve met is unchanged."""
-    from .perseus_problem import floor_value
-
-    missing = sorted(set(range(len(policy.moves))) - set(policy.actions.tolist()))
-    if not missing:
-        return policy
-    alphas = policy.alphas
-    floor = np.full((len(missing),) + alphas.shape[1:], floor_value(policy.discount))
-    floor[(slice(None),) + tuple((n - 1) // 2 for n in alphas.shape[1:])] = 0.0
-    return type(policy)(np.concatenate([alphas, floor]), np.concatenate([policy.actions, missing]), policy.scenario,
-                        discount=policy.discount, report=policy.report)
-
-
 def solved(scenario):
     """The named policy's ``Perseus`` for ``scenario`` (refused by ``Perseus.solve`` with a
     ``ValidationError`` where it cannot act): from this process's solves, else from the disk
@@ -157,8 +134,8 @@ def solved(scenario):
         if policy is None:
             from .perseus import Perseus
 
-            policy = every_move(Perseus.solve(sc, beliefs=budget["beliefs"], iterations=budget["iterations"],
-                                              seed=budget["seed"], progress=True))
+            policy = Perseus.solve(sc, beliefs=budget["beliefs"], iterations=budget["iterations"],
+                                   seed=budget["seed"], progress=True)
             if path is not None:
                 _store(path, policy)
         _solved[key] = policy

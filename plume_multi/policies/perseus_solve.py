@@ -464,5 +464,26 @@ def solve(cls, scenario, *, beliefs: int = 1000, discount: float = DEFAULT_DISCO
                 break
     report = SolveReport(done, time.perf_counter() - began, sample_seconds, nb, tuple(lower), upper, tuple(sizes),
                          tuple(backups), stopped, discount)
-    return cls(table.T.reshape((count,) + tuple(2 * s - 1 for s in plume.shape)), actions, scenario,
-                   discount=discount, report=report)
+    return every_move(cls(table.T.reshape((count,) + tuple(2 * s - 1 for s in plume.shape)), actions, scenario,
+                          discount=discount, report=report))
+
+
+def every_move(policy):
+    """``policy`` with, for each move no vector has, the vector of that move at the floor value
+    (``-1 / (1 - discount)``, 0 on the source: the solver's first set), after the others. ``solve``
+    returns its set so completed.
+
+    A solve can end with vectors of a few moves only (every point met preferred them); in a corner
+    where none of those moves stays in the grid ``Perseus.decide`` would have no vector to act on.
+    Every backed-up vector is worth at least the floor everywhere, and a decision takes the first
+    vector of highest value, so the added vectors decide only where no other one applies: the
+    policy's value on every belief the solve met is unchanged."""
+    missing = sorted(set(range(len(policy.moves))) - set(policy.actions.tolist()))
+    if not missing:
+        return policy
+    alphas = policy.alphas
+    floor = np.full((len(missing),) + alphas.shape[1:], floor_value(policy.discount))
+    floor[(slice(None),) + tuple((n - 1) // 2 for n in alphas.shape[1:])] = 0.0
+    return type(policy)(np.concatenate([alphas, floor]), np.concatenate([policy.actions, missing]), policy.scenario,
+                        discount=policy.discount, report=policy.report)
+

@@ -110,7 +110,8 @@ def backup(p, cell, alphas, actions, moves, lik, discount, floor):
 def solve(beliefs, cells, moves, lik, discount, iterations, seed):
     """Perseus on the points ``beliefs`` ``(B, D, H, W)`` at ``cells`` ``(B, 3)``, from one vector
     per move at ``-1 / (1 - discount)``: ``(alphas (n, 2D-1, 2H-1, 2W-1), actions (n,), mean values
-    of the points before the first stage and after each)``."""
+    of the points before the first stage and after each)``; every move keeps a vector (its first
+    one, after the others, when the stages kept none of it)."""
     floor = -1.0 / (1.0 - discount)
     shape3 = beliefs.shape[1:]
     box = lik.shape[1:]
@@ -139,6 +140,10 @@ def solve(beliefs, cells, moves, lik, discount, iterations, seed):
         alphas, actions = new_alphas, new_actions
         olds = [best(b, c, alphas, actions, moves) for b, c in zip(beliefs, cells)]
         means.append(float(np.mean([v for v, _ in olds])))
+    for a in range(len(moves)):  # a move no vector kept gets its first vector back, after the others
+        if a not in actions:
+            alphas.append(first.copy())
+            actions.append(a)
     return np.array(alphas), np.array(actions), means
 
 

@@ -86,8 +86,11 @@ def test_a_task_it_cannot_act_in_is_refused_before_anything_is_solved(counted):
 
 
 def test_every_move_gets_a_vector_and_the_others_decide_as_before():
+    from plume_multi.policies.perseus_solve import every_move
+
     sc = _scenario()
     full = Perseus.solve(sc, beliefs=30, iterations=4, seed=0)
+    assert sorted(set(full.actions.tolist())) == list(range(len(full.moves)))  # solve completes its set
     keep = full.actions == full.actions[0]  # the vectors of one move only
     part = Perseus(full.alphas[keep], full.actions[keep], full.scenario, discount=full.discount)
     move = part.moves[full.actions[0]]
@@ -96,7 +99,7 @@ def test_every_move_gets_a_vector_and_the_others_decide_as_before():
     belief[0, corner[0, 1], corner[0, 0]] = 0.0
     with pytest.raises(ValidationError, match="has no alpha vector whose move stays inside the grid"):
         part.decide(belief, corner)
-    done = pn.every_move(part)
+    done = every_move(part)
     assert done.n_alphas == part.n_alphas + 3 and sorted(done.actions.tolist()[-3:]) == sorted(
         set(range(4)) - {int(full.actions[0])})
     assert done.decide(belief, corner)[0] != full.actions[0]
@@ -104,7 +107,7 @@ def test_every_move_gets_a_vector_and_the_others_decide_as_before():
     belief[0] = 1.0 / 80
     belief[0, 4, 4] = 0.0
     assert done.decide(belief, inner).tolist() == part.decide(belief, inner).tolist()
-    assert pn.every_move(done) is done
+    assert every_move(done) is done
 
 
 def test_a_task_is_scored_by_name(counted):
