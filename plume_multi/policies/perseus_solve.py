@@ -486,4 +486,3 @@ def every_move(policy):
     floor[(slice(None),) + tuple((n - 1) // 2 for n in alphas.shape[1:])] = 0.0
     return type(policy)(np.concatenate([alphas, floor]), np.concatenate([policy.actions, missing]), policy.scenario,
                         discount=policy.discount, report=policy.report)
-
