@@ -88,10 +88,10 @@ browser:
 # and less while Ray's runners start or its processes wait on each other, so run after the suite
 # they left a core idle for most of their time; beside it, the suite's workers take up that slack,
 # and the suite's own tail (one worker finishing its last group) is filled too. -O prints each
-# one's output whole, when it ends. PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never
-# skips, without chromium.
+# one's output whole, when it ends; -k runs every group even when another failed (make test still
+# fails). PLUME_REQUIRE_BROWSER=1: the docs' browser check fails, never skips, without chromium.
 test:
-	$(MAKE) --no-print-directory -j4 -O test-suite test-ray test-agilerl
+	$(MAKE) --no-print-directory -j4 -k -O test-suite test-ray test-agilerl
 
 # Every environment of the tests, without running them.
 test-deps:
