@@ -53,6 +53,10 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
+from . import numba_memo
+
+numba_memo.install()  # before anything compiles: Numba's repeated work on inlined code, done once
+
 __all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files", "prune",
            "cache_failed", "compiled_in_memory"]
 

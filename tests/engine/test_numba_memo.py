@@ -1,0 +1,140 @@
+"""Numba's repeated work on inlined code is done once (plume_multi/engine/numba_memo.py), and the
+compiled code is the same."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import numba
+import numpy as np
+import pytest
+from numba import njit
+from numba.core import inline_closurecall
+from numba.extending import overload
+
+from plume_multi.engine import jit, numba_memo  # importing jit installs the memos
+
+
+def test_the_memos_are_installed_on_this_numba():
+    # Written against Numba 0.68: another release runs without them, slower to compile; this
+    # test then fails, to say that its code must be read again.
+    assert numba_memo.installed(), f"Numba {numba.__version__}: the compile memos are not installed"
+
+
+@pytest.fixture
+def translations(monkeypatch):
+    """How often each Python function was translated for inlining."""
+    counts: dict = {}
+    original = inline_closurecall.InlineWorker.run_untyped_passes
+
+    def counting(self, func, enable_ssa=False):
+        counts[func.__name__] = counts.get(func.__name__, 0) + 1
+        return original(self, func, enable_ssa)
+
+    monkeypatch.setattr(inline_closurecall.InlineWorker, "run_untyped_passes", counting)
+    return counts
+
+
+def _stub(x):
+    """A reader of the kind the engine's ``sample_at`` is: an overload, inlined."""
+
+
+@overload(_stub, inline="always")
+def _stub_overload(x):
+    def stub_impl(x):
+        return x * 2.0 + 1.0
+    return stub_impl
+
+
+def test_an_inlined_overload_is_typed_once_however_many_calls(translations):
+    @njit
+    def many(x):
+        total = 0.0
+        for _ in range(3):  # a loop: type inference passes over the calls more than once
+            total += _stub(x) + _stub(x + 1.0) + _stub(x + 2.0) + _stub(x + 3.0) + _stub(x + 4.0)
+            total += _stub(x + 5.0) + _stub(x + 6.0) + _stub(x + 7.0) + _stub(x + 8.0) + _stub(x + 9.0)
+        return total
+
+    assert many(1.0) == 3 * sum(2.0 * (1.0 + k) + 1.0 for k in range(10))
+    assert translations.get("stub_impl") == 1  # Numba alone: once per call site and pass
+
+
+@njit(inline="always")
+def _leaf(x):
+    return x + 1.0
+
+
+@njit(inline="always")
+def _middle(x):
+    return _leaf(x) * _leaf(x + 1.0) - _leaf(x + 2.0)
+
+
+def test_a_function_inlined_at_many_sites_and_depths_is_translated_once_per_compile(translations):
+    @njit
+    def top(x):
+        return _middle(x) + _middle(x * 2.0) + _middle(x * 3.0) + _leaf(x)
+
+    def ref(x):
+        def middle(y):
+            return (y + 1.0) * (y + 2.0) - (y + 3.0)
+        return middle(x) + middle(2.0 * x) + middle(3.0 * x) + x + 1.0
+
+    assert top(1.5) == ref(1.5)
+    # without the memo: _middle at each of its 3 sites, _leaf at 3 sites in each translation of
+    # _middle and once more in top
+    assert translations == {"_middle": 1, "_leaf": 1}
+
+
+def test_a_global_changed_between_two_compiles_is_seen_by_the_second():
+    # Numba reads a global when it translates a function: the memo lasts one compile, so a later
+    # compile translates again and sees the new value, as it would without the memo
+    module = types.ModuleType("plume_multi_memo_globals")
+    exec("from numba import njit\nK = 1.0\n\n@njit(inline='always')\ndef scaled(x):\n    return K * x\n\n"
+         "def make():\n    @njit\n    def f(x):\n        return scaled(x) + scaled(x)\n    return f\n",
+         module.__dict__)
+    first = module.make()
+    assert first(2.0) == 4.0
+    module.K = 10.0
+    second = module.make()
+    assert second(2.0) == 40.0
+    assert first(2.0) == 4.0  # compiled before: unchanged, as Numba's own
+
+
+_EPISODE = """
+import json
+import numpy as np
+from plume_multi import Scenario, Simulator, bodies, plumes, rewards, sensors
+from plume_multi.engine import numba_memo
+# the oriented row of benchmarks/models.py: the engine's inlined readers (sample_at, wind_at) at
+# several sites
+sc = Scenario(plume=plumes.Gaussian(wind=(1.0, 0.0)), action_model=bodies.Oriented(turn_degrees=45),
+              sensors=(sensors.Antennae(), sensors.Wind(), sensors.Heading()), reward=rewards.StepPenalty(),
+              grid_size=(24, 16), n_agents=3)
+sim = Simulator(sc, num_worlds=4)
+out = [sim.reset(seed=11).tolist()]
+rng = np.random.default_rng(5)
+for _ in range(40):
+    out.append([a.tolist() for a in sim.step(rng.integers(0, sc.n_actions, 12))])
+print(json.dumps([numba_memo.installed(), out]))
+"""
+
+
+def _episode(env: dict):
+    out = subprocess.run([sys.executable, "-c", _EPISODE], capture_output=True, text=True,
+                         env={**os.environ, "PLUME_MULTI_QUIET": "1", **env}, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_driver_compiled_with_and_without_the_memos_gives_the_same_episodes(tmp_path):
+    # with them: from the suite's cache when another test compiled it (with the memos); without:
+    # compiled in a cache of its own
+    with_memo = _episode({})
+    without = _episode({"PLUME_MULTI_CACHE_DIR": str(tmp_path / "cache"), "PLUME_MULTI_NUMBA_MEMO": "0"})
+    assert with_memo[0] is True and without[0] is False
+    assert with_memo[1] == without[1]  # every observation, reward and flag, bit for bit (JSON floats)
+    assert np.asarray(with_memo[1][-1][0]).std() > 0
