@@ -742,7 +742,8 @@ def _scenario(args: dict) -> Scenario:
         if args[key] is not None:
             kwargs[key] = args[key]
     size = kwargs.get("grid_size")
-    if isinstance(size, (tuple, list, np.ndarray)) and np.ndim(size) == 1 and len(size) == 3:
+    # a length, not np.ndim: a ragged value such as (None, []) is Scenario's to refuse, by name
+    if (isinstance(size, (tuple, list)) or isinstance(size, np.ndarray) and size.ndim == 1) and len(size) == 3:
         expected = ("(width, height): the single-agent environment is 2-D (its contract). For 3-D worlds use "
                     "Simulator, vector_env, multi_agent_vector_env or parallel_env")
         raise ValidationError(f"PlumeSearchEnv grid_size: got {tuple(size)!r}; expected {expected}",

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import plume_multi
 from plume_multi import PlumeError, PlumeSearchEnv
@@ -98,6 +98,7 @@ def _same(a, b) -> bool:
 
 @FAST
 @given(name=st.sampled_from(SINGLE_ARGS), value=values_or_keyed)
+@example(name="grid_size", value=(None, []))  # ragged: np.ndim raised NumPy's ValueError
 def test_plume_search_env_constructor(name, value):
     if call(PlumeSearchEnv, [name], **{**SINGLE, name: value}):
         return
