@@ -22,7 +22,7 @@ step runs as fast as a hand-written loop. Numba 0.68 repeats work for each of th
    and the blocks share it as the original blocks do.
 
 The generated code is the same; what changes is the time to compile it (the driver of the nine
-reference sensors: 27 -> 17 s of CPU; ``benchmarks/first_step.py``, docs/latency.md). The memos
+reference sensors: about 27 -> 18 s of CPU; docs/benchmarks.md, *Time to the first step*). The memos
 replace private functions of Numba, so they are installed only where those are as this module
 expects (Numba 0.68, whose code was read); elsewhere, and with
 ``PLUME_MULTI_NUMBA_MEMO=0``, Numba runs as released. ``installed()`` says which.
