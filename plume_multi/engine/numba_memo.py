@@ -21,11 +21,12 @@ step runs as fast as a hand-written loop. Numba 0.68 repeats work for each of th
    function, once per block): one memo for all the blocks of one copy, so the scope is copied once,
    and the blocks share it as the original blocks do.
 
-The generated code is the same; what changes is the time to compile it (the driver of the nine
-reference sensors: about 27 -> 18 s of CPU; docs/benchmarks.md, *Time to the first step*). The memos
-replace private functions of Numba, so they are installed only where those are as this module
-expects (Numba 0.68, whose code was read); elsewhere, and with
-``PLUME_MULTI_NUMBA_MEMO=0``, Numba runs as released. ``installed()`` says which.
+The step computes the same (a driver's episodes with and without the memos are equal, bit for
+bit) at the same speed; what changes is the time to compile it (the driver of the nine reference
+sensors: about 27 -> 18 s of CPU; docs/benchmarks.md, *Time to the first step*). The memos replace
+private functions of Numba, so they are installed only where those are as this module expects
+(Numba 0.68, whose code was read); elsewhere, and with ``PLUME_MULTI_NUMBA_MEMO=0``, Numba runs as
+released. ``installed()`` says which.
 """
 
 from __future__ import annotations
