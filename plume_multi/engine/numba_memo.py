@@ -38,7 +38,7 @@ import numba
 
 __all__ = ["install", "installed"]
 
-_SUPPORTED = ((0, 68), (0, 68))  # the Numba releases whose code these memos were written against (read)
+_SUPPORTED = (0, 68)  # the Numba release whose code these memos were written against (read)
 _state = {"installed": False}
 
 
@@ -50,8 +50,8 @@ def installed() -> bool:
 def _version() -> tuple:
     try:
         return tuple(int(p) for p in numba.__version__.split(".")[:2])
-    except ValueError:
-        return (0, 0)
+    except ValueError:  # a development build's version string
+        return ()
 
 
 def install() -> bool:
@@ -59,7 +59,7 @@ def install() -> bool:
     for, or ``PLUME_MULTI_NUMBA_MEMO=0``."""
     if _state["installed"]:
         return True
-    if os.environ.get("PLUME_MULTI_NUMBA_MEMO", "1") == "0" or not _SUPPORTED[0] <= _version() <= _SUPPORTED[1]:
+    if os.environ.get("PLUME_MULTI_NUMBA_MEMO", "1") == "0" or _version() != _SUPPORTED:
         return False
     from numba.core import event, inline_closurecall, ir
     from numba.core import targetconfig
@@ -82,20 +82,17 @@ def install() -> bool:
 
 def _memo_overloads(template, targetconfig) -> None:
     generic = template.generic
+    typed: dict = {}  # (template class, and _impl_cache's key) -> signature
 
     def memo_generic(self, args, kws):
         if self._inline.is_never_inline:  # a compiled call: Numba caches it itself
             return generic(self, args, kws)
-        memo = type(self).__dict__.get("_plume_multi_memo")
-        if memo is None:
-            memo = {}
-            setattr(type(self), "_plume_multi_memo", memo)
-        key = (self.context, tuple(args), tuple(kws.items()), targetconfig.ConfigStack.top_or_none())
-        sig = memo.get(key)
+        key = (type(self), self.context, tuple(args), tuple(kws.items()), targetconfig.ConfigStack.top_or_none())
+        sig = typed.get(key)
         if sig is None:
             sig = generic(self, args, kws)
             if sig is not None:
-                memo[key] = sig
+                typed[key] = sig
         return sig
 
     template.generic = memo_generic

@@ -1,5 +1,5 @@
 """Numba's repeated work on inlined code is done once (plume_multi/engine/numba_memo.py), and the
-compiled code is the same."""
+step computes the same."""
 
 from __future__ import annotations
 
