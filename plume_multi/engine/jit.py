@@ -53,9 +53,10 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
-from . import numba_memo
+from . import numba_link, numba_memo
 
 numba_memo.install()  # before anything compiles: Numba's repeated work on inlined code, done once
+numba_link.install()  # and a call of a large compiled function refers to its code instead of copying it
 
 __all__ = ["njit", "CACHE_DIR", "CACHE_ROOT", "CACHING", "PACKAGE_DIR", "source_digest", "module_files", "prune",
            "cache_failed", "compiled_in_memory"]
@@ -319,7 +320,8 @@ class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
         digest, self.hashes, self.trusted = _sources_of(self._module)
         if not self.trusted:  # a source edited since the process started: matches no index
             return ("edited since this process started", uuid.uuid4().hex)
-        return ("sources", stamp, digest)
+        # code that refers to its callees' (numba_link) and code that copies them are kept apart
+        return ("sources", stamp, digest, "references" if numba_link.installed() else "copies")
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -453,6 +455,8 @@ def _guard(cache):
         return
     try:
         yield
+    except numba_link.StaleReference:  # code referring to a callee this process holds under another name
+        return  # not an error: the function compiles again, and the next save replaces the stored code
     except Exception as exc:  # a full disk, a truncated or corrupt file: the cache is an optimisation
         index = getattr(cache._cache_file, "_index_path", cache.cache_path)
         cache_failed(index, exc)
