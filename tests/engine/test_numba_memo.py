@@ -108,7 +108,7 @@ _EPISODE = """
 import json
 import numpy as np
 from plume_multi import Scenario, Simulator, bodies, plumes, rewards, sensors
-from plume_multi.engine import numba_memo
+from plume_multi.engine import numba_link, numba_memo
 # the oriented row of benchmarks/models.py: the engine's inlined readers (sample_at, wind_at) at
 # several sites
 sc = Scenario(plume=plumes.Gaussian(wind=(1.0, 0.0)), action_model=bodies.Oriented(turn_degrees=45),
@@ -119,7 +119,7 @@ out = [sim.reset(seed=11).tolist()]
 rng = np.random.default_rng(5)
 for _ in range(40):
     out.append([a.tolist() for a in sim.step(rng.integers(0, sc.n_actions, 12))])
-print(json.dumps([numba_memo.installed(), out]))
+print(json.dumps([numba_memo.installed() and numba_link.installed(), out]))
 """
 
 
@@ -131,10 +131,11 @@ def _episode(env: dict):
 
 
 def test_a_driver_compiled_with_and_without_the_memos_gives_the_same_episodes(tmp_path):
-    # with them: from the suite's cache when another test compiled it (with the memos); without:
-    # compiled in a cache of its own
+    # with the memos and numba_link's references: from the suite's cache when another test compiled
+    # it; without either (Numba as released): compiled in a cache of its own
     with_memo = _episode({})
-    without = _episode({"PLUME_MULTI_CACHE_DIR": str(tmp_path / "cache"), "PLUME_MULTI_NUMBA_MEMO": "0"})
+    without = _episode({"PLUME_MULTI_CACHE_DIR": str(tmp_path / "cache"), "PLUME_MULTI_NUMBA_MEMO": "0",
+                        "PLUME_MULTI_NUMBA_LINK": "0"})
     assert with_memo[0] is True and without[0] is False
     assert with_memo[1] == without[1]  # every observation, reward and flag, bit for bit (JSON floats)
     assert np.asarray(with_memo[1][-1][0]).std() > 0
