@@ -33,9 +33,11 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 import weakref
 
 import numba
+from numba.core.errors import NumbaIRAssumptionWarning
 
 __all__ = ["install", "installed", "StaleReference", "MIN_INSTRUCTIONS", "references"]
 
@@ -195,7 +197,9 @@ def _load(module: str, qualname: str, args: tuple) -> None:
         fn = found
         for part in qualname.split("."):
             fn = getattr(fn, part)
-        fn.compile(args)
+        with warnings.catch_warnings():  # as compile_entry: Numba's pedantic check of an overload inlined twice
+            warnings.simplefilter("ignore", NumbaIRAssumptionWarning)
+            fn.compile(args)
     except StaleReference:
         raise
     except Exception as exc:  # gone, renamed, or no longer compiling: the caller compiles again
