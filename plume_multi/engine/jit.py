@@ -448,21 +448,26 @@ _numba_guard = caching.Cache._guard_against_spurious_io_errors
 def _guard(cache):
     """Numba's guard around loading and saving a cached function, for this package's caches: a
     failure is reported once and swallowed (``load_overload`` then returns None: Numba compiles;
-    ``save_overload`` keeps the compiled code in memory)."""
-    if not isinstance(getattr(cache._impl, "locator", None), _PackageCacheLocator):
-        with _numba_guard(cache):
-            yield
-        return
+    ``save_overload`` keeps the compiled code in memory). For every cache: code referring to a callee
+    this process holds under another symbol (``numba_link.StaleReference``) is not an error: the
+    function compiles again, and the next save replaces the stored code."""
     try:
-        yield
-    except numba_link.StaleReference:  # code referring to a callee this process holds under another name
-        return  # not an error: the function compiles again, and the next save replaces the stored code
-    except Exception as exc:  # a full disk, a truncated or corrupt file: the cache is an optimisation
-        index = getattr(cache._cache_file, "_index_path", cache.cache_path)
-        cache_failed(index, exc)
-        if not isinstance(exc, OSError):  # a corrupt index: remove it, so the next save writes a good one
-            with contextlib.suppress(OSError):
-                os.unlink(index)
+        if not isinstance(getattr(cache._impl, "locator", None), _PackageCacheLocator):
+            with _numba_guard(cache):
+                yield
+            return
+        try:
+            yield
+        except numba_link.StaleReference:
+            raise
+        except Exception as exc:  # a full disk, a truncated or corrupt file: the cache is an optimisation
+            index = getattr(cache._cache_file, "_index_path", cache.cache_path)
+            cache_failed(index, exc)
+            if not isinstance(exc, OSError):  # a corrupt index: remove it, so the next save writes a good one
+                with contextlib.suppress(OSError):
+                    os.unlink(index)
+    except numba_link.StaleReference:
+        return
 
 
 caching.Cache._guard_against_spurious_io_errors = _guard

@@ -9,7 +9,7 @@ for each function above it. LLVM's inliner does not inline a large function anyw
 nothing at run time.
 
 Here a callee of at least ``MIN_INSTRUCTIONS`` LLVM instructions, compiled by a cached dispatcher
-(``njit(cache=True)``, as every kernel of the package), is not linked: the caller's call stays a
+(``njit(cache=True)``) of the package or of a generated step driver, is not linked: the caller's call stays a
 reference to the callee's symbol, which Numba's execution engine (one per process) already holds
 (the callee was compiled, or loaded, before its caller). A smaller one is linked as Numba does, so
 LLVM may inline it.
@@ -44,7 +44,8 @@ __all__ = ["install", "installed", "StaleReference", "MIN_INSTRUCTIONS", "refere
 _SUPPORTED = (0, 68)  # the Numba release whose code this was written against (read)
 # LLVM's inliner does not inline a function this large (its threshold at -O3 is a cost of about 250)
 MIN_INSTRUCTIONS = 300
-_KIND = "object+references"  # the serialization kind of machine code that refers to other code
+_KIND = "object+references"
+_MODULES = ("plume_multi.", "plume_multi_driver_")  # whose compiled functions may be referred to  # the serialization kind of machine code that refers to other code
 _state = {"installed": False}
 _OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # library -> (module, qualname, args, symbol)
 _LARGE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # library -> its function is large
@@ -75,10 +76,11 @@ def _version() -> tuple:
 
 def install() -> bool:
     """Install it (once per process); False where this Numba is not the one it was written for, or
-    ``PLUME_MULTI_NUMBA_LINK=0``."""
+    ``PLUME_MULTI_NUMBA_LINK=0``. With ``PLUME_MULTI_NUMBA_LINK=0`` on Numba 0.68, cached code that
+    refers to other code (another process's) is still understood: loaded as above, never an error."""
     if _state["installed"]:
         return True
-    if os.environ.get("PLUME_MULTI_NUMBA_LINK", "1") == "0" or _version() != _SUPPORTED:
+    if _version() != _SUPPORTED:
         return False
     from numba.core import codegen, dispatcher
 
@@ -87,6 +89,11 @@ def install() -> bool:
               getattr(library, "serialize_using_object_code", None), getattr(library, "_unserialize", None),
               getattr(library, "_get_module_for_linking", None), getattr(codegen.JitEngine, "is_symbol_defined", None))
     if any(f is None for f in needed):
+        return False
+    if not _state.get("reading"):
+        _read_references(library)
+        _state["reading"] = True
+    if os.environ.get("PLUME_MULTI_NUMBA_LINK", "1") == "0":
         return False
     _own_libraries(dispatcher._DispatcherBase)
     _refer_to_large_callees(library)
@@ -102,12 +109,15 @@ def _own_libraries(base) -> None:
     def add_overload_owned(self, cres):
         add_overload(self, cres)
         py_func = getattr(self, "py_func", None)
+        module = getattr(py_func, "__module__", None) or ""
         qualname = getattr(py_func, "__qualname__", "")
         cache = getattr(self, "_cache", None)
-        if (py_func is None or cres.objectmode or "<locals>" in qualname or cache is None
+        # the package's functions and generated drivers only: their callers are the package's, the
+        # drivers and the user's models, all cached where this module is installed to read them
+        if (not module.startswith(_MODULES) or cres.objectmode or "<locals>" in qualname or cache is None
                 or type(cache).__name__ == "NullCache"):
             return
-        _OWNERS[cres.library] = (py_func.__module__, qualname, tuple(cres.signature.args), cres.fndesc.mangled_name)
+        _OWNERS[cres.library] = (module, qualname, tuple(cres.signature.args), cres.fndesc.mangled_name)
 
     base.add_overload = add_overload_owned
 
@@ -156,10 +166,8 @@ def _refer_to_large_callees(library) -> None:
 
 
 def _store_references(library) -> None:
-    """Machine code that refers to callees is cached with what it refers to; loading it loads them
-    first and checks every symbol (``StaleReference`` where one is missing)."""
+    """Machine code that refers to callees is cached with what it refers to."""
     serialize = library.serialize_using_object_code
-    unserialize = library._unserialize.__func__
 
     def serialize_with_references(self):
         name, kind, data = serialize(self)
@@ -167,6 +175,14 @@ def _store_references(library) -> None:
         if refs:
             return name, _KIND, (data, tuple(sorted(refs.items())))
         return name, kind, data
+
+    library.serialize_using_object_code = serialize_with_references
+
+
+def _read_references(library) -> None:
+    """Loading machine code that refers to callees loads them first and checks every symbol
+    (``StaleReference`` where one is missing)."""
+    unserialize = library._unserialize.__func__
 
     def unserialize_with_references(cls, codegen, state):
         name, kind, data = state
@@ -181,7 +197,6 @@ def _store_references(library) -> None:
         library._plume_references = dict(refs)
         return library
 
-    library.serialize_using_object_code = serialize_with_references
     library._unserialize = classmethod(unserialize_with_references)
 
 

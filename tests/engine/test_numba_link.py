@@ -21,7 +21,8 @@ def test_references_are_installed_on_this_numba():
     assert numba_link.installed(), f"Numba {numba.__version__}: numba_link is not installed"
 
 
-# A module of the user's: `big` is far over MIN_INSTRUCTIONS (a chain of 200 dependent operations
+# A module named as the engine's generated step drivers are (whose functions, with the package's, may
+# be referred to), in a folder of its own: `big` is far over MIN_INSTRUCTIONS (a chain of 200 dependent operations
 # LLVM cannot fold), `small` far under it; `caller` calls both.
 _MODULE = "import math\nfrom plume_multi.engine.jit import njit\n\n\n@njit\ndef big(x):\n" + "".join(
     f"    x = math.sin(x * {1 + k / 1000}) + {k}.5\n" for k in range(200)) + """    return x
@@ -55,7 +56,7 @@ _RUN = textwrap.dedent("""
             pass
 
     event.register("numba:compile", Compiles())
-    import linked
+    import plume_multi_driver_linktest as linked
     value = linked.caller(0.25)
     names = [c for c in compiled if c in ("big", "small", "caller")]
     linked.small.compile(linked.caller.signatures[0])  # loaded only where copied: its symbol's name
@@ -89,7 +90,7 @@ def _reference(x: float) -> float:
 
 
 def _module(folder) -> None:
-    path = folder / "linked.py"
+    path = folder / "plume_multi_driver_linktest.py"
     path.write_text(_MODULE)
     os.utime(path, (path.stat().st_mtime - 60, path.stat().st_mtime - 60))  # written before the processes start
 
@@ -112,7 +113,7 @@ def test_a_large_callee_is_referred_to_and_the_cache_loads_checks_and_mends_the_
 
     # big compiled again in a process that numbers its functions otherwise: caller's stored code
     # refers to a symbol this process does not hold, so caller compiles again, with no warning
-    for path in (cache / jit.VERSION / "numba").rglob("linked.big-*"):
+    for path in (cache / jit.VERSION / "numba").rglob("plume_multi_driver_linktest.big-*"):
         path.unlink()
     third = _run(tmp_path, cache, shift=7)
     assert third["value"] == want and third["compiled"] == ["big", "caller"]
