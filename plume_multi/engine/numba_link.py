@@ -5,14 +5,14 @@ When compiled code calls another compiled function, Numba 0.68 links the callee'
 (its own callees' copies included) into the caller's, optimises the result and emits all of it again
 (``CPUCodeLibrary.finalize``). A driver's step calls ``reset_world``, which calls the plume's reset,
 which calls the puff physics, ...: the code at the bottom of such a tree is optimised and emitted once
-for each function above it. LLVM's inliner does not inline a large function anyway, so the copy buys
-nothing at run time.
+for each function above it. The copy lets LLVM inline the callee, which pays for a small function
+and seldom for a large one (LLVM inlines one mostly where it has a single call site).
 
 Here a callee of at least ``MIN_INSTRUCTIONS`` LLVM instructions, compiled by a cached dispatcher
-(``njit(cache=True)``) of the package or of a generated step driver, is not linked: the caller's call stays a
-reference to the callee's symbol, which Numba's execution engine (one per process) already holds
-(the callee was compiled, or loaded, before its caller). A smaller one is linked as Numba does, so
-LLVM may inline it.
+(``njit(cache=True)``) of the package or of a generated step driver, is not linked: the caller's
+call stays a reference to the callee's symbol, which Numba's execution engine (one per process)
+already holds (the callee was compiled, or loaded, before its caller). A smaller one is linked as
+Numba does, so LLVM may inline it.
 
 The cache: machine code that refers to a callee's symbol stores what it refers to (the callee's
 module, name and signature, and the symbol). Loading it first loads each callee (from the cache, or
@@ -42,10 +42,11 @@ from numba.core.errors import NumbaIRAssumptionWarning
 __all__ = ["install", "installed", "StaleReference", "MIN_INSTRUCTIONS", "references"]
 
 _SUPPORTED = (0, 68)  # the Numba release whose code this was written against (read)
-# LLVM's inliner does not inline a function this large (its threshold at -O3 is a cost of about 250)
+# over LLVM's inlining threshold (a cost of about 250 at -O3) for a function called from several sites;
+# 0 and 100 compiled no faster on the first-step rows (within the machine's noise)
 MIN_INSTRUCTIONS = 300
-_KIND = "object+references"
-_MODULES = ("plume_multi.", "plume_multi_driver_")  # whose compiled functions may be referred to  # the serialization kind of machine code that refers to other code
+_KIND = "object+references"  # the serialization kind of machine code that refers to other code
+_MODULES = ("plume_multi.", "plume_multi_driver_")  # whose compiled functions may be referred to
 _state = {"installed": False}
 _OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # library -> (module, qualname, args, symbol)
 _LARGE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # library -> its function is large
