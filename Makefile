@@ -103,7 +103,7 @@ test-suite: $(VENV)/.installed-test browser
 # The Ray tests (PLUME_REQUIRE_RAY=1: a missing Ray fails, never skips), then the Gymnasium-facing
 # tests again on RLlib's Gymnasium. RAY_worker_niceness=0: Ray starts its workers (RLlib's remote
 # runners) at niceness 15, so beside the suite they got almost no CPU and finished last, alone,
-# after the suite (two runner tests took 433 and 259 s for what takes tens of seconds on an idle machine).
+# after the suite (two runner tests took 433 and 259 s; the whole group takes 135 s on an idle machine).
 test-ray: $(RAY_VENV)/.installed
 	RAY_worker_niceness=0 PLUME_REQUIRE_RAY=1 $(RAY_BIN)/python -m pytest -q -m ray tests/integrations/test_rllib.py tests/integrations/test_benchmarl.py \
 		tests/test_evaluation.py tests/test_compat.py
