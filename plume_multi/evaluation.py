@@ -613,12 +613,16 @@ def evaluate(policy, scenario, episodes: int, seed: int = 0, *, num_worlds: int 
         raise ValidationError(f"until: got {until!r}; expected one of {list(UNTIL)}")
     if tasks is not None:
         tasks = _check_int("tasks", tasks, 1)
-    policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
-    if not callable(policy):
-        raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory of one")
-    capabilities.check(scenario, policy)  # the policy's declarations against the scenario, before compiling
-    scenario = scenario_for(policy, scenario)  # a Bayesian searcher's Belief sensor (a likelihood of the plume)
-    _check_fit(policy, scenario)  # then the values a policy object holds (Perseus: the plume it was solved for)
+    from .policies.perseus_named import progress_shown
+
+    with progress_shown(progress):  # the named Perseus solves here (its own bar): quiet with the rest
+        policy = _team_of(as_policy(_by_name(policy, scenario)), scenario)
+        if not callable(policy):
+            raise ValidationError(f"policy: got a {type(policy).__name__}; expected a callable policy or a factory "
+                                  "of one")
+        capabilities.check(scenario, policy)  # the policy's declarations against the scenario, before compiling
+        scenario = scenario_for(policy, scenario)  # a Bayesian searcher's Belief sensor (a likelihood of the plume)
+        _check_fit(policy, scenario)  # then the values a policy object holds (Perseus: the plume it was solved for)
     chunks = [(first, min(num_worlds, episodes - first)) for first in range(0, episodes, num_worlds)]
     with _progress_bar(episodes, progress, "evaluate") as bar:
         if executor == "local":

@@ -21,6 +21,8 @@ vectors), so the six team tasks, which share a plume and starts, share one solve
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import hashlib
 import json
@@ -43,6 +45,18 @@ BUDGET = {"beliefs": 300, "iterations": 200, "seed": 0}
 CACHE_VERSION = 1  # the layout of a cached solve (a Perseus.save file)
 
 _solved: dict = {}  # key -> Perseus, this process's solves
+_BAR = contextvars.ContextVar("plume_multi_perseus_bar", default=True)  # a solve shows its progress bar
+
+
+@contextlib.contextmanager
+def progress_shown(on: bool):
+    """Within it, a solve of ``solved`` shows its progress bar only when ``on``: ``evaluate`` (and
+    so ``tasks.evaluate`` and ``plume-multi benchmark run --quiet``) passes its own ``progress``."""
+    token = _BAR.set(bool(on))
+    try:
+        yield
+    finally:
+        _BAR.reset(token)
 
 
 def one_searcher(scenario):
@@ -117,7 +131,8 @@ def _store(path, policy) -> None:
 def solved(scenario):
     """The named policy's ``Perseus`` for ``scenario`` (refused by ``Perseus.solve`` with a
     ``ValidationError`` where it cannot act): from this process's solves, else from the disk
-    cache, else solved with ``BUDGET`` (a progress bar) and cached. A shallow copy each call (the
+    cache, else solved with ``BUDGET`` (a progress bar, unless within ``progress_shown(False)``) and
+    cached. A shallow copy each call (the
     vectors shared, never written)."""
     from .perseus_problem import fit_problem
 
@@ -135,7 +150,7 @@ def solved(scenario):
             from .perseus import Perseus
 
             policy = Perseus.solve(sc, beliefs=budget["beliefs"], iterations=budget["iterations"],
-                                   seed=budget["seed"], progress=True)
+                                   seed=budget["seed"], progress=_BAR.get())
             if path is not None:
                 _store(path, policy)
         _solved[key] = policy

@@ -11,6 +11,7 @@ from ..evaluation import EXECUTORS
 from ..evaluation import evaluate as evaluate_scenario
 from ..integrations.trained import as_policy
 from ..policies.named import NAMED
+from ..policies.perseus_named import progress_shown
 from .registry import get
 from .scores import TaskResult
 from .task import MAX_SEED, Task
@@ -92,7 +93,8 @@ def evaluate(task_id, policy, episodes: int | None = None, seed: int | None = No
     protocol = task.protocol
     executor = "local" if executor is None else check_choice("evaluate", "executor", executor, EXECUTORS)
     run, reduced, scenario = planned_run(task, episodes, seed, max_steps)
-    evaluated = policy_for_task(as_policy(policy), task, scenario)
+    with progress_shown(progress):  # a built-in made here (the named Perseus solves): quiet with the rest
+        evaluated = policy_for_task(as_policy(policy), task, scenario)
     if not (callable(evaluated) or isinstance(evaluated, list)):
         raise ValidationError(f"policy: got {shown(policy, typed=True)}; expected a built-in's name or a policy")
     result = evaluate_scenario(evaluated, scenario, run.episodes, run.eval_seed, num_worlds=num_worlds, executor=executor,

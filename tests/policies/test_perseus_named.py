@@ -110,8 +110,12 @@ def test_every_move_gets_a_vector_and_the_others_decide_as_before():
     assert every_move(done) is done
 
 
-def test_a_task_is_scored_by_name(counted):
-    got = tasks.evaluate("otto/isotropic-19x19-v0", "perseus", episodes=3, max_steps=40, progress=False)
+@pytest.mark.parametrize("progress", [False, True])
+def test_a_task_is_scored_by_name(counted, progress, capsys):
+    got = tasks.evaluate("otto/isotropic-19x19-v0", "perseus", episodes=3, max_steps=40, progress=progress)
     assert got.policy == "perseus" and got.summary()["episodes"] == 3 and len(counted) == 1
+    # the solve's bar follows evaluate's (plume-multi benchmark run --quiet passes progress=False)
+    assert counted[0]["progress"] is progress
+    assert ("Perseus" in capsys.readouterr().err) is progress
     assert "perseus" in tasks.get("otto/isotropic-19x19-v0").baselines
     assert "perseus" not in tasks.get("walls/gaussian-baffles-v0").baselines
