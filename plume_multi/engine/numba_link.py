@@ -36,8 +36,9 @@ import sys
 import warnings
 import weakref
 
-import numba
 from numba.core.errors import NumbaIRAssumptionWarning
+
+from .numba_memo import numba_release
 
 __all__ = ["install", "installed", "StaleReference", "MIN_INSTRUCTIONS", "references"]
 
@@ -47,7 +48,7 @@ _SUPPORTED = (0, 68)  # the Numba release whose code this was written against (r
 MIN_INSTRUCTIONS = 300
 _KIND = "object+references"  # the serialization kind of machine code that refers to other code
 _MODULES = ("plume_multi.", "plume_multi_driver_")  # whose compiled functions may be referred to
-_state = {"installed": False}
+_state = {"installed": False, "reading": False}
 _OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # library -> (module, qualname, args, symbol)
 _LARGE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # library -> its function is large
 
@@ -68,20 +69,13 @@ def references(library) -> dict:
     return dict(getattr(library, "_plume_references", {}))
 
 
-def _version() -> tuple:
-    try:
-        return tuple(int(p) for p in numba.__version__.split(".")[:2])
-    except ValueError:  # a development build's version string
-        return ()
-
-
 def install() -> bool:
     """Install it (once per process); False where this Numba is not the one it was written for, or
     ``PLUME_MULTI_NUMBA_LINK=0``. With ``PLUME_MULTI_NUMBA_LINK=0`` on Numba 0.68, cached code that
     refers to other code (another process's) is still understood: loaded as above, never an error."""
     if _state["installed"]:
         return True
-    if _version() != _SUPPORTED:
+    if numba_release() != _SUPPORTED:
         return False
     from numba.core import codegen, dispatcher
 
@@ -91,7 +85,7 @@ def install() -> bool:
               getattr(library, "_get_module_for_linking", None), getattr(codegen.JitEngine, "is_symbol_defined", None))
     if any(f is None for f in needed):
         return False
-    if not _state.get("reading"):
+    if not _state["reading"]:
         _read_references(library)
         _state["reading"] = True
     if os.environ.get("PLUME_MULTI_NUMBA_LINK", "1") == "0":

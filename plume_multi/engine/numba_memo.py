@@ -47,7 +47,9 @@ def installed() -> bool:
     return _state["installed"]
 
 
-def _version() -> tuple:
+def numba_release() -> tuple:
+    """``(major, minor)`` of the Numba imported (``()`` for a development build's version string);
+    ``numba_link`` checks it too."""
     try:
         return tuple(int(p) for p in numba.__version__.split(".")[:2])
     except ValueError:  # a development build's version string
@@ -59,7 +61,7 @@ def install() -> bool:
     for, or ``PLUME_MULTI_NUMBA_MEMO=0``."""
     if _state["installed"]:
         return True
-    if os.environ.get("PLUME_MULTI_NUMBA_MEMO", "1") == "0" or _version() != _SUPPORTED:
+    if os.environ.get("PLUME_MULTI_NUMBA_MEMO", "1") == "0" or numba_release() != _SUPPORTED:
         return False
     from numba.core import event, inline_closurecall, ir
     from numba.core import targetconfig

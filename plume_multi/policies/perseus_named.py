@@ -132,8 +132,7 @@ def solved(scenario):
     """The named policy's ``Perseus`` for ``scenario`` (refused by ``Perseus.solve`` with a
     ``ValidationError`` where it cannot act): from this process's solves, else from the disk
     cache, else solved with ``BUDGET`` (a progress bar, unless within ``progress_shown(False)``) and
-    cached. A shallow copy each call (the
-    vectors shared, never written)."""
+    cached. A shallow copy each call (the vectors shared, never written)."""
     from .perseus_problem import fit_problem
 
     budget = _budget()
