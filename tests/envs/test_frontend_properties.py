@@ -142,11 +142,22 @@ def _par_state(env):
     return (list(env.agents), env.max_cycles, env.simulator.snapshot())
 
 
+def _key_like(v) -> bool:
+    """A value a dict can hold as a key: a tuple of a list is not (``hash`` raises)."""
+    if not (isinstance(v, (str, int, float, tuple)) or v is None):
+        return False
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
 @st.composite
 def action_dicts(draw):
     names = [f"searcher_{i}" for i in range(PAR["n_agents"])]
-    keys = draw(st.lists(st.one_of(st.sampled_from(names + ["searcher_9", "x"]), values.filter(
-        lambda v: isinstance(v, (str, int, float, tuple)) or v is None)), max_size=5))
+    keys = draw(st.lists(st.one_of(st.sampled_from(names + ["searcher_9", "x"]), values.filter(_key_like)),
+                         max_size=5))
     return {k: draw(st.one_of(st.integers(0, 3), values)) for k in keys}
 
 
