@@ -111,7 +111,12 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
               "test_puffs.py", "test_hostile_inputs.py",
               # the Bayesian searchers on a puff and a Gaussian plume (Belief with a likelihood), and the
               # tables that run the same combinations tiny
-              "test_likelihoods.py", "test_bayesian_plumes_table.py")),
+              "test_likelihoods.py", "test_bayesian_plumes_table.py",
+              # the Poisson search among walls and its decisions' walled variants: the infotaxis teams'
+              # decide_batch and the protocol's runners of the tables above, with the same signatures
+              # (on the other worker they compiled them again: about 40 s of CPU). test_capabilities.py:
+              # the issue's example, infotaxis behind a wall, runs the same combination
+              "test_among_walls.py", "test_walls_search_table.py", "test_capabilities.py")),
     # the full sensor set of tests/models/models_reference.py with every body (about 15 s per combination)
     ("models", ("test_reference.py", "test_properties.py", "test_movie.py", "test_movie_files.py")),
     ("benchmark_models", ("test_models_table.py",)),
@@ -133,9 +138,6 @@ GROUPS = [  # (group, files), longest first: measured on two cores with an empty
     # plume-multi render's oriented body with antennae, wind and heading (also drawn by the overlays)
     ("cli_models", ("test_cli_models.py", "test_render_overlays.py", "test_surge_cast.py")),
     ("poisson", ("test_poisson_hits.py", "test_bayesian_protocol.py", "test_numpy_sum.py")),
-    # the Poisson search among walls, and its decisions' walled variants
-    # (test_capabilities.py: the issue's example, infotaxis behind a wall, runs the same combination)
-    ("belief_walls", ("test_among_walls.py", "test_walls_search_table.py", "test_capabilities.py")),
 ]
 _GROUP_OF = {name: group for group, names in GROUPS for name in names}
 _RANK = {group: rank for rank, (group, _) in enumerate(GROUPS)}

@@ -104,6 +104,52 @@ def test_a_global_changed_between_two_compiles_is_seen_by_the_second():
     assert first(2.0) == 4.0  # compiled before: unchanged, as Numba's own
 
 
+def _structure(value, seen: dict, out: list) -> list:
+    """``value`` as a flat list: each object's type, its attributes (the IR's) or items, and a
+    back-reference where an object is reached again (so two copies that share differently differ)."""
+    if id(value) in seen:
+        out.append(("again", seen[id(value)]))
+        return out
+    seen[id(value)] = len(seen)
+    out.append(type(value).__name__)
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _structure(v, seen, out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _structure(k, seen, out)
+            _structure(v, seen, out)
+    elif type(value).__module__ == "numba.core.ir":
+        for k, v in sorted(vars(value).items()):
+            out.append(k)
+            _structure(v, seen, out)
+    else:
+        out.append(repr(value))
+    return out
+
+
+def test_the_ir_copy_is_deepcopys_object_for_object():
+    # inline_ir copies the blocks of one IR with one memo (the scope shared): _ir_copy must give
+    # what copy.deepcopy gives, object for object, with the same sharing, and nothing of the
+    # original's but what deepcopy keeps (constants, globals' values)
+    import copy
+
+    from numba.core import compiler
+
+    from plume_multi.models.plumes.puffs import physics
+
+    blocks = list(compiler.run_frontend(physics.wind_velocity.py_func).blocks.values())
+    reference_memo, memo = {}, {}
+    reference = [copy.deepcopy(b, reference_memo) for b in blocks]
+    copied = [numba_memo._ir_copy(b, memo) for b in blocks]
+    assert len(numba_memo._PLAIN) > 20 and inline_closurecall.copy.deepcopy is not copy.deepcopy
+    assert _structure(copied, {}, []) == _structure(reference, {}, [])
+    assert len(_structure(copied, {}, [])) > 1000
+    originals = {id(b) for b in blocks} | {id(i) for b in blocks for i in b.body}
+    assert not originals & ({id(b) for b in copied} | {id(i) for b in copied for i in b.body})
+    assert copied[0].scope is copied[-1].scope is not blocks[0].scope
+
+
 _EPISODE = """
 import json
 import numpy as np
