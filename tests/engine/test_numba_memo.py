@@ -63,6 +63,95 @@ def test_an_inlined_overload_is_typed_once_however_many_calls(translations):
     assert translations.get("stub_impl") == 1  # Numba alone: once per call site and pass
 
 
+@pytest.fixture
+def compiles():
+    """The functions compiled while the test runs (``numba:compile`` events), by name."""
+    from numba.core import event
+
+    names: list = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            names.append(ev.data["dispatcher"].py_func.__name__)
+
+        def on_end(self, ev):
+            pass
+
+    listener = Listener()
+    event.register("numba:compile", listener)
+    yield names
+    event.unregister("numba:compile", listener)
+
+
+def _doubled(x):
+    """An overload inlined by its callers, whose implementation calls a compiled function."""
+
+
+@njit
+def _called(x):
+    return x + 0.5
+
+
+@overload(_doubled, inline="always")
+def _doubled_overload(x):
+    def doubled_impl(x):
+        return 2.0 * _called(x)
+    return doubled_impl
+
+
+def _literal(x, n):
+    """An overload whose implementation asks for a literal argument."""
+
+
+@overload(_literal, inline="always")
+def _literal_overload(x, n):
+    if not isinstance(n, numba.types.IntegerLiteral):
+        return lambda x, n: numba.literally(n)
+
+    def literal_impl(x, n):
+        return x * n
+    return literal_impl
+
+
+def _broken(x):
+    """An overload whose implementation does not type."""
+
+
+@overload(_broken, inline="always")
+def _broken_overload(x):
+    def broken_impl(x):
+        return x + "a string"
+    return broken_impl
+
+
+def test_an_inlined_overloads_implementation_is_typed_not_compiled(compiles):
+    # Numba as released compiles doubled_impl whole (twice asked: _build_impl's check, generic's
+    # call template) though every caller inlines it; what it calls compiles as ever
+    @njit
+    def caller(x):
+        return _doubled(x) + _doubled(x + 1.0)
+
+    assert caller(1.0) == 2.0 * 1.5 + 2.0 * 2.5
+    assert "caller" in compiles and "_called" in compiles
+    assert "doubled_impl" not in compiles
+
+
+def test_an_implementation_asking_for_a_literal_or_not_typing_behaves_as_released():
+    @njit
+    def with_literal(x, n):  # n arrives as an int64: the implementation asks for its value
+        return _literal(x, n)
+
+    assert with_literal(2.0, 3) == 6.0
+    assert any(isinstance(sig[1], numba.types.IntegerLiteral) for sig in with_literal.signatures)
+
+    @njit
+    def with_error(x):
+        return _broken(x)
+
+    with pytest.raises(numba.core.errors.TypingError, match="broken_impl|add"):
+        with_error(1.0)
+
+
 @njit(inline="always")
 def _leaf(x):
     return x + 1.0
