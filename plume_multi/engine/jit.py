@@ -451,23 +451,23 @@ def _guard(cache):
     ``save_overload`` keeps the compiled code in memory). For every cache: code referring to a callee
     this process holds under another symbol (``numba_link.StaleReference``) is not an error: the
     function compiles again, and the next save replaces the stored code."""
+    ours = isinstance(getattr(cache._impl, "locator", None), _PackageCacheLocator)
     try:
-        if not isinstance(getattr(cache._impl, "locator", None), _PackageCacheLocator):
+        if ours:
+            yield
+        else:
             with _numba_guard(cache):
                 yield
-            return
-        try:
-            yield
-        except numba_link.StaleReference:
-            raise
-        except Exception as exc:  # a full disk, a truncated or corrupt file: the cache is an optimisation
-            index = getattr(cache._cache_file, "_index_path", cache.cache_path)
-            cache_failed(index, exc)
-            if not isinstance(exc, OSError):  # a corrupt index: remove it, so the next save writes a good one
-                with contextlib.suppress(OSError):
-                    os.unlink(index)
     except numba_link.StaleReference:
         return
+    except Exception as exc:  # a full disk, a truncated or corrupt file: the cache is an optimisation
+        if not ours:
+            raise
+        index = getattr(cache._cache_file, "_index_path", cache.cache_path)
+        cache_failed(index, exc)
+        if not isinstance(exc, OSError):  # a corrupt index: remove it, so the next save writes a good one
+            with contextlib.suppress(OSError):
+                os.unlink(index)
 
 
 caching.Cache._guard_against_spurious_io_errors = _guard
