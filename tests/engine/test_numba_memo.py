@@ -274,3 +274,61 @@ def test_a_driver_compiled_with_and_without_the_memos_gives_the_same_episodes(tm
     assert with_memo[0] is True and without[0] is False
     assert with_memo[1] == without[1]  # every observation, reward and flag, bit for bit (JSON floats)
     assert np.asarray(with_memo[1][-1][0]).std() > 0
+
+
+def test_the_live_map_is_numbas_call_for_call(monkeypatch):
+    # item 5: the sets of live variables, computed with integers for sets, are Numba's own, for
+    # every block of every function a compile analyses (loops, breaks, early returns, a loop of one
+    # block)
+    from numba.core import analysis, ir_utils
+
+    released = numba_memo.RELEASED["compute_live_map"]
+    assert analysis.compute_live_map is numba_memo._live_map is ir_utils.compute_live_map
+    compared = []
+
+    def both(cfg, blocks, use, defs):
+        theirs = released(cfg, blocks, use, defs)
+        ours = numba_memo._live_map(cfg, blocks, use, defs)
+        compared.append((len(blocks), ours == theirs and list(ours) == list(theirs)))
+        return ours
+
+    monkeypatch.setattr(analysis, "compute_live_map", both)
+    monkeypatch.setattr(ir_utils, "compute_live_map", both)
+
+    @njit
+    def branchy(a, n):
+        total = 0.0
+        k = 0
+        while True:
+            k += 1
+            if k > n:
+                break
+        for i in range(a.shape[0]):
+            x = a[i]
+            if x < 0:
+                continue
+            for j in range(i):
+                y = a[j] * x
+                if y > 100.0:
+                    return -y
+                total += y if j % 2 else -y
+        while k > 0:
+            k -= 3
+        return total + k
+
+    a = np.linspace(-1.0, 3.0, 9)
+    assert branchy(a, 5) == branchy.py_func(a, 5)
+    assert max(n for n, _ in compared) > 10 and all(same for _, same in compared), compared
+
+
+def test_numbas_error_text_is_the_same_without_colorama_around_it():
+    # item 6: the highlighted text of Numba's errors (colorama is installed with the docs' tools)
+    from numba.core import errors
+
+    if not hasattr(errors, "HighlightColorScheme"):  # no colorama: Numba highlights nothing
+        assert "_markup" not in numba_memo.RELEASED
+        return
+    scheme = errors.termcolor()
+    for msg, color in [("Cannot determine Numba type of <class 'x'>", None), ("résumé\n  line", errors.Fore.RED)]:
+        assert scheme._markup(msg, color) == numba_memo.RELEASED["_markup"](scheme, msg, color)
+        assert scheme._markup(msg, color).startswith((color or "") + errors.Style.BRIGHT + msg)
