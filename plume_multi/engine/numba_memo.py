@@ -1,5 +1,5 @@
-"""Numba compiles inlined code several times over; four memos make it do the work once, and two
-of its analyses are done sooner.
+"""Numba compiles inlined code several times over; five memos make it do the work once, and three
+of its steps are done sooner.
 
 Every step driver inlines the models' functions (``inline="always"``) and the engine's readers
 (overloads with ``inline="always"``: ``sample_at``, ``sample_cell``, ``is_on``, ...), so that the
@@ -51,6 +51,16 @@ step runs as fast as a hand-written loop. Numba 0.68 repeats work for each of th
    turn: thousands per driver) is wrapped in ``colorama.init()`` and ``deinit()`` where colorama is
    installed, which wrap and unwrap ``sys.stdout`` and ``sys.stderr``, and write nothing: the
    text is built from the same strings without them (``_markup``).
+7. **A NumPy ufunc's call is typed again at every call site** (``Numpy_rules_ufunc.generic``,
+   which searches the ufunc's loops: 5,383 calls for 65 distinct argument types in the driver of
+   the nine reference sensors, 12,207 for 81 in the puff row's). Its answer (a signature, which
+   nothing changes afterwards) depends on the template's class, the ufunc and the argument types
+   only: the memo keeps it under those. A failure is not kept: it is raised again each time.
+8. **Compile flags are compared and hashed through ``values()``** (a dict of every option, built
+   through a property each): 30,697 times for the nine sensors' driver, each time Numba looks up an
+   overload's implementation in its cache. ``Flags.values()`` reads the same dict directly (where
+   each option's property is the one ``targetconfig`` made), and ``Flags.__hash__``, which hashes the
+   sorted option names (``sorted`` of that dict: its keys), hashes the same names once per class.
 
 The step computes the same (a driver's episodes with and without the memos are equal, bit for
 bit) at the same speed; what changes is the time to compile it (the driver of the nine reference
@@ -97,8 +107,8 @@ def install() -> bool:
         return True
     if os.environ.get("PLUME_MULTI_NUMBA_MEMO", "1") == "0" or numba_release() != _SUPPORTED:
         return False
-    from numba.core import analysis, dispatcher, event, inline_closurecall, ir, targetconfig, types
-    from numba.core.typing import templates
+    from numba.core import analysis, compiler, dispatcher, event, inline_closurecall, ir, targetconfig, types
+    from numba.core.typing import npydecl, templates
 
     template = templates._OverloadFunctionTemplate
     worker = inline_closurecall.InlineWorker
@@ -108,7 +118,9 @@ def install() -> bool:
                 getattr(types.Dispatcher, "get_call_type", None),
                 getattr(worker, "inline_function", None), getattr(worker, "run_untyped_passes", None),
                 getattr(worker, "inline_ir", None), getattr(ir.FunctionIR, "copy", None),
-                getattr(targetconfig.ConfigStack, "top_or_none", None), getattr(analysis, "compute_live_map", None))
+                getattr(targetconfig.ConfigStack, "top_or_none", None), getattr(analysis, "compute_live_map", None),
+                getattr(getattr(npydecl, "Numpy_rules_ufunc", None), "generic", None),
+                getattr(getattr(compiler, "Flags", None), "options", None))
     if any(f is None for f in expected) or getattr(inline_closurecall, "copy", None) is not copy:
         return False
     _memo_overloads(template, targetconfig, _typed_only(template, dispatcher, types))
@@ -118,6 +130,8 @@ def install() -> bool:
     _share_scope_copies(inline_closurecall, worker, ir)
     _sooner_live_maps(analysis)
     _plain_markup()
+    _memo_ufunc_typing(npydecl.Numpy_rules_ufunc)
+    _quicker_flags(compiler.Flags)
     _state["installed"] = True
     return True
 
@@ -425,3 +439,51 @@ def _plain_markup() -> None:
         return (features.encode("utf-8") + msg.encode("utf-8") + errors.Style.RESET_ALL.encode("utf-8")).decode("utf-8")
 
     scheme._markup = _markup
+
+
+def _memo_ufunc_typing(cls) -> None:
+    """``Numpy_rules_ufunc.generic`` kept per template class, ufunc and argument types (item 7)."""
+    generic = RELEASED["Numpy_rules_ufunc.generic"] = cls.generic
+    typed: dict = {}
+
+    def memo_generic(self, args, kws):
+        key = (type(self), self.key, tuple(args), tuple(kws.items()))
+        sig = typed.get(key)
+        if sig is None:
+            sig = generic(self, args, kws)
+            if sig is not None:
+                typed[key] = sig
+        return sig
+
+    cls.generic = memo_generic
+
+
+def _quicker_flags(Flags) -> None:
+    """``Flags.values()`` and ``Flags.__hash__``, the same answers sooner (item 8); left as they are
+    unless every option's property is the getter ``targetconfig``'s metaclass made for it."""
+    import inspect
+
+    for name, option in Flags.options.items():
+        prop = inspect.getattr_static(Flags, name, None)
+        getter = getattr(prop, "fget", None)
+        if not (isinstance(prop, property) and getattr(getter, "__qualname__", "").endswith("make_prop.<locals>.getter")
+                and inspect.getclosurevars(getter).nonlocals == {"name": name, "option": option}):
+            return
+    values = RELEASED["Flags.values"] = Flags.values
+    hash_ = RELEASED["Flags.__hash__"] = Flags.__hash__
+    defaults = [(name, option.default) for name, option in Flags.options.items()]
+    names_hash = hash(tuple(sorted(Flags.options)))
+
+    def flags_values(self):
+        if type(self) is not Flags:  # a subclass may define an option's property its own way
+            return values(self)
+        given = self._values
+        return {name: given.get(name, default) for name, default in defaults}
+
+    def flags_hash(self):
+        if type(self) is not Flags:
+            return hash_(self)
+        return names_hash
+
+    Flags.values = flags_values
+    Flags.__hash__ = flags_hash

@@ -332,3 +332,40 @@ def test_numbas_error_text_is_the_same_without_colorama_around_it():
     for msg, color in [("Cannot determine Numba type of <class 'x'>", None), ("résumé\n  line", errors.Fore.RED)]:
         assert scheme._markup(msg, color) == numba_memo.RELEASED["_markup"](scheme, msg, color)
         assert scheme._markup(msg, color).startswith((color or "") + errors.Style.BRIGHT + msg)
+
+
+def test_a_ufuncs_typing_is_searched_once_per_argument_types_and_is_numbas_answer(monkeypatch):
+    # item 7: Numpy_rules_ufunc.generic searches the ufunc's loops once per argument types
+    from numba.core import types as nbtypes
+    from numba.core.registry import cpu_target
+    from numba.core.typing import npydecl
+
+    searched = []
+    search = npydecl.ufunc_find_matching_loop
+    monkeypatch.setattr(npydecl, "ufunc_find_matching_loop", lambda *a: searched.append(a) or search(*a))
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    fnty = ctx.resolve_value_type(np.arctan2)
+    args = (nbtypes.int16, nbtypes.float32)  # argument types no other test types arctan2 with
+    sigs = [ctx.resolve_function_type(fnty, args, {}) for _ in range(20)]
+    assert len(searched) == 1 and all(s is sigs[0] for s in sigs) and sigs[0].return_type == nbtypes.float32
+    template = next(t for t in fnty.templates if issubclass(t, npydecl.Numpy_rules_ufunc))(ctx)
+    assert numba_memo.RELEASED["Numpy_rules_ufunc.generic"](template, args, {}) == sigs[0]
+    before = len(searched)
+    for _ in range(2):  # a failure (arctan2 has no complex loop) is searched and raised each time, not kept
+        with pytest.raises(numba.core.errors.TypingError, match="can't resolve ufunc arctan2"):
+            template.generic((nbtypes.complex128, nbtypes.float32), {})
+    assert len(searched) == before + 2
+
+
+def test_flags_values_and_hash_are_numbas():
+    # item 8: the same dict, in the same order, and the same hash, whatever is set
+    from numba.core.compiler import Flags
+
+    values, hash_ = numba_memo.RELEASED["Flags.values"], numba_memo.RELEASED["Flags.__hash__"]
+    plain, set_ = Flags(), Flags()
+    set_.nrt, set_.boundscheck, set_.error_model = True, True, "numpy"
+    for flags in (plain, set_, set_.copy()):
+        assert list(flags.values().items()) == list(values(flags).items())
+        assert hash(flags) == hash_(flags)
+    assert plain != set_ and set_ == set_.copy() and plain.values()["nrt"] is False and set_.values()["nrt"] is True
