@@ -369,3 +369,39 @@ def test_flags_values_and_hash_are_numbas():
         assert list(flags.values().items()) == list(values(flags).items())
         assert hash(flags) == hash_(flags)
     assert plain != set_ and set_ == set_.copy() and plain.values()["nrt"] is False and set_.values()["nrt"] is True
+
+
+def test_reference_counts_read_only_the_fields_that_hold_memory_records():
+    # item 9: the same memory records, in the same order, reached by the same reads; the fields that
+    # hold none (numbers, tuples of numbers) are no longer read
+    from llvmlite import ir as llvm
+    from numba.core import types as nbtypes
+    from numba.core.registry import cpu_target
+
+    # a context of its own: the process's top-level one would keep an NRT context without NRT
+    # (a cached property), which every later compile's context copies
+    ctx = cpu_target.target_context.subtarget(enable_nrt=True)
+    record = nbtypes.Tuple((nbtypes.float64[:], nbtypes.float32, nbtypes.UniTuple(nbtypes.int64[:, :], 2),
+                            nbtypes.Optional(nbtypes.float32[:]), nbtypes.UniTuple(nbtypes.intp, 3), nbtypes.int64,
+                            nbtypes.Tuple((nbtypes.float64, nbtypes.float32[:, :]))))
+
+    def reads(value, seen):
+        if isinstance(value, llvm.Argument):
+            return "record"
+        if isinstance(value, llvm.Constant):
+            return str(value)
+        seen.add(id(value))
+        return (value.opname, *(reads(op, seen) for op in value.operands), *getattr(value, "indices", ()))
+
+    found = {}
+    for name, get in (("ours", ctx.nrt.get_meminfos),
+                      ("numba", lambda *a: numba_memo.RELEASED["get_meminfos"](ctx.nrt, *a))):
+        module = llvm.Module()
+        fn = llvm.Function(module, llvm.FunctionType(llvm.VoidType(), [ctx.get_value_type(record)]), "f")
+        builder = llvm.IRBuilder(fn.append_basic_block())
+        seen: set = set()
+        meminfos = [(t, reads(mi, seen)) for t, mi in get(builder, record, fn.args[0])]
+        found[name] = (meminfos, len(seen), len(builder.block.instructions))
+    (ours, used, emitted), (numbas, used_before, emitted_before) = found["ours"], found["numba"]
+    assert ours == numbas and len(ours) == 5  # the 1-D array, the two 2-D ones, the optional one, the nested one
+    assert used == used_before == emitted < emitted_before  # every read leads to a record; Numba read more
