@@ -474,8 +474,13 @@ caching.Cache._guard_against_spurious_io_errors = _guard
 
 
 def njit(*args, **kwargs):
-    """``numba.njit`` with ``cache=True`` unless no cache folder is writable (see the module doc)."""
+    """``numba.njit`` with ``cache=True`` unless no cache folder is writable (see the module doc), and
+    no C wrapper: Numba compiles one for every function, for calls through a first-class function
+    type, which no kernel of the package makes (values holding functions cost a step 20 %:
+    ``engine/api.py``); a cold puff row compiled 5 % sooner without them (side by side, both ways).
+    A kernel passed as a first-class function would need ``no_cfunc_wrapper=False``."""
     kwargs["cache"] = CACHING and not _in_memory and kwargs.get("cache", True)
+    kwargs.setdefault("no_cfunc_wrapper", True)
     return numba.njit(*args, **kwargs)
 
 

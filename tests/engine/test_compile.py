@@ -339,3 +339,23 @@ def test_a_model_redefined_in_a_session_runs_its_new_code():
         values.append(float(sim.reset(seed=0)[0, 0]))
     del namespace
     assert values == [1.5, 2.5]
+
+
+def test_the_packages_kernels_are_compiled_without_a_c_wrapper():
+    # engine.jit.njit: no first-class function type calls a kernel, so none gets Numba's C wrapper
+    from plume_multi.engine import jit
+
+    @jit.njit(cache=False)
+    def twice(x):
+        return 2 * x
+
+    @jit.njit(cache=False, no_cfunc_wrapper=False)
+    def thrice(x):
+        return 3 * x
+
+    assert twice(3) == 6 and thrice(3) == 9
+    for fn, wrapped in ((twice, False), (thrice, True)):
+        result = fn.overloads[fn.signatures[0]]
+        defined = {f.name for f in result.library._final_module.functions if not f.is_declaration}
+        assert result.fndesc.llvm_func_name in defined
+        assert (result.fndesc.llvm_cfunc_wrapper_name in defined) is wrapped
