@@ -91,7 +91,7 @@ __all__ = ["install", "installed"]
 
 _SUPPORTED = (0, 68)  # the Numba release whose code these memos were written against (read)
 _state = {"installed": False}
-RELEASED: dict = {}  # what items 5 and 6 replaced, as Numba released it (the tests compare)
+RELEASED: dict = {}  # what items 5-9 replaced, as Numba released it (the tests compare)
 
 
 def installed() -> bool:
@@ -439,15 +439,15 @@ def _plain_markup() -> None:
     from numba.core import errors
 
     scheme = getattr(errors, "HighlightColorScheme", None)
-    style = getattr(errors, "Style", None)
-    if scheme is None or style is None or not hasattr(scheme, "_markup"):
+    Style = getattr(errors, "Style", None)  # colorama's
+    if scheme is None or Style is None or not hasattr(scheme, "_markup"):
         return
 
     RELEASED["_markup"] = scheme._markup
 
-    def _markup(self, msg, color=None, style=style.BRIGHT):
+    def _markup(self, msg, color=None, style=Style.BRIGHT):
         features = (color or "") + (style or "")
-        return (features.encode("utf-8") + msg.encode("utf-8") + errors.Style.RESET_ALL.encode("utf-8")).decode("utf-8")
+        return (features.encode("utf-8") + msg.encode("utf-8") + Style.RESET_ALL.encode("utf-8")).decode("utf-8")
 
     scheme._markup = _markup
 
