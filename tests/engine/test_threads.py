@@ -36,15 +36,17 @@ net = torch.nn.Sequential(torch.nn.Linear(3, 64), torch.nn.Tanh(), torch.nn.Line
 x = torch.randn(64, 3)
 
 def forward_cpu():
-    # CPU seconds of one forward pass (every thread of the process counts): min of repeats
-    best = float("inf")
+    # CPU of the whole process over CPU of this thread during forward passes (median of repeats):
+    # 1.0 when no other thread burns CPU meanwhile (spinning workers, nested torch threads). A ratio
+    # of clocks, not of times before and after: a shared machine slowing down moves both clocks.
+    ratios = []
     for _ in range(9):
-        t = time.process_time()
+        process, thread = time.process_time(), time.thread_time()
         for _ in range(100):
             with torch.no_grad():
                 net(x)
-        best = min(best, (time.process_time() - t) / 100)
-    return best
+        ratios.append((time.process_time() - process) / (time.thread_time() - thread))
+    return float(np.median(ratios))
 
 def steps(env, actions, n=50):
     for _ in range(n):
@@ -83,16 +85,15 @@ def run_threaded():
     sim = Simulator(Scenario(grid_size=(16, 12)), num_worlds=64, parallel=True); sim.reset(seed=0)
     steps(sim, lambda: rng.integers(0, 4, 64))
 
-result = {"layer": numba.config.THREADING_LAYER, "ratios": {}}
-before = forward_cpu()
+result = {"layer": numba.config.THREADING_LAYER, "ratios": {"before": forward_cpu()}}
 for name, run in [("Simulator", run_simulator), ("vector_env", run_vector), ("multi_agent_vector_env", run_multi_vector),
                   ("parallel_env", run_parallel), ("env", run_aec), ("PlumeSearchEnv", run_single),
                   ("SB3VecEnv", run_sb3)]:
     run()
-    result["ratios"][name] = forward_cpu() / before
+    result["ratios"][name] = forward_cpu()
 result["small_batches_started_threads"] = threads_started()
 run_threaded()
-result["ratios"]["threaded Simulator"] = forward_cpu() / before
+result["ratios"]["threaded Simulator"] = forward_cpu()
 result["torch_threads"] = torch.get_num_threads()
 
 # two Python threads stepping threaded simulators at once: one launch at a time, no abort
@@ -122,8 +123,10 @@ def test_a_torch_forward_pass_costs_the_same_after_every_front_end_has_stepped()
     assert result["layer"] == "workqueue"
     assert not result["small_batches_started_threads"]  # small batches never start Numba's threads
     assert result["torch_threads"] == 1                   # torch's setting survives Numba's threads
-    slow = {name: round(ratio, 2) for name, ratio in result["ratios"].items() if ratio > 1.5}
-    assert not slow, f"a forward pass cost more after these front-ends stepped: {slow} (ratios to before)"
+    # Numba's OpenMP layer gave 1.5 after the threaded Simulator here (checked); 1.0 otherwise
+    busy = {name: round(ratio, 2) for name, ratio in result["ratios"].items() if ratio > 1.2}
+    assert not busy, f"other threads burnt CPU during a forward pass after these front-ends stepped: {busy} " \
+                     "(process CPU / this thread's CPU)"
     assert result["concurrent"] == "ok"
 
 
