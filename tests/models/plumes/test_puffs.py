@@ -122,7 +122,9 @@ def test_spline_wind_equals_scipy_rect_bivariate_spline():
                           [[0, -12.5], [50, 12.5], [25, 0], [12.5, 6.25], [60, 20]]])  # grid points, edges, outside
     ref = np.stack([RectBivariateSpline(xs, ys, grid[c]).ev(np.clip(pts[:, 0], 0, 50), np.clip(pts[:, 1], -12.5, 12.5))
                     for c in range(2)], -1)
-    mine = np.array([K.wind_velocity(0, x, y, plume.params, plume.state) for x, y in pts])
+    p = plume.params
+    assert p.grid_wind is True and p.spline is True  # the spline's flags, the compiler sees them
+    mine = np.array([K.wind_velocity(0, x, y, p, plume.state, p.grid_wind, p.spline) for x, y in pts])
     np.testing.assert_allclose(mine, ref, rtol=1e-12, atol=1e-12)
     assert np.ptp(ref[:, 1]) > 0.1
 
@@ -512,3 +514,61 @@ def test_any_config_binned_concentration_matches_numpy(width, height, cell, wind
         full, peaks = np.zeros(len(cells)), 0.0
     assert np.all(np.abs(conc[0] - full) <= math.exp(-REACH_RADII ** 2 / 2) * peaks + 1e-12 * full)
     np.testing.assert_allclose(wind[0], np.broadcast_to([wind_u * 0.05 / cell, wind_v * 0.05 / cell], wind[0].shape))
+
+
+def _pruned_calls(fn, *args):
+    """The module-level names ``fn`` still reads after Numba's dead-branch pruning for the types of
+    ``args`` (the pass that runs before typing: what it drops is never typed or compiled)."""
+    from numba.core import ir
+    from numba.core.analysis import compute_cfg_from_blocks, dead_branch_prune
+    from numba.core.compiler import run_frontend
+
+    func_ir = run_frontend(fn.py_func)
+    dead_branch_prune(func_ir, tuple(numba.typeof(a) for a in args))
+    dead = compute_cfg_from_blocks(func_ir.blocks).dead_nodes()
+    return {stmt.value.name for label, block in func_ir.blocks.items() if label not in dead for stmt in block.body
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Global)}
+
+
+def test_a_configuration_compiles_only_its_own_wind_interpolation_regime_and_walls():
+    # the flags are True or None, and a branch on a None argument is gone before typing
+    walls = np.zeros((25, 50), bool)
+    walls[0, 40] = True
+    plain = PuffPlume(Puffs(source=(10, 12)), (50, 25))
+    rich = PuffPlume(Puffs(source=(10, 12), wind=Wind(interpolation="spline", regime="switch-many")), (50, 25),
+                     walls=walls)
+    constant = PuffPlume(Puffs(source=(10, 12), wind=(1.0, 0.0)), (50, 25))
+    flags = lambda p: (p.grid_wind, p.spline, p.turns, p.among_walls)  # noqa: E731
+    assert flags(plain.params) == (True, None, None, None)
+    assert flags(rich.params) == (True, True, True, True)
+    assert flags(constant.params) == (None, None, None, None)
+    optional = {"regime_step", "advance_wind", "_move_among_walls", "_spline_at_puffs", "_turn_at_puffs", "fit_spline",
+                "_constant_at_puffs", "_bilinear_at_puffs"}
+    reads = {}
+    for name, plume in (("plain", plain), ("rich", rich), ("constant", constant)):
+        p, st = plume.params, plume.state
+        reads[name] = (_pruned_calls(K.advance_world, 0, p, st, *flags(p))
+                       | _pruned_calls(K._wind_at_puffs, 0, 1, p, st, *flags(p)[:3])
+                       | _pruned_calls(K.advance_wind, 0, p, st, p.spline)
+                       | _pruned_calls(K.reset_world, 0, 0, 0, 0, p, st, *flags(p))) & optional
+    assert reads["plain"] == {"advance_wind", "_constant_at_puffs", "_bilinear_at_puffs"}  # a True flag keeps both
+    assert reads["constant"] == {"_constant_at_puffs"}
+    assert reads["rich"] == optional
+    # the samplers: the spline's tables and the regime's turn are read only where they are used
+    sampled = {}
+    for name, plume in (("plain", plain), ("rich", rich)):
+        p, st = plume.params, plume.state
+        plume.reset(seed=3)
+        plume.step()
+        sampler = numba.njit(K.wind_at_cell_fn.py_func)  # K's has no CPython wrapper
+        u, v = sampler(0, 3.0, 4.0, p, st, p.grid_wind, p.spline, p.turns)
+        blocks = next(iter(sampler.overloads.values())).type_annotation.blocks.values()
+        sampled[name] = {stmt.value.attr for block in blocks for stmt in block.body
+                         if isinstance(stmt, numba.core.ir.Assign) and isinstance(stmt.value, numba.core.ir.Expr)
+                         and stmt.value.op == "getattr"} & {"coef", "basis_x", "turn"}
+        # the same wind as the spelled-out interpolation
+        x, y = K.cell_to_physical(3.0, 4.0, p)
+        ref = (K._spline_velocity(0, p, st, x, y) if p.spline else K._grid_velocity(st.wind, 0, p, x, y))
+        ref = K.turned(0, st, *ref)
+        assert (u, v) == (ref[0] * p.dt / p.cell, ref[1] * p.dt / p.cell) and u != 0.0
+    assert sampled == {"plain": set(), "rich": {"coef", "basis_x", "turn"}}

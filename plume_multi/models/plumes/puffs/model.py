@@ -25,7 +25,7 @@ import numpy as np
 
 from ....checks import (CheckedArguments, check_bool, check_choice, check_int, check_point, check_real, fail, is_int,
                         is_real)
-from ....engine.api import grid_point
+from ....engine.api import grid_point, static_flag
 from ....engine.jit import njit
 from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
@@ -142,7 +142,7 @@ def physics(P):
 
 @njit(inline="always")
 def reset_world(P, S, b, seed, episode, pos, base, n_agents):
-    K.reset_world(b, seed, episode, P.spin_up, physics(P), S)
+    K.reset_world(b, seed, episode, P.spin_up, physics(P), S, P.grid_wind, P.spline, P.turns, P.among_walls)
     # the sources moved by the motion from the first step (the spin-up releases at their starts)
     place_sources(P.sources, None, (P.motion, S.motion), (S.source, S.found), b, seed, episode, (P.width, P.height),
                   K.STREAM_PUFFS, None)
@@ -155,7 +155,7 @@ def advance(P, S, b, t, seed, episode):
     else:  # a source's move into a solid cell is refused
         move_sources_among_walls((P.motion, S.motion), S.source, b, t, (P.width, P.height), seed, episode, None,
                                  (P.walls, S.wall[b]))
-    K.advance_world(b, physics(P), S)
+    K.advance_world(b, physics(P), S, P.grid_wind, P.spline, P.turns, P.among_walls)
 
 
 # 2-D tuples: the puff plume is 2-D (Puffs.dimensions)
@@ -186,7 +186,7 @@ def sample_at(P, S, pw, point):
 
 @njit(inline="always")
 def wind_at(P, S, pw, point):
-    return K.wind_at_cell_fn(pw, point[0], point[1], physics(P), S)
+    return K.wind_at_cell_fn(pw, point[0], point[1], physics(P), S, P.grid_wind, P.spline, P.turns)
 
 
 KERNELS = PlumeKernels(source=source, sample_cell=sample_cell, sample_at=sample_at, reset_world=reset_world,
@@ -370,11 +370,11 @@ class Puffs(Plume):
         if isinstance(wind, Wind):
             nx, ny = wind.grid
             bw = wind.noise_bandwidth
-            grid_wind, u, v, kx, ky = 1, wind.u, wind.v, wind.k_x, wind.k_y
+            grid_wind, u, v, kx, ky = True, wind.u, wind.v, wind.k_x, wind.k_y
             na, nb, nc = bw ** 2, 2.0 * wind.noise_damp * bw, wind.noise_gain * bw ** 2
         else:
             nx, ny = 2, 2
-            grid_wind, (u, v), kx, ky, na, nb, nc = 0, wind, 0.0, 0.0, 0.0, 0.0, 0.0
+            grid_wind, (u, v), kx, ky, na, nb, nc = None, wind, 0.0, 0.0, 0.0, 0.0, 0.0
         starts = np.array(self.cells(), np.float64).reshape(-1, 2)
         starts.flags.writeable = False
         sparsity = wind.sparsity if isinstance(wind, Wind) and wind.regime == "sparse" else 1.0
@@ -388,11 +388,12 @@ class Puffs(Plume):
             grid_wind=grid_wind, u_av=float(u), v_av=float(v), k_x=kx, k_y=ky,
             wdx=(x1 - x0) / (nx - 1), wdy=(y1 - y0) / (ny - 1),
             noise_a=na, noise_b=nb, noise_c=nc,
-            spline=int(isinstance(wind, Wind) and wind.interpolation == "spline"),
+            spline=static_flag(self.spline),
             spin_up=self.spin_up_steps, src_cx=starts[0, 0], src_cy=starts[0, 1],
             width=int(grid_size[0]), height=int(grid_size[1]), sources=starts,
             **regime_scalars(wind if isinstance(wind, Wind) else None, self.dt),
             walls_mode=K.WALLS_NONE if walls is None else WALLS_MODES[self.walls],
+            among_walls=static_flag(walls is not None),
             walls=_NO_WALLS if walls is None else walls.masks,
         )
 

@@ -39,6 +39,14 @@ advance's release). The wind's regime (``regimes.py``) draws from a stream of it
 Sources: ``source`` ``(B, K, 2)`` holds where each releases now (cells; the engine's source motion
 moves them), its start ``PuffParams.sources``; a regime turns every wind velocity by its angle
 (``turn``).
+
+Choices the compiler sees: ``PuffParams.grid_wind``, ``spline``, ``turns`` and ``among_walls`` are
+flags, ``True`` or ``None`` (``engine.api.static_flag``). The functions that branch on them take
+them as arguments (``wind_velocity(..., grid, spline)``, ``advance_world(..., grid, spline,
+turns, walls)``): Numba drops a branch on an argument that is ``None`` before it types anything,
+so a configuration compiles only its own wind, interpolation, regime and walls (a flag that is
+True keeps both branches). With run-time ints instead, the cold puff row of
+``benchmarks/first_step.py`` took a third longer to its first step (18.0 s against 13.4 s).
 """
 
 from __future__ import annotations
@@ -59,7 +67,8 @@ REACH_RADII = 5.0  # bins reach this many of the largest puff radius
 WALLS_NONE, WALLS_REFLECT, WALLS_ABSORB = 0, 1, 2  # PuffParams.walls_mode
 BIN_CAP = 32  # at most BIN_CAP bins along each axis (the prefix sum is per step)
 
-# Scalars of one configuration, all float64 or int64 so that one compiled signature serves all.
+# Scalars of one configuration, float64 or int64, so that one compiled signature serves every
+# number; the flags (True or None) are the structural choices, each compiled for alone.
 PuffParams = namedtuple("PuffParams", [
     "dt",  # time step (time)
     "x_min", "x_max", "y_min", "y_max",  # region (length)
@@ -72,12 +81,12 @@ PuffParams = namedtuple("PuffParams", [
     "scale_x", "scale_y", "scale_z",  # centre-line-relative velocity std (length / time)
     "model_z",  # int 0/1: z moves with the noise
     "amp",  # puff_mol_amount / sqrt(8 pi^3) * conc_scale
-    "grid_wind",  # int 0/1: 1 the dynamic wind grid, 0 a constant (u_av, v_av)
+    "grid_wind",  # flag: True the dynamic wind grid, None a constant (u_av, v_av)
     "u_av", "v_av",  # mean wind (length / time)
     "k_x", "k_y",  # wind diffusivities (length^2 / time)
     "wdx", "wdy",  # wind grid spacing (length)
     "noise_a", "noise_b", "noise_c",  # bandwidth^2, 2 damping bandwidth, gain bandwidth^2
-    "spline",  # int 0/1: 1 pompy's bicubic interpolating spline, 0 bilinear
+    "spline",  # flag: True pompy's bicubic interpolating spline, None bilinear
     "spin_up",  # int: advances run at reset
     "src_cx", "src_cy",  # the source in cells (the goal of the engine's agents)
     "width", "height",  # int: the cell grid
@@ -85,7 +94,9 @@ PuffParams = namedtuple("PuffParams", [
     # the wind's regime (regimes.py): its code, the switch-once turn (degrees) and time window,
     # the switch-many period and jitter (advances), the switch-many directions' std and clip (degrees)
     "regime", "turn", "once_lo", "once_hi", "every", "jitter", "dir_std", "dir_max",
+    "turns",  # flag: True when the regime turns the wind (switch-once, switch-many), else None
     "walls_mode",  # int: WALLS_NONE, WALLS_REFLECT or WALLS_ABSORB
+    "among_walls",  # flag: True among walls (walls_mode is not WALLS_NONE), else None
     "walls",  # (K, height, width) bool: solid cells ((1, 1, 1) False without walls); world b uses walls[wall[b]]
 ])
 
@@ -361,13 +372,14 @@ def fit_spline(b, st):
 
 
 @njit(cache=True, inline="always")
-def wind_velocity(b, x, y, p, st):
-    """Wind ``(u, v)`` (length / time) at physical ``(x, y)`` in world ``b``."""
-    if p.grid_wind == 0:
+def wind_velocity(b, x, y, p, st, grid, spline):
+    """Wind ``(u, v)`` (length / time) at physical ``(x, y)`` in world ``b`` (``grid``, ``spline``:
+    ``p.grid_wind``, ``p.spline``)."""
+    if grid is None:
         return p.u_av, p.v_av
-    if p.spline != 0:
-        return _spline_velocity(b, p, st, x, y)
-    return _grid_velocity(st.wind, b, p, x, y)
+    if spline is None:
+        return _grid_velocity(st.wind, b, p, x, y)
+    return _spline_velocity(b, p, st, x, y)
 
 
 # Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9): no
@@ -408,7 +420,7 @@ def std_normal(key, a, c):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def advance_wind(b, p, st):
+def advance_wind(b, p, st, spline):
     """One ``dt`` of pompy's ``WindModel.update``: coloured noise at the corners, the edges
     interpolated linearly between them, then the explicit advection-diffusion update."""
     wind = st.wind
@@ -467,7 +479,7 @@ def advance_wind(b, p, st):
         for i in range(1, nx2 - 1):
             for j in range(1, ny2 - 1):
                 wind[b, c, i, j] += rate[b, c, i - 1, j - 1] * dt
-    if p.spline != 0:
+    if spline is not None:
         fit_spline(b, st)
 
 
@@ -534,16 +546,16 @@ def _draw_normals(b, key, t, count, draws):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _wind_at_puffs(b, n, p, st):
+def _wind_at_puffs(b, n, p, st, grid, spline, turns):
     """The wind at each of the first ``n`` puffs into ``st.vel``. One loop per interpolation, the
     choice made outside: a loop holding both interpolations ran 5x slower (measured)."""
-    if p.grid_wind == 0:
+    if grid is None:
         _constant_at_puffs(b, n, p, st)
-    elif p.spline != 0:
-        _spline_at_puffs(b, n, p, st)
-    else:
+    elif spline is None:
         _bilinear_at_puffs(b, n, p, st)
-    if st.turn[b, 0] != 0.0:
+    else:
+        _spline_at_puffs(b, n, p, st)
+    if turns is not None and st.turn[b, 0] != 0.0:
         _turn_at_puffs(b, n, st)
 
 
@@ -707,17 +719,19 @@ def _release(b, j, n, count, p, st):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def advance_world(b, p, st):
-    """Advance world ``b`` by one ``dt``, as pompy's ``wind.update(dt); plume.update(dt)``.
+def advance_world(b, p, st, grid, spline, turns, walls):
+    """Advance world ``b`` by one ``dt``, as pompy's ``wind.update(dt); plume.update(dt)``
+    (``grid, spline, turns, walls``: ``p.grid_wind, p.spline, p.turns, p.among_walls``).
 
     Wind; a Poisson number of new puffs at the source (capped by the free slots); every live puff
     moves by (wind at the puff + Gaussian centre-line-relative velocity) x dt (among walls:
     reflected off them or absorbed, ``_move_among_walls``), its r^2 grows by spread x dt, and it is
     removed when it leaves the region (bounds inclusive); then re-binning.
     """
-    regime_step(b, p, st)
-    if p.grid_wind != 0:
-        advance_wind(b, p, st)
+    if turns is not None:
+        regime_step(b, p, st)
+    if grid is not None:
+        advance_wind(b, p, st, spline)
     key = st.key[b]
     t = st.clock[b]
     puffs = st.puffs
@@ -730,18 +744,21 @@ def advance_world(b, p, st):
     # Three simple loops, each its own function (normals, wind at the puffs, move and compact):
     # one fused loop, or the three loops inlined in one function, ran up to 20x slower (measured).
     _draw_normals(b, key, t, 3 * n, st.draws)
-    _wind_at_puffs(b, n, p, st)
-    kept = _move(b, n, p, st) if p.walls_mode == WALLS_NONE else _move_among_walls(b, n, p, st)
+    _wind_at_puffs(b, n, p, st, grid, spline, turns)
+    if walls is None:
+        kept = _move(b, n, p, st)
+    else:
+        kept = _move_among_walls(b, n, p, st)
     st.n_live[b] = kept
     st.clock[b] = t + 1
     _rebin(b, p, st)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def reset_world(b, seed, episode, spin_up, p, st):
+def reset_world(b, seed, episode, spin_up, p, st, grid, spline, turns, walls):
     """Start world ``b``'s episode: wind at its mean, filters at rest, the regime started, every
     source at its start with ``init_puffs`` puffs; then ``spin_up`` advances (0 for pompy's
-    initial state)."""
+    initial state). The flags as ``advance_world``'s."""
     st.key[b] = stream_key(seed, episode, STREAM_PUFFS)
     st.wall[b] = mask_index(seed, episode, p.walls.shape[0])  # the engine's draw: the world's mask
     st.clock[b] = 0
@@ -753,9 +770,9 @@ def reset_world(b, seed, episode, spin_up, p, st):
     for k in range(8):
         st.noise[b, 0, k] = 0.0
         st.noise[b, 1, k] = 0.0
-    if p.grid_wind != 0 and p.spline != 0:
+    if grid is not None and spline is not None:
         fit_spline(b, st)
-    start_regime(b, seed, episode, p, st)
+    start_regime(b, seed, episode, p, st, turns)
     n = 0
     for j in range(st.source.shape[1]):  # every source at its start, with its initial puffs
         st.source[b, j, 0] = p.sources[j, 0]
@@ -764,7 +781,7 @@ def reset_world(b, seed, episode, spin_up, p, st):
     st.n_live[b] = n
     _rebin(b, p, st)
     for _ in range(spin_up):
-        advance_world(b, p, st)
+        advance_world(b, p, st, grid, spline, turns, walls)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -808,11 +825,13 @@ def concentration_at_cell(b, cx, cy, p, st):
 
 
 @njit(cache=True, inline="always")
-def wind_at_cell(b, cx, cy, p, st):
-    """Wind ``(u, v)`` in cells per step at the centre of (possibly fractional) cell ``(cx, cy)``."""
+def wind_at_cell(b, cx, cy, p, st, grid, spline, turns):
+    """Wind ``(u, v)`` in cells per step at the centre of (possibly fractional) cell ``(cx, cy)``
+    (the flags: ``p.grid_wind, p.spline, p.turns``)."""
     x, y = cell_to_physical(cx, cy, p)
-    u, v = wind_velocity(b, x, y, p, st)
-    u, v = turned(b, st, u, v)
+    u, v = wind_velocity(b, x, y, p, st, grid, spline)
+    if turns is not None:
+        u, v = turned(b, st, u, v)
     scale = p.dt / p.cell
     return u * scale, v * scale
 
@@ -835,7 +854,7 @@ def field_image(b, height, width, p, st, out):
 def _sample_world(b, cells, p, st, conc, wind):
     for m in range(cells.shape[1]):
         conc[b, m] = concentration_at_cell(b, cells[b, m, 0], cells[b, m, 1], p, st)
-        u, v = wind_at_cell(b, cells[b, m, 0], cells[b, m, 1], p, st)
+        u, v = wind_at_cell(b, cells[b, m, 0], cells[b, m, 1], p, st, p.grid_wind, p.spline, p.turns)
         wind[b, m, 0] = u
         wind[b, m, 1] = v
 
@@ -845,7 +864,7 @@ def reset_all(seeds, episode, spin_up, p, st):
     """Reset every world ``b`` with seed ``seeds[b]``."""
     for u in prange(seeds.shape[0]):
         b = np.int64(u)  # prange's index is unsigned: the serial loop's int64 shares its compiled callees
-        reset_world(b, seeds[b], episode, spin_up, p, st)
+        reset_world(b, seeds[b], episode, spin_up, p, st, p.grid_wind, p.spline, p.turns, p.among_walls)
 
 
 @njit(cache=True, parallel=True)
@@ -853,7 +872,7 @@ def advance_all(p, st):
     """Advance every world by one ``dt``."""
     for u in prange(st.n_live.shape[0]):
         b = np.int64(u)
-        advance_world(b, p, st)
+        advance_world(b, p, st, p.grid_wind, p.spline, p.turns, p.among_walls)
 
 
 @njit(cache=True, parallel=True)
@@ -875,7 +894,7 @@ def step_all(cells, p, st, conc, wind):
     """Advance every world, then sample at the agents (one call, one prange over worlds)."""
     for u in prange(cells.shape[0]):
         b = np.int64(u)
-        advance_world(b, p, st)
+        advance_world(b, p, st, p.grid_wind, p.spline, p.turns, p.among_walls)
         _sample_world(b, cells, p, st, conc, wind)
 
 
@@ -883,14 +902,14 @@ def step_all(cells, p, st, conc, wind):
 def reset_all_serial(seeds, episode, spin_up, p, st):
     """``reset_all`` on the calling thread."""
     for b in range(seeds.shape[0]):
-        reset_world(b, seeds[b], episode, spin_up, p, st)
+        reset_world(b, seeds[b], episode, spin_up, p, st, p.grid_wind, p.spline, p.turns, p.among_walls)
 
 
 @njit(cache=True)
 def advance_all_serial(p, st):
     """``advance_all`` on the calling thread."""
     for b in range(st.n_live.shape[0]):
-        advance_world(b, p, st)
+        advance_world(b, p, st, p.grid_wind, p.spline, p.turns, p.among_walls)
 
 
 @njit(cache=True)
@@ -904,7 +923,7 @@ def sample_all_serial(cells, p, st, conc, wind):
 def step_all_serial(cells, p, st, conc, wind):
     """``step_all`` on the calling thread."""
     for b in range(cells.shape[0]):
-        advance_world(b, p, st)
+        advance_world(b, p, st, p.grid_wind, p.spline, p.turns, p.among_walls)
         _sample_world(b, cells, p, st, conc, wind)
 
 
@@ -919,5 +938,5 @@ def concentration_at_cell_fn(b, cx, cy, p, st):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def wind_at_cell_fn(b, cx, cy, p, st):
-    return wind_at_cell(b, cx, cy, p, st)
+def wind_at_cell_fn(b, cx, cy, p, st, grid, spline, turns):
+    return wind_at_cell(b, cx, cy, p, st, grid, spline, turns)

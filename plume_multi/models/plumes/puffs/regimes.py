@@ -37,6 +37,7 @@ import numpy as np
 
 from ....checks import check_choice, check_real, fail
 from ....engine import rng
+from ....engine.api import static_flag
 from ....engine.jit import njit
 
 __all__ = ["REGIMES", "STREAM", "check_regime", "regime_scalars", "start_regime", "regime_step"]
@@ -78,11 +79,13 @@ def regime_scalars(wind, dt: float) -> dict:
     A constant wind ``(u, v)`` (not a ``Wind``) has the constant regime."""
     if wind is None or isinstance(wind, tuple):
         return dict(regime=CONSTANT, turn=0.0, once_lo=0.0, once_hi=0.0, every=1.0, jitter=0.0,
-                    dir_std=0.0, dir_max=0.0)
-    return dict(regime=REGIMES.index(wind.regime), turn=wind.switch_degrees,
+                    dir_std=0.0, dir_max=0.0, turns=None)
+    regime = REGIMES.index(wind.regime)
+    return dict(regime=regime, turn=wind.switch_degrees,
                 once_lo=_steps(wind.switch_after[0], dt), once_hi=_steps(wind.switch_after[1], dt),
                 every=_steps(wind.switch_every, dt), jitter=_steps(wind.switch_jitter, dt),
-                dir_std=wind.direction_std, dir_max=wind.direction_max)
+                dir_std=wind.direction_std, dir_max=wind.direction_max,
+                turns=static_flag(regime in (SWITCH_ONCE, SWITCH_MANY)))
 
 
 # --------------------------------------------------------------------- compiled
@@ -107,13 +110,16 @@ def _switch_time(key, k, p):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def start_regime(b, seed, episode, p, st):
-    """At a reset: the regime's first direction and first switch of world ``b``."""
+def start_regime(b, seed, episode, p, st, turns):
+    """At a reset: the regime's first direction and first switch of world ``b`` (``turns``:
+    ``p.turns``; None, the wind never turns and nothing else is compiled)."""
     key = rng.stream_key(seed, episode, STREAM)
     st.regime_key[b] = key
     st.switches[b] = 0
     st.next_switch[b] = NO_SWITCH
     _turn_to(b, 0.0, st)
+    if turns is None:
+        return
     if p.regime == SWITCH_ONCE:
         u = rng.uniform(key, 0, 0)
         st.next_switch[b] = np.int64(np.floor(p.once_lo + u * (p.once_hi - p.once_lo) + 0.5))
