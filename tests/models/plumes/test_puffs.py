@@ -558,8 +558,11 @@ def test_a_configuration_compiles_only_its_own_wind_interpolation_regime_and_wal
     sampled = {}
     for name, plume in (("plain", plain), ("rich", rich)):
         p, st = plume.params, plume.state
-        plume.reset(seed=3)
-        plume.step()
+        rng = np.random.default_rng(3)  # a wind, its spline and a turn, set by hand: nothing else compiles
+        st.wind[...] = rng.normal(size=st.wind.shape)
+        st.coef[...] = rng.normal(size=st.coef.shape)
+        if p.turns:  # (a turn no regime makes is never read)
+            st.turn[0] = (30.0, math.cos(math.radians(30.0)), math.sin(math.radians(30.0)))
         sampler = numba.njit(K.wind_at_cell_fn.py_func)  # K's has no CPython wrapper
         u, v = sampler(0, 3.0, 4.0, p, st, p.grid_wind, p.spline, p.turns)
         blocks = next(iter(sampler.overloads.values())).type_annotation.blocks.values()
