@@ -20,6 +20,16 @@ def start_box(cfg, shape):
 
 
 @njit(inline="always")
+def fixed_starts(b, cfg, starts, pos, shape):
+    """World ``b``'s agents at the scenario's fixed start cells ``starts`` (``(n_agents, dims)``)."""
+    n_agents = cfg[C_N_AGENTS]
+    base = b * n_agents
+    for n in range(n_agents):
+        for c in range(len(shape)):
+            pos[base + n, c] = starts[n, c]
+
+
+@njit(inline="always")
 def place_starts(b, cfg, starts, pos, shape, seed, episode):
     """Start cells of world ``b``'s agents (rows ``b * n_agents ...``), on a grid of ``shape``.
 
@@ -32,9 +42,7 @@ def place_starts(b, cfg, starts, pos, shape, seed, episode):
     n_agents = cfg[C_N_AGENTS]
     base = b * n_agents
     if cfg[C_START_MODE] == START_FIXED:
-        for n in range(n_agents):
-            for c in range(len(shape)):
-                pos[base + n, c] = starts[n, c]
+        fixed_starts(b, cfg, starts, pos, shape)
         return
     origin, sizes = start_box(cfg, shape)
     if episode == 0:
