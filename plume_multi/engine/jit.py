@@ -478,10 +478,37 @@ def njit(*args, **kwargs):
     no C wrapper: Numba compiles one for every function, for calls through a first-class function
     type, which no kernel of the package makes (values holding functions cost a step 20 %:
     ``engine/api.py``); a cold puff row compiled 5 % sooner without them (side by side, both ways).
-    A kernel passed as a first-class function would need ``no_cfunc_wrapper=False``."""
+    A kernel passed as a first-class function would need ``no_cfunc_wrapper=False``.
+
+    A kernel compiled with ``no_cpython_wrapper=True`` (called from compiled code only) raises a
+    ``ValidationError`` when called from Python: Numba would call the Python entry point it did not
+    build, and the interpreter crashed."""
     kwargs["cache"] = CACHING and not _in_memory and kwargs.get("cache", True)
     kwargs.setdefault("no_cfunc_wrapper", True)
-    return numba.njit(*args, **kwargs)
+    compiled = numba.njit(*args, **kwargs)
+    if not kwargs.get("no_cpython_wrapper"):
+        return compiled
+    if isinstance(compiled, numba.core.registry.CPUDispatcher):
+        return _compiled_only(compiled)
+    return lambda fn: _compiled_only(compiled(fn))
+
+
+class _CompiledOnly(numba.core.registry.CPUDispatcher):
+    """A Numba dispatcher of a function compiled with no Python entry point: a call from Python
+    raises instead of crashing; compiled code calls it as any other."""
+
+    def __call__(self, *args, **kwargs):
+        from ..errors import ValidationError
+
+        name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
+        raise ValidationError(f"{name}: called from Python; it is compiled to be called from compiled code only "
+                              f"(no Python entry point). Call it from an njit function, or {name}.py_func(...) "
+                              "to run its Python source")
+
+
+def _compiled_only(dispatcher):
+    dispatcher.__class__ = _CompiledOnly
+    return dispatcher
 
 
 # ----------------------------------------------------------------------------- pruning

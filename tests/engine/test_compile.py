@@ -3,7 +3,9 @@ takes a while says so on one line."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import textwrap
 import types
 from collections import namedtuple
 from dataclasses import dataclass
@@ -269,7 +271,9 @@ def test_a_wrong_type_passed_into_the_plume_blames_the_sensor_not_the_plume():
 
 
 _MAIN_SENSOR = """
+import subprocess
 import sys
+import textwrap
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
@@ -359,3 +363,38 @@ def test_the_packages_kernels_are_compiled_without_a_c_wrapper():
         defined = {f.name for f in result.library._final_module.functions if not f.is_declaration}
         assert result.fndesc.llvm_func_name in defined
         assert (result.fndesc.llvm_cfunc_wrapper_name in defined) is wrapped
+
+
+def test_a_kernel_without_a_python_entry_point_raises_when_called_from_python():
+    # Numba called the entry point it had not built: the interpreter crashed (SIGSEGV)
+    code = textwrap.dedent("""
+        from plume_multi.engine import jit
+        from plume_multi.errors import ValidationError
+
+        @jit.njit(cache=False, no_cpython_wrapper=True)
+        def inner(x):
+            return x + 1
+
+        @jit.njit(cache=False)
+        def outer(x):
+            return inner(x) * 2
+
+        assert outer(3) == 8  # compiled code calls it as before
+        try:
+            inner(3)
+        except ValidationError as error:
+            print("raised:", error)
+        from plume_multi.models.plumes import PuffPlume, Puffs
+        from plume_multi.models.plumes.puffs import physics
+        plume = PuffPlume(Puffs(source=(10, 12)), (50, 25))
+        try:
+            physics._rebin(0, plume.params, plume.state)
+        except ValidationError as error:
+            print("raised:", error)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("raised: ") for line in lines)
+    assert "inner: called from Python" in lines[0] and "physics._rebin: called from Python" in lines[1]
+    assert "inner.py_func(...)" in lines[0]
