@@ -78,3 +78,17 @@ def test_every_array_of_the_puff_state_through_corruptions(sim, tmp_path):
     assert ("model:plume.clock", f"first = {2**63 - 1}") in refused  # it would wrap at the next step
     accepted = {(r["key"], r["corruption"]) for r in results if r["outcome"] == "accepted"}
     assert ("model:plume.key", "garbage") in accepted  # any 64-bit stream key is a valid one
+
+
+def test_a_turn_the_regime_never_makes_is_refused(sim):
+    """A constant wind's kernels do not read the regime's turn (physics.py's flags): a snapshot
+    with a turn, or a switch due, is refused rather than stepped on as if the wind were straight."""
+    snap = sim.snapshot()
+    for key, value, message in (("model:plume.turn", (30.0, 0.866, 0.5), r"plume\.turn \(Puffs\.turn\): 3 worlds with a turn"),
+                                ("model:plume.next_switch", 5, r"plume\.next_switch \(Puffs\.next_switch\): 3 worlds")):
+        bad = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in snap.items()}
+        bad[key][:] = value
+        with pytest.raises(ValidationError, match=message):
+            sim.restore(bad)
+    np.testing.assert_array_equal(sim.model_state("plume.turn"), snap["model:plume.turn"])
+    assert sim.validate() == []

@@ -215,6 +215,15 @@ def state_problems(puffs, arrays: dict) -> list:
            f"live amplitudes outside [0, {amp:g}] (a puff of radius puff_init_rad at height 0)")
     report("sorted", (live & ((srt[..., 3] >= 0) | (srt[..., 3] < -1.000001 / (2.0 * r0_sq)))).any(axis=1),
            f"live exponents -1 / (2 r^2) outside [{-1.0 / (2.0 * r0_sq):g}, 0)")
+    if getattr(puffs.wind, "regime", "constant") in ("constant", "sparse"):
+        # a wind that never turns: the regime's state stays as its reset left it (the kernels of such
+        # a plume do not read it: physics.py's flags)
+        turn = arrays["turn"]
+        report("turn", (turn[:, 0] != 0.0) | (turn[:, 1] != 1.0) | (turn[:, 2] != 0.0),
+               f"a turn, which the wind's regime {getattr(puffs.wind, 'regime', 'constant')!r} never makes "
+               "(expected [0, 1, 0]: 0 degrees, its cosine and sine)")
+        report("next_switch", arrays["next_switch"] != -1,
+               "a switch due, which the wind's regime never makes (expected -1)")
     dims = arrays["bin_dims"]
     start = arrays["bin_start"]
     bins = dims[:, 0] * dims[:, 1]

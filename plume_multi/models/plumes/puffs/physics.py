@@ -46,7 +46,9 @@ them as arguments (``wind_velocity(..., grid, spline)``, ``advance_world(..., gr
 turns, walls)``): Numba drops a branch on an argument that is ``None`` before it types anything,
 so a configuration compiles only its own wind, interpolation, regime and walls (a flag that is
 True keeps both branches). With run-time ints instead, the cold puff row of
-``benchmarks/first_step.py`` took a third longer to its first step (18.0 s against 13.4 s).
+``benchmarks/first_step.py`` took a third longer to its first step (14.9 s against 11.1 s,
+``docs/benchmarks.md``). A state whose regime's turn the flags say is never read must hold the turn
+its reset left (``limits.state_problems``).
 """
 
 from __future__ import annotations
