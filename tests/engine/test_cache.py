@@ -140,6 +140,20 @@ def test_module_files_follow_imports_into_own_code_only():
     assert not any(re.match(r"(numpy|numba)\b", name) for name in files)
 
 
+def test_a_library_under_a_site_folder_the_interpreter_does_not_name_is_not_own_code(tmp_path):
+    # a virtual environment's libraries under `python -S`, `pip install --target`: walked as the
+    # user's code, numpy's and Numba's modules made every warm import of the package take seconds
+    import types
+
+    library = types.ModuleType("some_library.core")
+    library.__file__ = str(tmp_path / "env" / "lib" / "site-packages" / "some_library" / "core.py")
+    mine = types.ModuleType("my_models")
+    mine.__file__ = str(tmp_path / "project" / "my_models.py")
+    assert jit._find_own_file(library) is None
+    assert jit._find_own_file(mine) == str((tmp_path / "project" / "my_models.py").resolve())
+    assert jit._find_own_file(jit) is not None  # the package's own files, wherever it is installed
+
+
 _CELL = """
 import numpy as np
 from numba import njit
