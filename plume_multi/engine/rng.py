@@ -72,7 +72,7 @@ def _mix(x, y):
     return r ^ (r >> S16)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)  # called from compiled code only
 def pcg64_state(seed):
     """PCG64 state ``(state_hi, state_lo, inc_hi, inc_lo)`` of ``default_rng(seed)``, seed < 2**64."""
     seed = np.uint64(seed)

@@ -57,7 +57,7 @@ def place_starts(b, cfg, starts, pos, shape, seed, episode):
 place_starts3 = place_starts  # deprecated: one function for every dimension
 
 
-@njit
+@njit(no_cpython_wrapper=True)  # called from compiled code only (a body's first_invalid)
 def first_invalid_action(actions, n_actions):
     """Index of the first action outside ``0..n_actions-1``, or -1 when all are valid."""
     limit = np.uint64(n_actions)
@@ -72,7 +72,7 @@ def first_invalid_action(actions, n_actions):
     return -1
 
 
-@njit
+@njit(no_cpython_wrapper=True)
 def first_nonfinite_row(actions):
     """Index of the first row of ``(rows, k)`` float actions holding NaN or an infinity, or -1."""
     for i in range(actions.shape[0]):
