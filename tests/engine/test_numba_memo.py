@@ -63,6 +63,40 @@ def test_an_inlined_overload_is_typed_once_however_many_calls(translations):
     assert translations.get("stub_impl") == 1  # Numba alone: once per call site and pass
 
 
+def _tripled(x):
+    """An overload compiled as a function of its own (not inlined): its implementation is compiled."""
+
+
+@overload(_tripled)
+def _tripled_overload(x):
+    def called_impl(x):
+        return x * 3.0
+    return called_impl
+
+
+def test_an_overloads_implementation_is_compiled_without_a_c_wrapper(monkeypatch):
+    # item 10: nothing calls an implementation through a first-class function value
+    from numba.core import cpu
+
+    wrapped = []
+    original = cpu.CPUContext.create_cfunc_wrapper
+
+    def recording(self, library, fndesc, *args, **kwargs):
+        wrapped.append(fndesc.qualname)
+        return original(self, library, fndesc, *args, **kwargs)
+
+    monkeypatch.setattr(cpu.CPUContext, "create_cfunc_wrapper", recording)
+
+    @numba.njit(no_cfunc_wrapper=True)
+    def caller(x):
+        return _tripled(x) + 1.0
+
+    assert caller(2.0) == 7.0
+    assert "_tripled_overload.<locals>.called_impl" not in wrapped
+    numba.njit(lambda x: x + 1.0)(1.0)  # a plain function still gets one, as Numba releases it
+    assert wrapped and all("called_impl" not in name for name in wrapped)
+
+
 @pytest.fixture
 def compiles():
     """The functions compiled while the test runs (``numba:compile`` events), by name."""
