@@ -370,11 +370,11 @@ class Puffs(Plume):
         if isinstance(wind, Wind):
             nx, ny = wind.grid
             bw = wind.noise_bandwidth
-            grid_wind, u, v, kx, ky = True, wind.u, wind.v, wind.k_x, wind.k_y
+            u, v, kx, ky = wind.u, wind.v, wind.k_x, wind.k_y
             na, nb, nc = bw ** 2, 2.0 * wind.noise_damp * bw, wind.noise_gain * bw ** 2
         else:
             nx, ny = 2, 2
-            grid_wind, (u, v), kx, ky, na, nb, nc = None, wind, 0.0, 0.0, 0.0, 0.0, 0.0
+            (u, v), kx, ky, na, nb, nc = wind, 0.0, 0.0, 0.0, 0.0, 0.0
         starts = np.array(self.cells(), np.float64).reshape(-1, 2)
         starts.flags.writeable = False
         sparsity = wind.sparsity if isinstance(wind, Wind) and wind.regime == "sparse" else 1.0
@@ -385,7 +385,7 @@ class Puffs(Plume):
             init_puffs=self.init_num_puffs, scale_x=sc[0], scale_y=sc[1], scale_z=sc[2],
             model_z=int(self.model_z_disp),
             amp=self.puff_mol_amount / math.sqrt(8.0 * math.pi ** 3) * self.conc_scale,
-            grid_wind=grid_wind, u_av=float(u), v_av=float(v), k_x=kx, k_y=ky,
+            grid_wind=static_flag(isinstance(wind, Wind)), u_av=float(u), v_av=float(v), k_x=kx, k_y=ky,
             wdx=(x1 - x0) / (nx - 1), wdy=(y1 - y0) / (ny - 1),
             noise_a=na, noise_b=nb, noise_c=nc,
             spline=static_flag(self.spline),
