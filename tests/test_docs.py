@@ -227,8 +227,9 @@ def test_make_s_recipes_write_bytecode_whatever_the_callers_environment():
 
     if shutil.which("make") is None:
         pytest.fail("make is not installed: the README's two commands need it")
-    probe = "plume-multi-probe-env:\n\t@echo \"[$${PYTHONDONTWRITEBYTECODE-unset}]\""
-    out = subprocess.run(["make", "-s", "--eval", probe, "plume-multi-probe-env"], cwd=ROOT, capture_output=True,
+    # the Makefile, with one recipe that prints what it sees (read from standard input: any make)
+    probe = "include Makefile\nplume-multi-probe-env:\n\t@echo \"[$${PYTHONDONTWRITEBYTECODE-unset}]\"\n"
+    out = subprocess.run(["make", "-s", "-f", "-", "plume-multi-probe-env"], input=probe, cwd=ROOT, capture_output=True,
                          text=True, check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}).stdout
     assert out.strip() == "[unset]", out
 
