@@ -21,7 +21,10 @@ parameters, a ``SensorArgs`` per sensor), and ``core``, a ``Core`` of the world'
 (``CORE_FIELDS``). They arrive as plain tuples (``entry_args``: Numba types a named tuple
 argument in Python at every call, a plain one in C) and the entry points build the records again
 (``models_of``, ``core_of``, and the named tuple classes of ``Layout.records``); ``step_parallel``
-builds them inside its parallel loop, which refuses a record of records.
+builds them inside its parallel loop, which refuses a record of records. The core and the models'
+large records are held by reference (``as_ref``, ``engine/refs.py``; ``BY_REFERENCE_FIELDS``): one
+pointer and one reference count, where a named tuple, a value, counted every array inside it at
+each copy and passed every field to each call that is not inlined.
 
 The driver reads the records' members by name (``models.plume.state``), never by unpacking them
 (``PP, PS = models.plume``): Numba 0.68's alias analysis does not follow an unpacked tuple, and the
@@ -49,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ValidationError
+from .refs import as_ref
 from .jit import CACHE_DIR, cache_failed, compiled_in_memory, module_files, njit, prune, without_source_file
 
 __all__ = ["Layout", "FunctionRef", "assemble", "function_ref", "CORE_ARGS", "CORE_FIELDS", "Core", "Models", "ModelArgs",
@@ -103,8 +107,9 @@ def models_of(plume, body, reward, sensors):
 
 @njit(inline="always")
 def core_of(arrays):
-    """``Core(*arrays)``: the entry points receive the core as a plain tuple (``entry_args``)."""
-    return Core(*arrays)
+    """``Core(*arrays)``, held by reference: the entry points receive the core as a plain tuple
+    (``entry_args``)."""
+    return as_ref(Core(*arrays))
 
 
 @dataclass(frozen=True)
@@ -305,6 +310,7 @@ from plume_multi.engine.jit import njit
 from plume_multi.engine.api import AgentView, InnerSensor, {plume_view}, WorldView, no_sensor
 from plume_multi.engine.assemble import core_of, model_args, models_of, sensor_args
 from plume_multi.engine.tuples import put_row, squared_distance
+from plume_multi.engine.refs import as_ref
 {engine_imports}
 {imports}
 {record_imports}
@@ -533,6 +539,14 @@ def _dimension(dims: int) -> dict:
 
 _RECORD_SLOTS = ("PP", "PS", "AP", "AS", "RP")  # then SPk, SSk, IPk per sensor k
 
+# A model's named record of more fields than this is held by reference in the driver (``as_ref``),
+# a smaller one by value; the core always by reference. A record by value costs at every copy and
+# call (each array counted, each field passed): a puff plume's 48 parameters and 26 state arrays
+# were most of its driver's code. One held by reference costs at every read instead (a load through
+# a pointer, and an array's count): with every named record so held, the default step at 64 agents
+# per world ran 6 % slower (its body's move table, read per agent), and as now no slower.
+BY_REFERENCE_FIELDS = 16
+
 
 
 def _record_slots(n_sensors: int) -> list:
@@ -569,7 +583,8 @@ def records_of(models) -> tuple:
 
 def _threaded(layout: Layout) -> dict:
     """``step_parallel``'s parts: every record read as a plain tuple before the parallel loop, and
-    the named ones built again in it (``_as_<slot>``, one per named tuple class)."""
+    the named ones built again in it (``_as_<slot>``, one per named tuple class; a large one held by
+    reference)."""
     slots = _record_slots(len(layout.sensors))
     records = layout.records or (None,) * len(slots)
     unpack, rebuild, helpers, names = [], [], [], {}
@@ -578,7 +593,9 @@ def _threaded(layout: Layout) -> dict:
         names[slot] = slot if ref is None else f"_as_{slot}({slot})"
         if ref is not None:
             rebuild.append(f"from {ref.module} import {ref.name} as _{slot}_record")
-            helpers.append(f"\n\n@njit(inline=\"always\")\ndef _as_{slot}(t):\n    return _{slot}_record(*t)")
+            record = f"_{slot}_record(*t)"
+            held = f"as_ref({record})" if len(ref.resolve()._fields) > BY_REFERENCE_FIELDS else record
+            helpers.append(f"\n\n@njit(inline=\"always\")\ndef _as_{slot}(t):\n    return {held}")
     return dict(unpack_plain="\n".join(unpack), world_t=CORE_FIELDS.index("world_t"), record_imports="\n".join(rebuild), record_helpers="".join(helpers),
                 sensor_records="".join(f"sensor_args({names[f'SP{k}']}, {names[f'SS{k}']}, {names[f'IP{k}']}), "
                                        for k in range(len(layout.sensors))),

@@ -54,7 +54,7 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
-from . import numba_link, numba_memo
+from . import numba_link, numba_memo, refs  # noqa: F401  (refs: records' layout, part of every key below)
 
 numba_memo.install()  # before anything compiles: Numba's repeated work on inlined code, done once
 numba_link.install()  # and a call of a large compiled function refers to its code instead of copying it

@@ -140,6 +140,14 @@ def test_module_files_follow_imports_into_own_code_only():
     assert not any(re.match(r"(numpy|numba)\b", name) for name in files)
 
 
+def test_every_cached_function_is_keyed_on_the_layout_of_records_held_by_reference():
+    # compiled code holds a RecordRef's layout: a kernel whose module never names engine/refs.py
+    # (the puff physics receive a state held by reference) reaches it through njit's module
+    from plume_multi.models.plumes.puffs import physics
+
+    assert "plume_multi.engine.refs" in jit.module_files([physics])
+
+
 def test_a_library_under_a_site_folder_the_interpreter_does_not_name_is_not_own_code(tmp_path):
     # a virtual environment's libraries under `python -S`, `pip install --target`: walked as the
     # user's code, numpy's and Numba's modules made every warm import of the package take seconds

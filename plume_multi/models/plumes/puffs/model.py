@@ -27,6 +27,7 @@ from ....checks import (CheckedArguments, check_bool, check_choice, check_int, c
                         is_real)
 from ....engine.api import grid_point, static_flag
 from ....engine.jit import njit
+from ....engine.refs import pick
 from ....engine.threads import PARALLEL_LOCK
 from ....errors import ValidationError
 from ...units import Units
@@ -137,7 +138,7 @@ N_PHYSICS = len(K.PuffParams._fields)
 
 @njit(inline="always")
 def physics(P):
-    return K.PuffParams(*P[:N_PHYSICS])
+    return pick(P, K.PuffParams)
 
 
 @njit(inline="always")
