@@ -544,9 +544,9 @@ _RECORD_SLOTS = ("PP", "PS", "AP", "AS", "RP")  # then SPk, SSk, IPk per sensor 
 # call (each array counted, each field passed): a puff plume's 48 parameters and 26 state arrays
 # were most of its driver's code. One held by reference costs at every read instead (a load through
 # a pointer, and an array's count): with every named record so held, the default step at 64 agents
-# per world ran 6 % slower (its body's move table, read per agent), and as now no slower.
+# per world ran 6 % slower (its body's move table, read per agent); with the large ones alone, no
+# slower (docs/benchmarks.md).
 BY_REFERENCE_FIELDS = 16
-
 
 
 def _record_slots(n_sensors: int) -> list:
