@@ -212,6 +212,26 @@ def test_a_function_inlined_at_many_sites_and_depths_is_translated_once_per_comp
     assert translations == {"_middle": 1, "_leaf": 1}
 
 
+def test_a_function_inlined_in_functions_compiled_within_one_compile_is_translated_once(translations):
+    # every compile makes its own copy of the target context: the memo's key is the target and
+    # the flags, so the functions that one compile brings (a model's, called from the step) share
+    # the translations
+    @njit
+    def inner(x):
+        return _middle(x) - _leaf(x)
+
+    @njit
+    def outer(x):
+        return inner(x) + _middle(x * 2.0)
+
+    def middle(y):
+        return (y + 1.0) * (y + 2.0) - (y + 3.0)
+
+    assert outer(1.5) == middle(1.5) - 2.5 + middle(3.0)
+    # keyed on each compile's own context: {"_middle": 2, "_leaf": 2}
+    assert translations == {"_middle": 1, "_leaf": 1}
+
+
 def test_a_global_changed_between_two_compiles_is_seen_by_the_second():
     # Numba reads a global when it translates a function: the memo lasts one compile, so a later
     # compile translates again and sees the new value, as it would without the memo
