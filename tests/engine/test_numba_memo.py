@@ -293,6 +293,47 @@ def test_the_ir_copy_is_deepcopys_object_for_object():
     assert copied[0].scope is copied[-1].scope is not blocks[0].scope
 
 
+@njit(inline="always")
+def _branchy(x):
+    if x > 0.0:
+        return x * 2.0
+    return -x
+
+
+def test_an_inlining_copies_the_callees_blocks_once(monkeypatch):
+    # inline_ir copies the callee's IR to change it, then copies that copy for a return value its
+    # callers drop: the second copy is not made, and None stands in its place
+    from numba.core import ir
+
+    copied_blocks = []
+    ir_copy = numba_memo._ir_copy
+
+    def counting(x, memo):
+        if isinstance(x, ir.Block):
+            copied_blocks.append(x)
+        return ir_copy(x, memo)
+
+    monkeypatch.setattr(numba_memo, "_ir_copy", counting)
+    calls = []
+    inline_ir = inline_closurecall.InlineWorker.inline_ir
+
+    def recording(self, caller_ir, block, i, callee_ir, *args, **kwargs):
+        before = len(copied_blocks)
+        result = inline_ir(self, caller_ir, block, i, callee_ir, *args, **kwargs)
+        calls.append((len(callee_ir.blocks), len(copied_blocks) - before, result[0]))
+        return result
+
+    monkeypatch.setattr(inline_closurecall.InlineWorker, "inline_ir", recording)
+
+    @njit
+    def twice(x):
+        return _branchy(x) + _branchy(-x) + _stub(x)
+
+    assert twice(1.5) == 3.0 + 1.5 + 4.0
+    assert len(calls) == 3 and all(n >= 1 for n, _, _ in calls) and max(n for n, _, _ in calls) > 1
+    assert all(copies == n and unmutated is None for n, copies, unmutated in calls), calls  # were 2 n
+
+
 _EPISODE = """
 import json
 import numpy as np
