@@ -123,9 +123,16 @@ def run_block(block: Block, folder: Path) -> None:
     tasks_before, ids_before = dict(registry._load()), set(gymnasium.registry)
     cwd = os.getcwd()
     os.chdir(folder)
+    # Stable-Baselines3 makes a log folder in the system's temporary folder at every `learn()`
+    # unless SB3_LOGDIR names one: the block's own folder, removed with it
+    own_logdir = "SB3_LOGDIR" not in os.environ
+    if own_logdir:
+        os.environ["SB3_LOGDIR"] = str(folder / "sb3-logs")
     try:
         runpy.run_path(str(script), run_name="__docs__")
     finally:  # a page's own task (the benchmark page registers one) stays on that page
+        if own_logdir:
+            os.environ.pop("SB3_LOGDIR", None)
         os.chdir(cwd)
         registry._TASKS.clear()
         registry._TASKS.update(tasks_before)

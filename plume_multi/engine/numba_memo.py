@@ -1,5 +1,5 @@
-"""Numba compiles inlined code several times over; five memos make it do the work once, and five
-of its steps are done sooner or not at all.
+"""Numba compiles inlined code several times over; five memos make it do the work once, five of
+its steps are done sooner or not at all, and Python's collector runs less often while it compiles.
 
 Every step driver inlines the models' functions (``inline="always"``) and the engine's readers
 (overloads with ``inline="always"``: ``sample_at``, ``sample_cell``, ``is_on``, ...), so that the
@@ -83,6 +83,14 @@ step runs as fast as a hand-written loop. Numba 0.68 repeats work for each of th
    first's blocks, and ``inline_ir`` returns None in its place, so a caller that read it would fail
    loudly (``_share_scope_copies``). ``inline_ir`` took 2.21 -> 1.70 s of a cold puffs-among-walls
    row's CPU (156 inlinings, side by side).
+12. **Python's cyclic collector starts a young collection every 700 allocations**, and a compile
+   allocates millions of IR, type and LLVM objects: a cold puffs-among-walls row ran 1,200 young
+   collections, 109 middle and 9 full ones, each full one through every object of the process.
+   While an outermost compile runs, the first threshold is ``COMPILE_GC_THRESHOLD`` (50,000: 14
+   young collections and 1 middle, no full one), and its end sets it back
+   (``_fewer_collections``). The same cycles are freed, later. Side by side, two pairs: a cold
+   first step took 4-8 % less CPU for the puff row, 9-20 % less among walls and 11-14 % less for
+   the default; the walls row's peak memory grew from 254 to 263 MiB.
 
 The step computes the same (a driver's episodes with and without the memos are equal, bit for
 bit) at the same speed; what changes is the time to compile it (the driver of the nine reference
@@ -149,6 +157,7 @@ def install() -> bool:
         return False
     _memo_overloads(template, targetconfig, _typed_only(template, dispatcher, types))
     _memo_translations(worker, event)
+    _fewer_collections(event)
     global _PLAIN
     _PLAIN = _plain_ir_classes()
     _share_scope_copies(inline_closurecall, worker, ir)
@@ -273,6 +282,37 @@ def _memo_translations(worker, event) -> None:
         return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars, arg_typs=arg_typs)
 
     worker.inline_function = inline_function
+
+
+COMPILE_GC_THRESHOLD = 50_000  # allocations between two young collections while Numba compiles (item 12)
+
+
+def _fewer_collections(event) -> None:
+    """While an outermost compile runs, Python's cyclic collector starts a young collection every
+    ``COMPILE_GC_THRESHOLD`` allocations instead of every 700 (``gc.set_threshold``'s first value;
+    the others, and whether it runs at all, stay as they were); the outermost compile's end sets
+    the threshold back."""
+    import gc
+
+    saved = {"depth": 0, "threshold": None}
+
+    class _Compiling(event.Listener):
+        def on_start(self, ev):
+            saved["depth"] += 1
+            if saved["depth"] == 1:
+                threshold = gc.get_threshold()
+                saved["threshold"] = threshold
+                gc.set_threshold(max(threshold[0], COMPILE_GC_THRESHOLD), *threshold[1:])
+
+        def on_end(self, ev):
+            saved["depth"] -= 1
+            if saved["depth"] <= 0:
+                saved["depth"] = 0
+                if saved["threshold"] is not None:
+                    gc.set_threshold(*saved["threshold"])
+                    saved["threshold"] = None
+
+    event.register("numba:compile", _Compiling())
 
 
 def _share_scope_copies(module, worker, ir) -> None:

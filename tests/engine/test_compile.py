@@ -26,13 +26,19 @@ from plume_multi.models import Sensor, SensorKernels
 MODULE = "plume_multi_test_user_sensors"
 
 
+_USER_FOLDER = None  # one temporary folder for this process's user modules, removed at its end
+
+
 def _user_module(source: str) -> types.ModuleType:
     """A module of the user's, from source text (a real file, as a user's would be)."""
     import importlib.util
     import tempfile
     from pathlib import Path
 
-    folder = Path(tempfile.mkdtemp(prefix="user_sensor_"))
+    global _USER_FOLDER
+    if _USER_FOLDER is None:
+        _USER_FOLDER = tempfile.TemporaryDirectory(prefix="user_sensor_")
+    folder = Path(tempfile.mkdtemp(dir=_USER_FOLDER.name))
     name = f"{MODULE}_{abs(hash(source)) % 10**8}"
     path = folder / f"{name}.py"
     path.write_text(source)

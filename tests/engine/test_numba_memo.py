@@ -334,6 +334,51 @@ def test_an_inlining_copies_the_callees_blocks_once(monkeypatch):
     assert all(copies == n and unmutated is None for n, copies, unmutated in calls), calls  # were 2 n
 
 
+def test_the_collector_runs_less_often_while_numba_compiles_and_as_before_afterwards():
+    # item 12: a young collection every COMPILE_GC_THRESHOLD allocations during the outermost
+    # compile (nested ones included), the threshold as it was once it ends, even by an error
+    import gc
+
+    from numba.core import event
+
+    before = gc.get_threshold()
+    during = (max(before[0], numba_memo.COMPILE_GC_THRESHOLD), *before[1:])
+    starts = []
+
+    class Starts(event.Listener):
+        def on_start(self, ev):
+            starts.append((ev.data["dispatcher"].py_func.__name__, gc.get_threshold()))
+
+        def on_end(self, ev):
+            pass
+
+    listener = Starts()
+    event.register("numba:compile", listener)
+    try:
+        @njit
+        def inner(x):
+            return x + 1
+
+        @njit
+        def outer(x):
+            return inner(x) * 2
+
+        assert outer(1) == 4
+        assert gc.get_threshold() == before
+        assert starts == [("outer", during), ("inner", during)]
+
+        @njit
+        def broken(x):
+            return x.no_such_attribute
+
+        with pytest.raises(numba.core.errors.TypingError):
+            broken(1)
+        assert gc.get_threshold() == before and starts[-1] == ("broken", during)
+    finally:
+        event.unregister("numba:compile", listener)
+    assert numba_memo.COMPILE_GC_THRESHOLD > before[0]
+
+
 _EPISODE = """
 import json
 import numpy as np
