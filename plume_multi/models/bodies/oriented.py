@@ -95,19 +95,19 @@ def turned(h, degrees):
 
 
 @njit(inline="always")
-def moved(a, h, x, y, k, table, P, shape):
+def moved(a, h, x, y, k, table, step, degrees, shape):
     """Heading and cell after action ``a``; ``table = (dx, dy, left, right)``: the forward move
-    and the turned headings when ``k >= 0`` (else computed from ``P.step`` and
-    ``P.turn_degrees``: the same numbers). Without a branch on the action (random actions would
-    mispredict it)."""
+    and the turned headings when ``k >= 0`` (else computed from ``step`` and ``degrees``: the same
+    numbers). Without a branch on the action (random actions would mispredict it). Numbers only:
+    a record of arrays read in a branch here would count its arrays' references per agent."""
     dx, dy, left, right = table
     if k < 0:
         if a == 0:
-            dx, dy = grid_step(h, P.step)
+            dx, dy = grid_step(h, step)
         elif a == 1:
-            left = turned(h, P.turn_degrees)
+            left = turned(h, degrees)
         else:
-            right = turned(h, -P.turn_degrees)
+            right = turned(h, -degrees)
     forward = a == 0
     nx = min(max(x + dx, 0), shape[0] - 1)
     ny = min(max(y + dy, 0), shape[1] - 1)
@@ -127,7 +127,8 @@ def move(P, S, i, actions, pos, shape, seed, episode, t):
     y = pos[i, 1]
     k = table_index(P.heading_table, P.index_scale, h)
     row = max(k, 0)
-    h, x, y = moved(a, h, x, y, k, (P.move_x[row], P.move_y[row], P.left[row], P.right[row]), P, shape)
+    table = (P.move_x[row], P.move_y[row], P.left[row], P.right[row])
+    h, x, y = moved(a, h, x, y, k, table, P.step, P.turn_degrees, shape)
     S[0][i] = h
     pos[i, 0] = x
     pos[i, 1] = y
