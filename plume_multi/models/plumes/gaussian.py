@@ -105,13 +105,19 @@ def sample_cell(P, S, pw, cell):
 @njit(inline="always")
 def sample_at(P, S, pw, point):
     """Concentration at a float position: within half a cell of a 2-D grid, at the nearest point of
-    ``[0, W-1] x [0, H-1]``; 0 farther out (``engine.api.grid_point``)."""
+    ``[0, W-1] x [0, H-1]``; 0 farther out (``engine.api.grid_point``). ``P`` is read before the
+    branch on ``inside``: a record of arrays still in use after a branch has its arrays'
+    references counted at each call (twice per agent and step for two antennae: the antennae row
+    ran at half speed)."""
+    field = P.field
     inside, point = grid_point(point, take((P.width, P.height, P.depth), point))
+    if is_on(P.random_source):
+        if not inside:
+            return np.float32(0.0)
+        return _analytic(P, S, pw, point)
     if not inside:
         return np.float32(0.0)
-    if is_on(P.random_source):
-        return _analytic(P, S, pw, point)
-    return interpolate(P.field, point)
+    return interpolate(field, point)
 
 
 @njit(inline="always")
